@@ -1,0 +1,103 @@
+// Package config reads and validates krm-merge's functionConfig.
+//
+// Two forms are accepted, with the same key names (shared/spec/function.md,
+// "functionConfig"):
+//
+//   - a ConfigMap whose data holds string values, as `kpt fn eval ... -- mode=2way` makes;
+//   - a typed `fn.krm-merge.dev/v1alpha1 ResourceMerge` with the keys under spec,
+//     validated against the OpenAPI schema in schema.go.
+//
+// The package only parses and validates: it never reads files or touches items.
+package config
+
+import "sigs.k8s.io/kustomize/kyaml/yaml"
+
+// Mode names the kind of merge a run performs (function.md, "Modes").
+type Mode string
+
+const (
+	// Mode3Way merges the change from original to updated onto dest (kyaml merge3).
+	Mode3Way Mode = "3way"
+	// Mode2Way merges src into dest (kyaml merge2).
+	Mode2Way Mode = "2way"
+	// ModeApply merges local config onto a live object as kubectl client-side apply does.
+	ModeApply Mode = "apply"
+)
+
+// ConflictPolicy says which side wins a 3-way conflict: a field that original,
+// updated and dest all hold differently (shared/spec/semantics.md, "Conflict").
+type ConflictPolicy string
+
+const (
+	// ConflictUpdated lets updated win, as kyaml merge3 does. The default.
+	ConflictUpdated ConflictPolicy = "updated"
+	// ConflictDest lets dest (the local copy) win.
+	ConflictDest ConflictPolicy = "dest"
+	// ConflictError fails the run and lists every conflict.
+	ConflictError ConflictPolicy = "error"
+)
+
+// SchemaSource says where merge keys and list types come from.
+type SchemaSource string
+
+const (
+	// SchemaKubernetes uses kyaml's embedded Kubernetes OpenAPI for known kinds.
+	SchemaKubernetes SchemaSource = "kubernetes"
+	// SchemaNone uses only the heuristic associative keys.
+	SchemaNone SchemaSource = "none"
+)
+
+// Defaults of the functionConfig keys (function.md, "functionConfig" table).
+const (
+	// DefaultRoleAnnotation is the annotation kyaml's filters.Merge3 uses to name an item's role.
+	DefaultRoleAnnotation = "config.kubernetes.io/merge-source"
+)
+
+// DefaultAssociativeKeys are the seed documents' associative keys (merge2.md, merge3.md),
+// in precedence order: the first key that qualifies for a list is its merge key.
+var DefaultAssociativeKeys = []string{"mountPath", "devicePath", "ip", "type", "topologyKey", "name", "containerPort"}
+
+// Typed functionConfig identity.
+const (
+	// APIVersion is the apiVersion of the typed functionConfig.
+	APIVersion = "fn.krm-merge.dev/v1alpha1"
+	// Kind is the kind of the typed functionConfig.
+	Kind = "ResourceMerge"
+)
+
+// Config is the validated functionConfig. Zero values never reach callers: Load fills
+// every default.
+type Config struct {
+	// Mode is 3way (default), 2way or apply.
+	Mode Mode
+	// RoleAnnotation is the annotation whose value names an item's role.
+	RoleAnnotation string
+	// OriginalPath, UpdatedPath, DestPath and SrcPath select roles by the directory an
+	// item's path annotation lies under. Cleaned: no "./" prefix, no trailing "/".
+	// Empty means unset.
+	OriginalPath, UpdatedPath, DestPath, SrcPath string
+	// MergeOnPath makes the file path relative to the role directory part of identity.
+	MergeOnPath bool
+	// OnConflict decides 3-way conflicts.
+	OnConflict ConflictPolicy
+	// KeepSources also emits the original/updated/src items unchanged.
+	KeepSources bool
+	// AssociativeKeys are the keys that make a list associative when no schema names its
+	// merge key, in precedence order.
+	AssociativeKeys []string
+	// Schema is where merge keys come from.
+	Schema SchemaSource
+	// Original, Updated and Src hold resources given inline in the typed form
+	// (spec.original, spec.updated, spec.src); nil when not given.
+	Original, Updated, Src []*yaml.RNode
+}
+
+// ByPath reports whether roles are chosen by path (any *Path key set).
+func (c *Config) ByPath() bool {
+	return c.OriginalPath != "" || c.UpdatedPath != "" || c.DestPath != "" || c.SrcPath != ""
+}
+
+// Inline reports whether sources are given inline in the typed functionConfig.
+func (c *Config) Inline() bool {
+	return c.Original != nil || c.Updated != nil || c.Src != nil
+}

@@ -1,0 +1,104 @@
+// Package fieldpath names a place inside a resource: the field.path of a result, the
+// location of a conflict.
+//
+// A Path is a list of steps. Its String form is the one kpt and kustomize users read in
+// results: fields joined by dots, keyed list elements as [key=value] (several keys joined
+// by ","), primitive set elements as [=value] and positional elements as [index]:
+//
+//	spec.template.spec.containers[name=nginx].ports[containerPort=80,protocol=TCP]
+//	metadata.finalizers[=example.com/protect]
+//
+// This mirrors the element selectors of structured-merge-diff's field paths and of kpt's
+// results, so a path can be pasted into a search or a patch target.
+package fieldpath
+
+import (
+	"strconv"
+	"strings"
+)
+
+// StepKind says how a Step selects its child.
+type StepKind int
+
+const (
+	// Field selects a map field by name.
+	Field StepKind = iota
+	// Key selects a keyed list element by its merge key values.
+	Key
+	// Value selects a primitive set element by its value.
+	Value
+	// Index selects a list element by its position.
+	Index
+)
+
+// Step is one selector in a Path.
+type Step struct {
+	// Kind says which of the other fields are used.
+	Kind StepKind
+	// Name is the field name (Field).
+	Name string
+	// Keys and Values are the merge key names and their values (Key), same length.
+	Keys, Values []string
+	// Val is the element value (Value).
+	Val string
+	// Idx is the element position (Index), zero based.
+	Idx int
+}
+
+// Path is a field path from the resource root. The zero value is the root.
+type Path []Step
+
+// Field returns a new path with a field step appended; p is not changed.
+func (p Path) Field(name string) Path { return p.with(Step{Kind: Field, Name: name}) }
+
+// Key returns a new path with a keyed element step appended; keys and values must have
+// the same length.
+func (p Path) Key(keys, values []string) Path {
+	return p.with(Step{Kind: Key, Keys: keys, Values: values})
+}
+
+// Value returns a new path with a primitive set element step appended.
+func (p Path) Value(v string) Path { return p.with(Step{Kind: Value, Val: v}) }
+
+// Index returns a new path with a positional element step appended.
+func (p Path) Index(i int) Path { return p.with(Step{Kind: Index, Idx: i}) }
+
+func (p Path) with(s Step) Path {
+	out := make(Path, len(p), len(p)+1)
+	copy(out, p)
+	return append(out, s)
+}
+
+// String renders the path as described in the package doc; the root is "".
+func (p Path) String() string {
+	var b strings.Builder
+	for i, s := range p {
+		switch s.Kind {
+		case Field:
+			if i > 0 {
+				b.WriteByte('.')
+			}
+			b.WriteString(s.Name)
+		case Key:
+			b.WriteByte('[')
+			for j := range s.Keys {
+				if j > 0 {
+					b.WriteByte(',')
+				}
+				b.WriteString(s.Keys[j])
+				b.WriteByte('=')
+				b.WriteString(s.Values[j])
+			}
+			b.WriteByte(']')
+		case Value:
+			b.WriteString("[=")
+			b.WriteString(s.Val)
+			b.WriteByte(']')
+		case Index:
+			b.WriteByte('[')
+			b.WriteString(strconv.Itoa(s.Idx))
+			b.WriteByte(']')
+		}
+	}
+	return b.String()
+}

@@ -1,0 +1,110 @@
+// Package merge is krm-merge's field-merge engine: the 3-way merge (the change from
+// original to updated, applied onto dest) and the 2-way merge (src into dest) of one
+// resource, field by field, on kyaml RNodes.
+//
+// The rules are those of shared/spec/semantics.md, which follows the seed documents
+// (kustomize's merge2.md and merge3.md) and kyaml's yaml/merge2 and yaml/merge3, and fixes
+// kyaml where it is known to be wrong (see the README's "differences from kyaml"). Which
+// lists are associative, and by which merge key, is decided by package schema.
+//
+// The engine is pure: it reads its inputs, never changes them, does no I/O, and returns a
+// new tree. Unchanged parts of dest are copied as they are (comments, quoting, field
+// order), so a merge where original equals updated returns dest byte for byte. Pairing
+// of map fields and keyed list elements uses hash indexes, so a merge takes time linear
+// in the size of its inputs.
+package merge
+
+import (
+	"fmt"
+
+	"sigs.k8s.io/kustomize/kyaml/yaml"
+
+	"github.com/krm-merge/krm-merge/pkg/fieldpath"
+	"github.com/krm-merge/krm-merge/pkg/schema"
+)
+
+// Policy decides a 3-way conflict (semantics.md, "Conflict").
+type Policy int
+
+const (
+	// TakeUpdated lets updated win a conflict, as kyaml merge3 does. The zero value.
+	TakeUpdated Policy = iota
+	// KeepDest lets dest win a conflict.
+	KeepDest
+)
+
+// Options tune a merge. The zero value merges with heuristic keys only and lets updated
+// win conflicts.
+type Options struct {
+	// Policy decides 3-way conflicts; 2-way merges have none.
+	Policy Policy
+	// Lists decides which lists are associative and by which merge keys. Nil means
+	// schema.Heuristic with the seed's default associative keys.
+	Lists *schema.Resolver
+}
+
+// ConflictKind says which three-sided disagreement a Conflict is.
+type ConflictKind string
+
+const (
+	// BothChanged: original, updated and dest all differ (a value changed on both sides,
+	// or added on both sides with different values).
+	BothChanged ConflictKind = "changed on both sides"
+	// DeletedUpstream: updated deleted a field, map or element that dest changed.
+	DeletedUpstream ConflictKind = "deleted upstream, changed locally"
+	// DeletedLocally: dest deleted a field, map or element that updated changed.
+	DeletedLocally ConflictKind = "deleted locally, changed upstream"
+)
+
+// Conflict is one field that original, updated and dest hold three different ways
+// (an absent field counting as a value). Explicit nulls are never conflicts.
+type Conflict struct {
+	// Path is where the conflict is, from the resource root.
+	Path fieldpath.Path
+	// Kind says which disagreement it is.
+	Kind ConflictKind
+	// Original, Updated and Dest are the three values at Path; nil where absent.
+	Original, Updated, Dest *yaml.RNode
+	// Winner is the side whose value the output holds: "updated" or "dest".
+	Winner string
+}
+
+// String renders the conflict for a results message, e.g.
+// `spec.replicas: changed on both sides (original 1, updated 2, dest 3); updated wins`.
+func (c Conflict) String() string {
+	return fmt.Sprintf("%s: %s (original %s, updated %s, dest %s); %s wins",
+		c.Path, c.Kind, short(c.Original), short(c.Updated), short(c.Dest), c.Winner)
+}
+
+// short renders a value on one line, cut to 60 characters; "<absent>" for nil.
+func short(n *yaml.RNode) string {
+	if n == nil {
+		return "<absent>"
+	}
+	if n.YNode().Kind == yaml.ScalarNode {
+		return limit(n.YNode().Value)
+	}
+	s, err := n.MustString(), error(nil)
+	_ = err
+	out := []byte{}
+	space := false
+	for _, r := range []byte(s) {
+		if r == '\n' || r == ' ' {
+			space = true
+			continue
+		}
+		if space && len(out) > 0 {
+			out = append(out, ' ')
+		}
+		space = false
+		out = append(out, r)
+	}
+	return limit(string(out))
+}
+
+func limit(s string) string {
+	if len(s) > 60 {
+		return s[:57] + "..."
+	}
+	return s
+}

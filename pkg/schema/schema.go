@@ -1,0 +1,366 @@
+// Package schema decides, for each list the merge engine meets, whether it is atomic, a
+// keyed (associative) list and by which merge keys, or a set of primitives.
+//
+// Sources, strongest first (shared/spec/semantics.md, "Which lists are associative"):
+//
+//  0. a field's own inline OpenAPI comment, as kyaml's fieldmeta reads it, e.g.
+//     `items: # {"type":"array","x-kubernetes-patch-strategy":"merge","x-kubernetes-patch-merge-key":"id"}`;
+//  1. the Kubernetes OpenAPI that kyaml embeds (v1.21.2 in kyaml v0.21.2) for known kinds:
+//     `x-kubernetes-list-type` (atomic, set, map) with `x-kubernetes-list-map-keys`, or
+//     `x-kubernetes-patch-strategy: merge` with `x-kubernetes-patch-merge-key` (no key:
+//     a set of primitives); a list the schema knows without a strategy is atomic.
+//     `metadata` follows ObjectMeta for every kind, custom resources included;
+//  2. no schema for the list: the seed documents' associative keys (merge2.md, merge3.md):
+//     the first key that every element of every source carries, with values unique
+//     within each source, is the merge key; when none qualifies the list is atomic.
+//
+// A keyed list whose elements do not all carry the schema's key, or carry one key value
+// twice, is treated as atomic, so that nothing is lost by pairing (kyaml drops or merges
+// such elements).
+package schema
+
+import (
+	"strings"
+
+	"k8s.io/kube-openapi/pkg/validation/spec"
+	"sigs.k8s.io/kustomize/kyaml/fieldmeta"
+	"sigs.k8s.io/kustomize/kyaml/openapi"
+	"sigs.k8s.io/kustomize/kyaml/yaml"
+)
+
+// ListKind is how a list is merged.
+type ListKind int
+
+const (
+	// Atomic lists are replaced whole.
+	Atomic ListKind = iota
+	// Keyed lists pair their map elements by the values of the merge keys.
+	Keyed
+	// Set lists pair their scalar elements by value (e.g. metadata.finalizers).
+	Set
+)
+
+// String names the kind as in server-side apply's x-kubernetes-list-type.
+func (k ListKind) String() string {
+	switch k {
+	case Keyed:
+		return "map"
+	case Set:
+		return "set"
+	default:
+		return "atomic"
+	}
+}
+
+// List is the decision for one list.
+type List struct {
+	// Kind is how the list is merged.
+	Kind ListKind
+	// Keys are the merge keys of a Keyed list, primary first.
+	Keys []string
+	// Wildcard is true when a schema declares several keys: an element that lacks a
+	// secondary key value matches one that has it (a container port without protocol
+	// matches protocol TCP, the API default), as kyaml and the API server pair them.
+	Wildcard bool
+}
+
+// Node is the schema at one place in a resource. The zero value means "no schema here".
+type Node struct {
+	rs *openapi.ResourceSchema
+}
+
+// Known reports whether a schema is present at this place.
+func (n Node) Known() bool { return n.rs != nil && n.rs.Schema != nil }
+
+// Field returns the schema of a map field; the zero Node where there is none.
+func (n Node) Field(name string) Node {
+	if !n.Known() {
+		return Node{}
+	}
+	return Node{rs: n.rs.Field(name)}
+}
+
+// Elements returns the schema of a list's elements; the zero Node where there is none.
+func (n Node) Elements() Node {
+	if !n.Known() || n.rs.Schema.Items == nil || n.rs.Schema.Items.Schema == nil {
+		return Node{}
+	}
+	if len(n.rs.Schema.Type) != 1 || n.rs.Schema.Type[0] != "array" {
+		return Node{}
+	}
+	return Node{rs: n.rs.Elements()}
+}
+
+// Resolver makes the decisions. Build one with New; it is safe for concurrent use.
+type Resolver struct {
+	openAPI bool
+	keys    []string
+}
+
+// New returns a Resolver. With openAPI true, known kinds use kyaml's embedded Kubernetes
+// OpenAPI and every kind's metadata uses ObjectMeta; with false only the heuristic keys
+// are used. keys are the heuristic associative keys in precedence order.
+func New(openAPI bool, keys []string) *Resolver {
+	return &Resolver{openAPI: openAPI, keys: append([]string(nil), keys...)}
+}
+
+// objectMetaRef is the definition every kind's metadata follows.
+const objectMetaRef = "#/definitions/io.k8s.apimachinery.pkg.apis.meta.v1.ObjectMeta"
+
+// metadataOnly is the root schema of a kind kyaml has no schema for: only metadata is
+// known (semantics.md, "Metadata of every kind").
+var metadataOnly = &openapi.ResourceSchema{Schema: &spec.Schema{SchemaProps: spec.SchemaProps{
+	Type: []string{"object"},
+	Properties: map[string]spec.Schema{
+		"metadata": {SchemaProps: spec.SchemaProps{Ref: spec.MustCreateRef(objectMetaRef)}},
+	},
+}}}
+
+// ForResource returns the root schema of a resource, from the apiVersion and kind of the
+// first of nodes that has both (callers pass dest, updated, original). A kind the
+// embedded OpenAPI does not know gets a schema where only metadata is known.
+func (r *Resolver) ForResource(nodes ...*yaml.RNode) Node {
+	if r == nil || !r.openAPI {
+		return Node{}
+	}
+	for _, n := range nodes {
+		if yaml.IsMissingOrNull(n) || n.YNode().Kind != yaml.MappingNode {
+			continue
+		}
+		apiVersion, kind := scalarField(n.YNode(), "apiVersion"), scalarField(n.YNode(), "kind")
+		if apiVersion == "" || kind == "" {
+			continue
+		}
+		if rs := openapi.SchemaForResourceType(yaml.TypeMeta{APIVersion: apiVersion, Kind: kind}); rs != nil {
+			return Node{rs: rs}
+		}
+		return Node{rs: metadataOnly}
+	}
+	return Node{rs: metadataOnly}
+}
+
+// WithComments returns the schema a field's inline OpenAPI comment gives (on its key or
+// its value node, in any of the sources), or n when no such comment exists. This is
+// rule 0: the comment overrides every other source for that field.
+func WithComments(n Node, nodes ...*yaml.Node) Node {
+	for _, y := range nodes {
+		if y == nil || (y.LineComment == "" && y.HeadComment == "") {
+			continue
+		}
+		fm := fieldmeta.FieldMeta{}
+		if err := fm.Read(yaml.NewRNode(y)); err != nil || fm.IsEmpty() {
+			continue
+		}
+		s := fm.Schema
+		if s.Ref.String() != "" {
+			if resolved, err := openapi.Resolve(&s.Ref, openapi.Schema()); err == nil && resolved != nil {
+				s = *resolved
+			}
+		}
+		return Node{rs: &openapi.ResourceSchema{Schema: &s}}
+	}
+	return n
+}
+
+// Decide returns how the list at schema n is merged, given the list's value in each
+// source (nil or non-sequence entries are skipped).
+func (r *Resolver) Decide(n Node, lists ...*yaml.Node) List {
+	if n.Known() {
+		if l, ok := fromSchema(n.rs.Schema); ok {
+			return validate(l, lists)
+		}
+		// The schema knows this list but gives no strategy: atomic, as in kubectl.
+		if isArray(n.rs.Schema) {
+			return List{Kind: Atomic}
+		}
+	}
+	if r == nil {
+		return List{Kind: Atomic}
+	}
+	return r.infer(lists)
+}
+
+func isArray(s *spec.Schema) bool {
+	return len(s.Type) == 1 && s.Type[0] == "array"
+}
+
+// fromSchema reads the list type extensions; ok is false when the schema has none.
+func fromSchema(s *spec.Schema) (List, bool) {
+	ext := s.Extensions
+	if lt, found := ext.GetString("x-kubernetes-list-type"); found {
+		switch lt {
+		case "atomic":
+			return List{Kind: Atomic}, true
+		case "set":
+			return List{Kind: Set}, true
+		case "map":
+			keys := stringList(ext["x-kubernetes-list-map-keys"])
+			if len(keys) == 0 {
+				if mk, ok := ext.GetString("x-kubernetes-patch-merge-key"); ok {
+					keys = []string{mk}
+				}
+			}
+			if len(keys) == 0 {
+				return List{Kind: Atomic}, true
+			}
+			return List{Kind: Keyed, Keys: keys, Wildcard: len(keys) > 1}, true
+		}
+	}
+	strategy, found := ext.GetString("x-kubernetes-patch-strategy")
+	if !found {
+		return List{}, false
+	}
+	merge := false
+	for _, part := range strings.Split(strategy, ",") {
+		if strings.TrimSpace(part) == "merge" {
+			merge = true
+		}
+	}
+	if !merge {
+		return List{Kind: Atomic}, true
+	}
+	keys := stringList(ext["x-kubernetes-list-map-keys"])
+	if len(keys) == 0 {
+		if mk, ok := ext.GetString("x-kubernetes-patch-merge-key"); ok && mk != "" {
+			keys = []string{mk}
+		}
+	}
+	if len(keys) == 0 {
+		return List{Kind: Set}, true
+	}
+	return List{Kind: Keyed, Keys: keys, Wildcard: len(keys) > 1}, true
+}
+
+func stringList(v interface{}) []string {
+	items, ok := v.([]interface{})
+	if !ok {
+		return nil
+	}
+	out := make([]string, 0, len(items))
+	for _, it := range items {
+		if s, ok := it.(string); ok {
+			out = append(out, s)
+		}
+	}
+	return out
+}
+
+// validate demotes a schema decision to Atomic where the data does not fit it: a keyed
+// list with an element that is not a map, lacks the primary key, or repeats a key; a
+// set with a non-scalar or repeated element.
+func validate(l List, lists []*yaml.Node) List {
+	switch l.Kind {
+	case Keyed:
+		for _, list := range lists {
+			if !keyedFits(list, l.Keys, l.Wildcard) {
+				return List{Kind: Atomic}
+			}
+		}
+	case Set:
+		for _, list := range lists {
+			if !setFits(list) {
+				return List{Kind: Atomic}
+			}
+		}
+	}
+	return l
+}
+
+// infer applies the seed's associative keys to a list no schema describes.
+func (r *Resolver) infer(lists []*yaml.Node) List {
+	elements := 0
+	for _, list := range lists {
+		if isSeq(list) {
+			elements += len(list.Content)
+		}
+	}
+	if elements == 0 {
+		return List{Kind: Atomic}
+	}
+	for _, key := range r.keys {
+		fits := true
+		for _, list := range lists {
+			if !keyedFits(list, []string{key}, false) {
+				fits = false
+				break
+			}
+		}
+		if fits {
+			return List{Kind: Keyed, Keys: []string{key}}
+		}
+	}
+	return List{Kind: Atomic}
+}
+
+func isSeq(n *yaml.Node) bool { return n != nil && n.Kind == yaml.SequenceNode }
+
+// keyedFits reports whether every element of list is a map with a scalar value for the
+// primary key (and, unless wildcard, every key), and no two elements share key values.
+func keyedFits(list *yaml.Node, keys []string, wildcard bool) bool {
+	if !isSeq(list) {
+		return true
+	}
+	seen := make(map[string]struct{}, len(list.Content))
+	var b strings.Builder
+	for _, el := range list.Content {
+		if el.Kind != yaml.MappingNode {
+			return false
+		}
+		b.Reset()
+		for i, k := range keys {
+			v := fieldValue(el, k)
+			if v == nil || v.Kind != yaml.ScalarNode || v.ShortTag() == "!!null" {
+				if i == 0 || !wildcard {
+					return false
+				}
+				b.WriteString("\x00-")
+				continue
+			}
+			b.WriteString("\x00=")
+			b.WriteString(v.Value)
+		}
+		id := b.String()
+		if _, dup := seen[id]; dup {
+			return false
+		}
+		seen[id] = struct{}{}
+	}
+	return true
+}
+
+// setFits reports whether list holds distinct scalars only.
+func setFits(list *yaml.Node) bool {
+	if !isSeq(list) {
+		return true
+	}
+	seen := make(map[string]struct{}, len(list.Content))
+	for _, el := range list.Content {
+		if el.Kind != yaml.ScalarNode {
+			return false
+		}
+		id := el.ShortTag() + "\x00" + el.Value
+		if _, dup := seen[id]; dup {
+			return false
+		}
+		seen[id] = struct{}{}
+	}
+	return true
+}
+
+// fieldValue returns the value node of a mapping field, or nil.
+func fieldValue(m *yaml.Node, name string) *yaml.Node {
+	for i := 0; i+1 < len(m.Content); i += 2 {
+		if m.Content[i].Value == name {
+			return m.Content[i+1]
+		}
+	}
+	return nil
+}
+
+// scalarField returns the value of a scalar mapping field, or "".
+func scalarField(m *yaml.Node, name string) string {
+	if v := fieldValue(m, name); v != nil && v.Kind == yaml.ScalarNode {
+		return v.Value
+	}
+	return ""
+}
