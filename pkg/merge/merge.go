@@ -16,6 +16,7 @@ package merge
 
 import (
 	"fmt"
+	"strings"
 
 	"sigs.k8s.io/kustomize/kyaml/yaml"
 
@@ -78,28 +79,17 @@ func (c Conflict) String() string {
 
 // short renders a value on one line, cut to 60 characters; "<absent>" for nil.
 func short(n *yaml.RNode) string {
-	if n == nil {
+	if n.IsNil() {
 		return "<absent>"
 	}
 	if n.YNode().Kind == yaml.ScalarNode {
 		return limit(n.YNode().Value)
 	}
-	s, err := n.MustString(), error(nil)
-	_ = err
-	out := []byte{}
-	space := false
-	for _, r := range []byte(s) {
-		if r == '\n' || r == ' ' {
-			space = true
-			continue
-		}
-		if space && len(out) > 0 {
-			out = append(out, ' ')
-		}
-		space = false
-		out = append(out, r)
+	s, err := n.String()
+	if err != nil {
+		return "<unprintable>"
 	}
-	return limit(string(out))
+	return limit(strings.Join(strings.Fields(s), " "))
 }
 
 func limit(s string) string {

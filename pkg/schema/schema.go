@@ -91,6 +91,10 @@ func (n Node) Elements() Node {
 	return Node{rs: n.rs.Elements()}
 }
 
+// SeedKeys are the seed documents' associative keys (merge2.md, merge3.md), in
+// precedence order: the first key that qualifies for a list is its merge key.
+var SeedKeys = []string{"mountPath", "devicePath", "ip", "type", "topologyKey", "name", "containerPort"}
+
 // Resolver makes the decisions. Build one with New; it is safe for concurrent use.
 type Resolver struct {
 	openAPI bool

@@ -1,0 +1,176 @@
+package merge
+
+import (
+	"sigs.k8s.io/kustomize/kyaml/yaml"
+)
+
+// deref follows aliases and unwraps a document node, so that the engine inspects
+// values; callers keep the original pointer when they return a node unchanged.
+func deref(n *yaml.Node) *yaml.Node {
+	for n != nil {
+		switch {
+		case n.Kind == yaml.AliasNode:
+			n = n.Alias
+		case n.Kind == yaml.DocumentNode && len(n.Content) == 1:
+			n = n.Content[0]
+		default:
+			return n
+		}
+	}
+	return nil
+}
+
+// isNull reports whether n is an explicit null (`null`, `~` or an empty value).
+func isNull(n *yaml.Node) bool {
+	n = deref(n)
+	return n != nil && n.Kind == yaml.ScalarNode && n.ShortTag() == yaml.NodeTagNull
+}
+
+// missingOrNull reports whether n is absent or an explicit null.
+func missingOrNull(n *yaml.Node) bool { return n == nil || isNull(n) }
+
+// kindIs reports whether n is absent, null or of the given kind: the sources a map or
+// list merge can take.
+func kindIs(n *yaml.Node, kind yaml.Kind) bool {
+	return missingOrNull(n) || deref(n).Kind == kind
+}
+
+// equal reports whether a and b hold the same value: scalars by tag and value (never by
+// comment or quoting style), maps by field name regardless of order, lists element by
+// element in order. All spellings of null are equal; absent equals only absent.
+func equal(a, b *yaml.Node) bool {
+	a, b = deref(a), deref(b)
+	if a == nil || b == nil {
+		return a == b
+	}
+	if a == b {
+		return true
+	}
+	if a.Kind != b.Kind {
+		return false
+	}
+	switch a.Kind {
+	case yaml.ScalarNode:
+		ta, tb := a.ShortTag(), b.ShortTag()
+		if ta != tb {
+			return false
+		}
+		return ta == yaml.NodeTagNull || a.Value == b.Value
+	case yaml.SequenceNode:
+		if len(a.Content) != len(b.Content) {
+			return false
+		}
+		for i := range a.Content {
+			if !equal(a.Content[i], b.Content[i]) {
+				return false
+			}
+		}
+		return true
+	case yaml.MappingNode:
+		if len(a.Content) != len(b.Content) {
+			return false
+		}
+		bi := indexFields(b)
+		for i := 0; i+1 < len(a.Content); i += 2 {
+			_, bv := bi.get(a.Content[i].Value)
+			if bv == nil || !equal(a.Content[i+1], bv) {
+				return false
+			}
+		}
+		return true
+	}
+	return false
+}
+
+// smallMap is the field count up to which a linear scan beats a hash index.
+const smallMap = 12
+
+// fields indexes a mapping node's fields by name. Lookups are O(1) for large maps and a
+// short scan for small ones, so pairing fields is linear in the map's size.
+type fields struct {
+	n   *yaml.Node
+	idx map[string]int
+}
+
+// indexFields indexes m's fields; m may be nil or not a map (no fields).
+func indexFields(m *yaml.Node) fields {
+	m = deref(m)
+	if m == nil || m.Kind != yaml.MappingNode {
+		return fields{}
+	}
+	f := fields{n: m}
+	if len(m.Content) > 2*smallMap {
+		f.idx = make(map[string]int, len(m.Content)/2)
+		for i := 0; i+1 < len(m.Content); i += 2 {
+			if _, dup := f.idx[m.Content[i].Value]; !dup {
+				f.idx[m.Content[i].Value] = i
+			}
+		}
+	}
+	return f
+}
+
+// get returns the key and value nodes of field name, or nils.
+func (f fields) get(name string) (key, value *yaml.Node) {
+	if f.n == nil {
+		return nil, nil
+	}
+	if f.idx != nil {
+		if i, ok := f.idx[name]; ok {
+			return f.n.Content[i], f.n.Content[i+1]
+		}
+		return nil, nil
+	}
+	for i := 0; i+1 < len(f.n.Content); i += 2 {
+		if f.n.Content[i].Value == name {
+			return f.n.Content[i], f.n.Content[i+1]
+		}
+	}
+	return nil, nil
+}
+
+// has reports whether field name is present.
+func (f fields) has(name string) bool {
+	k, _ := f.get(name)
+	return k != nil
+}
+
+// value returns the value node of field name, or nil.
+func (f fields) value(name string) *yaml.Node {
+	_, v := f.get(name)
+	return v
+}
+
+// newSeq returns an empty block sequence styled like like (when given).
+func newSeq(like *yaml.Node, content []*yaml.Node) *yaml.Node {
+	n := &yaml.Node{Kind: yaml.SequenceNode, Tag: yaml.NodeTagSeq, Content: content}
+	if like = deref(like); like != nil {
+		n.Style = like.Style
+	}
+	return n
+}
+
+// newMap returns a mapping node styled like like (when given).
+func newMap(like *yaml.Node, content []*yaml.Node) *yaml.Node {
+	n := &yaml.Node{Kind: yaml.MappingNode, Tag: yaml.NodeTagMap, Content: content}
+	if like = deref(like); like != nil {
+		n.Style = like.Style
+	}
+	return n
+}
+
+// rnode wraps a node for the public API; nil stays nil.
+func rnode(n *yaml.Node) *yaml.RNode {
+	if n == nil {
+		return nil
+	}
+	return yaml.NewRNode(n)
+}
+
+// ynode unwraps an RNode; nil and empty RNodes give nil.
+func ynode(r *yaml.RNode) *yaml.Node {
+	if r.IsNil() {
+		return nil
+	}
+	return deref(r.YNode())
+}

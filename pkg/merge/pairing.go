@@ -1,0 +1,223 @@
+package merge
+
+import (
+	"strings"
+
+	"sigs.k8s.io/kustomize/kyaml/yaml"
+
+	"github.com/krm-merge/krm-merge/pkg/fieldpath"
+)
+
+// elemID is a keyed list element's identity: id pairs elements across sources; keys and
+// values are the merge keys it carries, for its field path.
+type elemID struct {
+	id     string
+	keys   []string
+	values []string
+}
+
+// keyedIDs computes the identity of every element of each list (nil lists give nil).
+// An element matches another when all its key values are equal. With wildcard (a schema
+// that declares several keys), an element that lacks a secondary key value takes the
+// identity of the one element, in any source, that has the same present values and all
+// keys (a port with no protocol pairs with the same port with protocol TCP), unless that
+// would pair two elements of one list. Elements are hashed, never compared pairwise.
+func keyedIDs(keys []string, wildcard bool, lists ...*yaml.Node) [][]elemID {
+	raw := make([][][]string, len(lists))
+	var complete map[string][][]string
+	for li, list := range lists {
+		list = deref(list)
+		if list == nil || list.Kind != yaml.SequenceNode {
+			continue
+		}
+		raw[li] = make([][]string, len(list.Content))
+		for ei, el := range list.Content {
+			vals, full := keyValues(el, keys)
+			raw[li][ei] = vals
+			if wildcard && full {
+				if complete == nil {
+					complete = map[string][][]string{}
+				}
+				if !containsTuple(complete[vals[0]], vals) {
+					complete[vals[0]] = append(complete[vals[0]], vals)
+				}
+			}
+		}
+	}
+	out := make([][]elemID, len(lists))
+	for li := range raw {
+		if raw[li] == nil {
+			continue
+		}
+		ids := make([]elemID, len(raw[li]))
+		seen := make(map[string]bool, len(raw[li]))
+		for ei, vals := range raw[li] {
+			ids[ei] = makeID(keys, vals)
+			seen[ids[ei].id] = true
+		}
+		if wildcard {
+			for ei, vals := range raw[li] {
+				filled := fill(vals, complete[vals[0]])
+				if filled == nil {
+					continue
+				}
+				cand := makeID(keys, filled)
+				if seen[cand.id] {
+					continue // another element of this list already has that identity
+				}
+				delete(seen, ids[ei].id)
+				seen[cand.id] = true
+				ids[ei] = cand
+			}
+		}
+		out[li] = ids
+	}
+	return out
+}
+
+// keyValues returns the scalar values of keys in element el ("" where absent) and
+// whether all are present.
+func keyValues(el *yaml.Node, keys []string) ([]string, bool) {
+	f := indexFields(el)
+	vals := make([]string, len(keys))
+	full := true
+	for i, k := range keys {
+		v := deref(f.value(k))
+		if v == nil || v.Kind != yaml.ScalarNode || isNull(v) {
+			full = false
+			continue
+		}
+		vals[i] = v.Value
+	}
+	return vals, full
+}
+
+// fill returns the one complete tuple compatible with the partial vals, or nil.
+func fill(vals []string, candidates [][]string) []string {
+	missing := false
+	for _, v := range vals {
+		if v == "" {
+			missing = true
+		}
+	}
+	if !missing {
+		return nil
+	}
+	var found []string
+	for _, c := range candidates {
+		ok := true
+		for i, v := range vals {
+			if v != "" && v != c[i] {
+				ok = false
+				break
+			}
+		}
+		if ok {
+			if found != nil {
+				return nil // ambiguous: keep the element's own identity
+			}
+			found = c
+		}
+	}
+	return found
+}
+
+func containsTuple(list [][]string, t []string) bool {
+	for _, l := range list {
+		if strings.Join(l, "\x00") == strings.Join(t, "\x00") {
+			return true
+		}
+	}
+	return false
+}
+
+func makeID(keys, vals []string) elemID {
+	var b strings.Builder
+	e := elemID{}
+	for i, v := range vals {
+		if v == "" {
+			b.WriteString("\x01-")
+			continue
+		}
+		b.WriteString("\x01=")
+		b.WriteString(v)
+		e.keys = append(e.keys, keys[i])
+		e.values = append(e.values, v)
+	}
+	e.id = b.String()
+	return e
+}
+
+// path returns the field path of the element.
+func (e elemID) path(p fieldpath.Path) fieldpath.Path { return p.Key(e.keys, e.values) }
+
+// byID indexes a list's elements by identity.
+func byID(list *yaml.Node, ids []elemID) map[string]*yaml.Node {
+	list = deref(list)
+	if list == nil || list.Kind != yaml.SequenceNode {
+		return nil
+	}
+	m := make(map[string]*yaml.Node, len(ids))
+	for i, id := range ids {
+		m[id.id] = list.Content[i]
+	}
+	return m
+}
+
+// setID is a primitive set element's identity: its value (kyaml pairs set elements by
+// value alone).
+func setID(n *yaml.Node) string {
+	if n = deref(n); n == nil {
+		return ""
+	}
+	return n.Value
+}
+
+// placer orders the output of a map or list merge: dest's entries keep their order, and
+// each entry new in the source goes right after its nearest predecessor in the source
+// that is present in the output, else at the end (semantics.md, "Element order").
+// Feed it the source's entries in order: seen for those that stay in the output, add for
+// new ones.
+type placer struct {
+	after    map[string][][]*yaml.Node
+	end      [][]*yaml.Node
+	anchor   string
+	anchored bool
+}
+
+// seen marks id, an entry present in the output, as the anchor for following new ones.
+func (p *placer) seen(id string) { p.anchor, p.anchored = id, true }
+
+// add places a new entry (a key and value, or one element) after the current anchor.
+func (p *placer) add(nodes ...*yaml.Node) {
+	if !p.anchored {
+		p.end = append(p.end, nodes)
+		return
+	}
+	if p.after == nil {
+		p.after = map[string][][]*yaml.Node{}
+	}
+	p.after[p.anchor] = append(p.after[p.anchor], nodes)
+}
+
+// empty reports whether nothing was added.
+func (p *placer) empty() bool { return len(p.after) == 0 && len(p.end) == 0 }
+
+// build returns the kept entries (ids[i] names kept[i]; width nodes an entry) with the
+// new entries woven in.
+func (p *placer) build(ids []string, kept []*yaml.Node, width int) []*yaml.Node {
+	if p.empty() {
+		return kept
+	}
+	out := make([]*yaml.Node, 0, len(kept)+width*(len(p.end)+len(p.after)))
+	for i, id := range ids {
+		out = append(out, kept[i*width:(i+1)*width]...)
+		for _, e := range p.after[id] {
+			out = append(out, e...)
+		}
+	}
+	for _, e := range p.end {
+		out = append(out, e...)
+	}
+	return out
+}

@@ -1,0 +1,413 @@
+package merge
+
+import (
+	"fmt"
+	"strings"
+
+	"sigs.k8s.io/kustomize/kyaml/yaml"
+
+	"github.com/krm-merge/krm-merge/pkg/fieldpath"
+	"github.com/krm-merge/krm-merge/pkg/schema"
+)
+
+// Strategic-merge-patch directives a 2-way src may carry (kubectl's strategicpatch,
+// kustomize patches). They never appear in the output.
+const (
+	directivePatch        = "$patch"
+	directiveRetainKeys   = "$retainKeys"
+	prefixSetElementOrder = "$setElementOrder/"
+	prefixDeleteFromList  = "$deleteFromPrimitiveList/"
+)
+
+// TwoWay merges src into dest by the 2-way rules of shared/spec/semantics.md (seed
+// merge2.md, kyaml yaml/merge2): src wins where it sets a value, `null` in src clears,
+// dest-only fields and elements are kept, keyed lists keep dest's order with src's new
+// elements appended. Strategic-merge directives in src are honoured: `$patch: delete |
+// replace | merge` on maps and keyed elements, a sequence-level `{$patch: replace}` (or
+// delete, merge), `$retainKeys`, `$setElementOrder/<list>` and
+// `$deleteFromPrimitiveList/<list>` (the last three kyaml ignores).
+//
+// Inputs are not modified; either may be nil. Output: a new tree (nil when src clears
+// the whole value). Errors: an unknown `$patch` value or a malformed directive, naming
+// its field path.
+func TwoWay(src, dest *yaml.RNode, opts Options) (*yaml.RNode, error) {
+	e := &twoWay{lists: opts.lists()}
+	s, d := copyNode(ynode(src)), copyNode(ynode(dest))
+	sch := e.lists.ForResource(dest, src)
+	out, err := e.merge(s, d, sch, nil)
+	if err != nil {
+		return nil, err
+	}
+	return rnode(out), nil
+}
+
+type twoWay struct {
+	lists *schema.Resolver
+}
+
+// DirectiveError is a strategic-merge directive in src that cannot be applied.
+type DirectiveError struct {
+	// Path is the field holding the directive.
+	Path fieldpath.Path
+	// Msg says what is wrong.
+	Msg string
+}
+
+// Error implements error.
+func (e *DirectiveError) Error() string {
+	if len(e.Path) == 0 {
+		return e.Msg
+	}
+	return fmt.Sprintf("%s: %s", e.Path, e.Msg)
+}
+
+func (e *twoWay) merge(s, d *yaml.Node, sch schema.Node, path fieldpath.Path) (*yaml.Node, error) {
+	if s == nil {
+		return d, nil
+	}
+	if isNull(s) {
+		return nil, nil
+	}
+	sn, dn := deref(s), deref(d)
+	if dn == nil || isNull(dn) {
+		return e.clean(sn, sch, path)
+	}
+	switch {
+	case sn.Kind == yaml.MappingNode && dn.Kind == yaml.MappingNode:
+		return e.mergeMap(sn, d, sch, path)
+	case sn.Kind == yaml.SequenceNode && dn.Kind == yaml.SequenceNode:
+		return e.mergeList(sn, d, sch, path)
+	}
+	return e.clean(sn, sch, path)
+}
+
+// patchDirective reads a map's `$patch` value: "", "merge", "replace" or "delete".
+func patchDirective(m *yaml.Node, path fieldpath.Path) (string, error) {
+	v := deref(indexFields(m).value(directivePatch))
+	if v == nil {
+		return "", nil
+	}
+	switch v.Value {
+	case "merge", "replace", "delete":
+		return v.Value, nil
+	}
+	return "", &DirectiveError{Path: path, Msg: fmt.Sprintf("unknown patch strategy %q; valid: merge, replace, delete", v.Value)}
+}
+
+// isDirective reports whether a map key is a directive, not a field.
+func isDirective(name string) bool {
+	return name == directivePatch || name == directiveRetainKeys ||
+		strings.HasPrefix(name, prefixSetElementOrder) || strings.HasPrefix(name, prefixDeleteFromList)
+}
+
+// mergeMap merges a src map into a dest map.
+func (e *twoWay) mergeMap(sn, d *yaml.Node, sch schema.Node, path fieldpath.Path) (*yaml.Node, error) {
+	dir, err := patchDirective(sn, path)
+	if err != nil {
+		return nil, err
+	}
+	switch dir {
+	case "delete":
+		return nil, nil
+	case "replace":
+		return e.clean(sn, sch, path)
+	}
+	dn := deref(d)
+	sf, df := indexFields(sn), indexFields(dn)
+	ids := make([]string, 0, len(dn.Content)/2)
+	kept := make([]*yaml.Node, 0, len(dn.Content))
+	for i := 0; i+1 < len(dn.Content); i += 2 {
+		k, dv := dn.Content[i], dn.Content[i+1]
+		sk, sv := sf.get(k.Value)
+		child, err := e.merge(sv, dv, childSchema(sch, k.Value, k, dv, sk, sv), path.Field(k.Value))
+		if err != nil {
+			return nil, err
+		}
+		if child != nil {
+			ids = append(ids, k.Value)
+			kept = append(kept, k, child)
+		}
+	}
+	var p placer
+	present := make(map[string]bool, len(ids))
+	for _, id := range ids {
+		present[id] = true
+	}
+	for i := 0; i+1 < len(sn.Content); i += 2 {
+		k, sv := sn.Content[i], sn.Content[i+1]
+		switch {
+		case isDirective(k.Value):
+			continue
+		case present[k.Value]:
+			p.seen(k.Value)
+			continue
+		case df.has(k.Value):
+			continue
+		}
+		child, err := e.merge(sv, nil, childSchema(sch, k.Value, k, sv), path.Field(k.Value))
+		if err != nil {
+			return nil, err
+		}
+		if child != nil {
+			p.add(k, child)
+		}
+	}
+	dn.Content = p.build(ids, kept, 2)
+	if err := applyMapDirectives(sn, dn, path); err != nil {
+		return nil, err
+	}
+	return d, nil
+}
+
+// applyMapDirectives applies src's $deleteFromPrimitiveList/<list>,
+// $setElementOrder/<list> and $retainKeys to the merged map out.
+func applyMapDirectives(src, out *yaml.Node, path fieldpath.Path) error {
+	for i := 0; i+1 < len(src.Content); i += 2 {
+		name, v := src.Content[i].Value, deref(src.Content[i+1])
+		switch {
+		case strings.HasPrefix(name, prefixDeleteFromList):
+			field := strings.TrimPrefix(name, prefixDeleteFromList)
+			if v.Kind != yaml.SequenceNode {
+				return &DirectiveError{Path: path.Field(name), Msg: "must be a list of values"}
+			}
+			deleteValues(out, field, v)
+		case strings.HasPrefix(name, prefixSetElementOrder):
+			field := strings.TrimPrefix(name, prefixSetElementOrder)
+			if v.Kind != yaml.SequenceNode {
+				return &DirectiveError{Path: path.Field(name), Msg: "must be a list"}
+			}
+			setOrder(out, field, v)
+		}
+	}
+	if v := deref(indexFields(src).value(directiveRetainKeys)); v != nil {
+		if v.Kind != yaml.SequenceNode {
+			return &DirectiveError{Path: path.Field(directiveRetainKeys), Msg: "must be a list of field names"}
+		}
+		retain := map[string]bool{}
+		for _, k := range v.Content {
+			retain[k.Value] = true
+		}
+		content := out.Content[:0]
+		for i := 0; i+1 < len(out.Content); i += 2 {
+			if retain[out.Content[i].Value] {
+				content = append(content, out.Content[i], out.Content[i+1])
+			}
+		}
+		out.Content = content
+	}
+	return nil
+}
+
+// deleteValues removes the given scalar values from the list field of m.
+func deleteValues(m *yaml.Node, field string, values *yaml.Node) {
+	list := deref(indexFields(m).value(field))
+	if list == nil || list.Kind != yaml.SequenceNode {
+		return
+	}
+	drop := valueSet(values)
+	content := list.Content[:0]
+	for _, el := range list.Content {
+		if !drop[setID(el)] {
+			content = append(content, el)
+		}
+	}
+	list.Content = content
+}
+
+// setOrder reorders the list field of m as `$setElementOrder/<field>` says: the elements
+// order names (by value, or by the merge key fields its entries carry) come first in that
+// order; the others keep their relative order after them.
+func setOrder(m *yaml.Node, field string, order *yaml.Node) {
+	list := deref(indexFields(m).value(field))
+	if list == nil || list.Kind != yaml.SequenceNode || len(order.Content) == 0 {
+		return
+	}
+	shape := deref(order.Content[0])
+	keyOf := func(n *yaml.Node) string {
+		n = deref(n)
+		if shape.Kind == yaml.ScalarNode || n.Kind == yaml.ScalarNode {
+			if n.Kind != shape.Kind {
+				return "\x02"
+			}
+			return "=" + n.Value
+		}
+		if n.Kind != yaml.MappingNode || shape.Kind != yaml.MappingNode {
+			return "\x02"
+		}
+		f := indexFields(n)
+		var b strings.Builder
+		for i := 0; i+1 < len(shape.Content); i += 2 {
+			name := shape.Content[i].Value
+			b.WriteString(name)
+			if v := deref(f.value(name)); v != nil {
+				b.WriteString("=" + v.Value)
+			}
+			b.WriteString("\x01")
+		}
+		return b.String()
+	}
+	pos := make(map[string]int, len(order.Content))
+	for i, entry := range order.Content {
+		pos[keyOf(entry)] = i
+	}
+	placed := make([]*yaml.Node, len(order.Content))
+	var rest []*yaml.Node
+	for _, el := range list.Content {
+		if i, ok := pos[keyOf(el)]; ok && placed[i] == nil {
+			placed[i] = el
+			continue
+		}
+		rest = append(rest, el)
+	}
+	content := make([]*yaml.Node, 0, len(list.Content))
+	for _, el := range placed {
+		if el != nil {
+			content = append(content, el)
+		}
+	}
+	list.Content = append(content, rest...)
+}
+
+// seqDirective finds a sequence-level `{$patch: X}` element (a map holding only $patch)
+// and returns X and the list without it.
+func seqDirective(sn *yaml.Node, path fieldpath.Path) (string, []*yaml.Node, error) {
+	for i, el := range sn.Content {
+		el = deref(el)
+		if el.Kind != yaml.MappingNode || len(el.Content) != 2 || el.Content[0].Value != directivePatch {
+			continue
+		}
+		dir, err := patchDirective(el, path)
+		if err != nil {
+			return "", nil, err
+		}
+		rest := make([]*yaml.Node, 0, len(sn.Content)-1)
+		rest = append(rest, sn.Content[:i]...)
+		rest = append(rest, sn.Content[i+1:]...)
+		return dir, rest, nil
+	}
+	return "", sn.Content, nil
+}
+
+// mergeList merges a src list into a dest list: keyed lists element-wise (dest's order,
+// src's new elements appended, as kyaml merge2), sets by value, other lists replaced.
+func (e *twoWay) mergeList(sn, d *yaml.Node, sch schema.Node, path fieldpath.Path) (*yaml.Node, error) {
+	dir, elems, err := seqDirective(sn, path)
+	if err != nil {
+		return nil, err
+	}
+	switch dir {
+	case "delete":
+		return nil, nil
+	case "replace":
+		sn.Content = elems
+		return e.clean(sn, sch, path)
+	}
+	sn.Content = elems
+	dn := deref(d)
+	l := e.lists.Decide(sch, sn, dn)
+	switch l.Kind {
+	case schema.Keyed:
+		ids := keyedIDs(l.Keys, l.Wildcard, sn, dn)
+		si := byID(sn, ids[0])
+		elem := sch.Elements()
+		content := make([]*yaml.Node, 0, len(dn.Content)+len(sn.Content))
+		inD := make(map[string]bool, len(dn.Content))
+		for i, de := range dn.Content {
+			id := ids[1][i]
+			inD[id.id] = true
+			child, err := e.merge(si[id.id], de, elem, id.path(path))
+			if err != nil {
+				return nil, err
+			}
+			if child != nil {
+				content = append(content, child)
+			}
+		}
+		for i, se := range sn.Content {
+			id := ids[0][i]
+			if inD[id.id] {
+				continue
+			}
+			child, err := e.merge(se, nil, elem, id.path(path))
+			if err != nil {
+				return nil, err
+			}
+			if child != nil {
+				content = append(content, child)
+			}
+		}
+		dn.Content = content
+	case schema.Set:
+		inD := valueSet(dn)
+		for _, se := range sn.Content {
+			if !inD[setID(se)] {
+				dn.Content = append(dn.Content, se)
+				inD[setID(se)] = true
+			}
+		}
+	default:
+		return e.clean(sn, sch, path)
+	}
+	if len(dn.Content) == 0 {
+		return nil, nil
+	}
+	return d, nil
+}
+
+// clean returns src as it stands where dest has nothing: directives applied to an empty
+// dest and removed (a map with `$patch: delete` is nil, elements with it are dropped).
+func (e *twoWay) clean(sn *yaml.Node, sch schema.Node, path fieldpath.Path) (*yaml.Node, error) {
+	switch sn.Kind {
+	case yaml.MappingNode:
+		dir, err := patchDirective(sn, path)
+		if err != nil {
+			return nil, err
+		}
+		if dir == "delete" {
+			return nil, nil
+		}
+		content := make([]*yaml.Node, 0, len(sn.Content))
+		for i := 0; i+1 < len(sn.Content); i += 2 {
+			k, v := sn.Content[i], sn.Content[i+1]
+			if isDirective(k.Value) {
+				continue
+			}
+			child, err := e.clean(deref(v), childSchema(sch, k.Value, k, v), path.Field(k.Value))
+			if err != nil {
+				return nil, err
+			}
+			if child != nil {
+				content = append(content, k, child)
+			}
+		}
+		out := *sn
+		out.Content = content
+		if err := applyMapDirectives(sn, &out, path); err != nil {
+			return nil, err
+		}
+		return &out, nil
+	case yaml.SequenceNode:
+		dir, elems, err := seqDirective(sn, path)
+		if err != nil {
+			return nil, err
+		}
+		if dir == "delete" {
+			return nil, nil
+		}
+		elem := sch.Elements()
+		content := make([]*yaml.Node, 0, len(elems))
+		for i, el := range elems {
+			child, err := e.clean(deref(el), elem, path.Index(i))
+			if err != nil {
+				return nil, err
+			}
+			if child != nil {
+				content = append(content, child)
+			}
+		}
+		out := *sn
+		out.Content = content
+		return &out, nil
+	}
+	return sn, nil
+}
