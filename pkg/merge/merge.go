@@ -98,3 +98,8 @@ func limit(s string) string {
 	}
 	return s
 }
+
+// Equal reports whether a and b hold the same value by the engine's rules: scalars by
+// tag and value (never comments or quoting), maps by field name in any order, lists in
+// order; nil equals only nil.
+func Equal(a, b *yaml.RNode) bool { return equal(ynode(a), ynode(b)) }

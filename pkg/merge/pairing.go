@@ -175,11 +175,14 @@ func setID(n *yaml.Node) string {
 
 // placer orders the output of a map or list merge: dest's entries keep their order, and
 // each entry new in the source goes right after its nearest predecessor in the source
-// that is present in the output, else at the end (semantics.md, "Element order").
+// that is present in the output, else at the end (semantics.md, "Element order"), or
+// with front set (map fields) at the start, where the source has it.
 // Feed it the source's entries in order: seen for those that stay in the output, add for
 // new ones.
 type placer struct {
+	front    bool
 	after    map[string][][]*yaml.Node
+	head     [][]*yaml.Node
 	end      [][]*yaml.Node
 	anchor   string
 	anchored bool
@@ -191,7 +194,11 @@ func (p *placer) seen(id string) { p.anchor, p.anchored = id, true }
 // add places a new entry (a key and value, or one element) after the current anchor.
 func (p *placer) add(nodes ...*yaml.Node) {
 	if !p.anchored {
-		p.end = append(p.end, nodes)
+		if p.front {
+			p.head = append(p.head, nodes)
+		} else {
+			p.end = append(p.end, nodes)
+		}
 		return
 	}
 	if p.after == nil {
@@ -201,7 +208,7 @@ func (p *placer) add(nodes ...*yaml.Node) {
 }
 
 // empty reports whether nothing was added.
-func (p *placer) empty() bool { return len(p.after) == 0 && len(p.end) == 0 }
+func (p *placer) empty() bool { return len(p.after) == 0 && len(p.end) == 0 && len(p.head) == 0 }
 
 // build returns the kept entries (ids[i] names kept[i]; width nodes an entry) with the
 // new entries woven in.
@@ -209,7 +216,10 @@ func (p *placer) build(ids []string, kept []*yaml.Node, width int) []*yaml.Node 
 	if p.empty() {
 		return kept
 	}
-	out := make([]*yaml.Node, 0, len(kept)+width*(len(p.end)+len(p.after)))
+	out := make([]*yaml.Node, 0, len(kept)+width*(len(p.head)+len(p.end)+len(p.after)))
+	for _, e := range p.head {
+		out = append(out, e...)
+	}
 	for i, id := range ids {
 		out = append(out, kept[i*width:(i+1)*width]...)
 		for _, e := range p.after[id] {

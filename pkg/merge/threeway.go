@@ -161,7 +161,7 @@ func (e *threeWay) mergeMap(o, u, d *yaml.Node, sch schema.Node, path fieldpath.
 			kept = append(kept, k, child)
 		}
 	}
-	var p placer
+	p := placer{front: true}
 	present := make(map[string]bool, len(ids))
 	for _, id := range ids {
 		present[id] = true

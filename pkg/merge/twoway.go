@@ -128,7 +128,7 @@ func (e *twoWay) mergeMap(sn, d *yaml.Node, sch schema.Node, path fieldpath.Path
 			kept = append(kept, k, child)
 		}
 	}
-	var p placer
+	p := placer{front: true}
 	present := make(map[string]bool, len(ids))
 	for _, id := range ids {
 		present[id] = true

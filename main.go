@@ -1,0 +1,24 @@
+// Command krm-merge is a KRM function that merges Kubernetes resources: 3-way (the change
+// from an original to an updated upstream, applied onto a local copy) and 2-way (src into
+// dest). It reads a ResourceList on stdin and writes the merged ResourceList on stdout;
+// with arguments it runs standalone: `krm-merge fn-config.yaml resources.yaml...`.
+//
+// This file only wires the processor (package function) into kyaml's command builder.
+package main
+
+import (
+	"os"
+
+	"sigs.k8s.io/kustomize/kyaml/fn/framework/command"
+
+	"github.com/krm-merge/krm-merge/pkg/function"
+)
+
+func main() {
+	cmd := command.Build(function.Processor{}, command.StandaloneEnabled, false)
+	cmd.Use = "krm-merge [fn-config.yaml [resources.yaml...]]"
+	cmd.Short = "Merge Kubernetes resources 3-way or 2-way, as a KRM function"
+	if err := cmd.Execute(); err != nil {
+		os.Exit(1)
+	}
+}

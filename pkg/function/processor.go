@@ -1,0 +1,96 @@
+// Package function is krm-merge as a KRM function: a kyaml framework.ResourceListProcessor
+// that reads the functionConfig (package config), assigns roles (package roles), applies
+// the resource rules and field merges (packages resources and merge), and writes the
+// output items and results (package results).
+//
+// Contract (shared/spec/function.md): on success the ResourceList's items are the merged
+// items and its results hold a summary, one warning per conflict and any warnings. On any
+// error the items are emptied (nothing half-merged reaches the host), the results say
+// what and where (resource, file, field), and Process returns the results as its error,
+// so the binary exits 1 and kpt leaves the package untouched.
+package function
+
+import (
+	"errors"
+	"fmt"
+
+	"sigs.k8s.io/kustomize/kyaml/fn/framework"
+	"sigs.k8s.io/kustomize/kyaml/yaml"
+
+	"github.com/krm-merge/krm-merge/pkg/config"
+	"github.com/krm-merge/krm-merge/pkg/merge"
+	"github.com/krm-merge/krm-merge/pkg/resources"
+	"github.com/krm-merge/krm-merge/pkg/results"
+	"github.com/krm-merge/krm-merge/pkg/roles"
+	"github.com/krm-merge/krm-merge/pkg/schema"
+)
+
+// Processor is the krm-merge function. The zero value is ready to use.
+type Processor struct{}
+
+var _ framework.ResourceListProcessor = Processor{}
+
+// Process merges rl.Items as rl.FunctionConfig says and replaces rl.Items and rl.Results.
+// Errors: a framework.Results holding at least one error result (bad functionConfig, bad
+// item, conflicts under onConflict=error, a recovered internal panic); rl.Items is then
+// empty.
+func (Processor) Process(rl *framework.ResourceList) (err error) {
+	defer func() {
+		if p := recover(); p != nil {
+			err = fmt.Errorf("internal error: %v (please report this with the input)", p)
+		}
+		if err != nil {
+			rl.Items = nil
+			rl.Results = append(rl.Results, results.FromError(err)...)
+			err = rl.Results
+		}
+	}()
+	cfg, err := config.Load(rl.FunctionConfig)
+	if err != nil {
+		return located(err, rl.FunctionConfig)
+	}
+	if cfg.Mode == config.ModeApply {
+		return errors.New("functionConfig: mode apply is not available yet; use 3way or 2way")
+	}
+	out, err := Run(rl.Items, cfg)
+	if err != nil {
+		return err
+	}
+	rl.Results = append(rl.Results, out.Results...)
+	if cfg.OnConflict == config.ConflictError && len(out.Conflicts) > 0 {
+		return framework.Results(append(framework.Results{{
+			Severity: framework.Error,
+			Message:  fmt.Sprintf("onConflict is error and the merge found %d conflicts; nothing was written", len(out.Conflicts)),
+		}}, out.Conflicts...))
+	}
+	rl.Items = out.Items
+	return nil
+}
+
+// Run merges items by cfg: roles, resource rules and field merges, with merge keys from
+// cfg.Schema and cfg.AssociativeKeys. It does no I/O and never changes items.
+// Errors: *results.ItemError for bad items, as documented by roles.Assign and
+// resources.Merge.
+func Run(items []*yaml.RNode, cfg *config.Config) (*resources.Outcome, error) {
+	assigned, err := roles.Assign(items, cfg)
+	if err != nil {
+		return nil, err
+	}
+	opts := merge.Options{Lists: schema.New(cfg.Schema == config.SchemaKubernetes, cfg.AssociativeKeys)}
+	return resources.Merge(assigned, cfg, opts)
+}
+
+// located turns functionConfig errors into item errors about the functionConfig, each
+// with its field path.
+func located(err error, fc *yaml.RNode) error {
+	var list config.Errors
+	if !errors.As(err, &list) {
+		return err
+	}
+	ref := results.ResourceRef(fc)
+	out := make([]error, len(list))
+	for i, e := range list {
+		out[i] = &results.ItemError{Resource: ref, Field: e.Field, Msg: e.Error()}
+	}
+	return errors.Join(out...)
+}

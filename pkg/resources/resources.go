@@ -1,0 +1,342 @@
+// Package resources applies the resource-level rules of a merge: it pairs the items of
+// each role by identity (package roles), decides per resource whether it is merged,
+// added, deleted or kept (shared/spec/function.md, "Resource identity and resource
+// rules"), calls the field engine (package merge) for the pairs, and assembles the
+// output items in input order. It is pure: no I/O.
+//
+// 3-way, per identity (O original, U updated, D dest):
+//
+//	O U D  merged field by field                      (counted merged)
+//	- U D  added on both sides: merged as if O were empty, differing fields conflict
+//	- U -  added from updated                          (added)
+//	O - D  deleted upstream; if D changed it: conflict, onConflict decides (deleted)
+//	O U -  deleted locally: stays deleted; a warning when upstream changed it
+//	- - D  kept unchanged                              (kept)
+//
+// 2-way (S src, D dest): S D merged, S only added, D only kept.
+//
+// Host annotations (kpt's and kyaml's path, index, id and seqindent, legacy and
+// internal) and the role annotation are never merged: dest's are kept. Added items lose
+// the role annotation; with path roles their path moves from the updated (src)
+// directory into the dest directory, at the end of the file when dest has it.
+package resources
+
+import (
+	"fmt"
+	"sort"
+	"strconv"
+	"strings"
+
+	"sigs.k8s.io/kustomize/kyaml/fn/framework"
+	"sigs.k8s.io/kustomize/kyaml/kio/kioutil"
+	"sigs.k8s.io/kustomize/kyaml/yaml"
+
+	"github.com/krm-merge/krm-merge/pkg/config"
+	"github.com/krm-merge/krm-merge/pkg/merge"
+	"github.com/krm-merge/krm-merge/pkg/results"
+	"github.com/krm-merge/krm-merge/pkg/roles"
+)
+
+// Outcome is what happened to the resources of a run.
+type Outcome struct {
+	// Items are the output items: pass-through and merged items in input order, then
+	// added items in the order of their source.
+	Items []*yaml.RNode
+	// Results are the summary, one entry per conflict and the warnings.
+	Results framework.Results
+	// Counts are the resource outcomes.
+	Counts results.Counts
+	// Conflicts holds the conflict results alone (also in Results), for onConflict=error.
+	Conflicts framework.Results
+}
+
+// Merge runs the mode's resource rules over items (from roles.Assign).
+// Errors: duplicate identities in one role (*results.ItemError); a field merge error,
+// wrapped as an *results.ItemError naming the resource and file; a panic in the engine,
+// recovered into an *results.ItemError naming the resource.
+func Merge(items []roles.Item, cfg *config.Config, opts merge.Options) (*Outcome, error) {
+	sets, err := roles.Index(items, cfg.MergeOnPath)
+	if err != nil {
+		return nil, err
+	}
+	r := &run{cfg: cfg, opts: opts, replace: map[*roles.Item]*yaml.RNode{}, drop: map[*roles.Item]bool{}}
+	if cfg.OnConflict == config.ConflictDest {
+		r.opts.Policy = merge.KeepDest
+	}
+	r.fileEnds = lastIndexes(items)
+	for _, s := range sets {
+		if err := r.resource(s); err != nil {
+			return nil, err
+		}
+	}
+	return r.assemble(items), nil
+}
+
+type run struct {
+	cfg       *config.Config
+	opts      merge.Options
+	replace   map[*roles.Item]*yaml.RNode // dest items and their merged value
+	drop      map[*roles.Item]bool        // dest items deleted
+	added     []*yaml.RNode
+	counts    results.Counts
+	conflicts framework.Results
+	warnings  framework.Results
+	fileEnds  map[string]int // last index per dest file
+}
+
+// resource applies the resource rules to one identity.
+func (r *run) resource(s *roles.Set) (err error) {
+	defer func() {
+		if p := recover(); p != nil {
+			it := first(s)
+			err = it.Errorf("", "internal error merging %s: %v (please report this with the input)", s.ID, p)
+		}
+	}()
+	if r.cfg.Mode == config.Mode2Way {
+		return r.twoWay(s)
+	}
+	return r.threeWay(s)
+}
+
+func first(s *roles.Set) *roles.Item {
+	for _, role := range []roles.Role{roles.Dest, roles.Updated, roles.Src, roles.Original} {
+		if it := s.Get(role); it != nil {
+			return it
+		}
+	}
+	return nil
+}
+
+func (r *run) threeWay(s *roles.Set) error {
+	o, u, d := s.Get(roles.Original), s.Get(roles.Updated), s.Get(roles.Dest)
+	switch {
+	case u != nil && d != nil:
+		var on *yaml.RNode
+		if o != nil {
+			on = r.normalized(o, d)
+		}
+		out, conflicts, err := merge.ThreeWay(on, r.normalized(u, d), d.Node, r.opts)
+		if err != nil {
+			return d.Errorf("", "%v", err)
+		}
+		if out == nil { // dest cleared the whole resource: keep it as it was
+			out = d.Node
+		}
+		for _, c := range conflicts {
+			r.conflict(d, c.Path.String(), c.String(), results.Value(c.Dest), winnerValue(c))
+		}
+		r.replace[d] = out
+		r.counts.Merged++
+	case u != nil && o == nil:
+		r.add(u)
+	case u != nil: // in original and updated, deleted locally
+		r.counts.StayedDeleted++
+		if !merge.Equal(r.normalized(o, u), u.Node) {
+			r.warnings = append(r.warnings, results.Warning(u.Ref(), u.File, u.Index,
+				fmt.Sprintf("%s was deleted locally and stays deleted, but upstream changed it meanwhile", s.ID)))
+		}
+	case o != nil && d != nil: // deleted upstream
+		if merge.Equal(r.normalized(o, d), d.Node) {
+			r.drop[d] = true
+			r.counts.Deleted++
+			return nil
+		}
+		keep := r.cfg.OnConflict == config.ConflictDest
+		winner := "updated"
+		if keep {
+			winner = "dest"
+		} else {
+			r.drop[d] = true
+			r.counts.Deleted++
+		}
+		r.conflict(d, "", fmt.Sprintf("%s was deleted upstream but changed locally; %s wins", s.ID, winner), nil, nil)
+	case d != nil:
+		r.counts.Kept++
+	}
+	return nil
+}
+
+func (r *run) twoWay(s *roles.Set) error {
+	src, d := s.Get(roles.Src), s.Get(roles.Dest)
+	switch {
+	case src != nil && d != nil:
+		out, err := merge.TwoWay(r.normalized(src, d), d.Node, r.opts)
+		if err != nil {
+			return src.Errorf(fieldOf(err), "%v", err)
+		}
+		if out == nil {
+			r.drop[d] = true
+			r.counts.Deleted++
+			return nil
+		}
+		r.replace[d] = out
+		r.counts.Merged++
+	case src != nil:
+		clean, err := merge.TwoWay(src.Node, nil, r.opts)
+		if err != nil {
+			return src.Errorf(fieldOf(err), "%v", err)
+		}
+		if clean != nil {
+			r.add(&roles.Item{Node: clean, Role: src.Role, File: src.File, Index: src.Index, RelFile: src.RelFile, Inline: src.Inline})
+		}
+	case d != nil:
+		r.counts.Kept++
+	}
+	return nil
+}
+
+func fieldOf(err error) string {
+	if de, ok := err.(*merge.DirectiveError); ok {
+		return de.Path.String()
+	}
+	return ""
+}
+
+func winnerValue(c merge.Conflict) interface{} {
+	if c.Winner == "dest" {
+		return results.Value(c.Dest)
+	}
+	return results.Value(c.Updated)
+}
+
+func (r *run) conflict(it *roles.Item, path, msg string, current, proposed interface{}) {
+	sev := framework.Warning
+	if r.cfg.OnConflict == config.ConflictError {
+		sev = framework.Error
+	}
+	res := results.Conflict(sev, it.Ref(), it.File, it.Index, path, msg, current, proposed)
+	r.conflicts = append(r.conflicts, res)
+	r.counts.Conflicts++
+}
+
+// add emits an upstream-only resource into dest.
+func (r *run) add(u *roles.Item) {
+	n := u.Node.Copy()
+	_ = n.PipeE(yaml.ClearAnnotation(r.cfg.RoleAnnotation))
+	if dir := r.destDir(); dir != "" && !u.Inline && u.RelFile != "" {
+		file := roles.Rebase(u.RelFile, dir)
+		idx, ok := r.fileEnds[file]
+		if ok {
+			idx++
+		} else {
+			idx = u.Index
+		}
+		r.fileEnds[file] = idx
+		setLocation(n, file, idx)
+	}
+	clearEmptyAnnotations(n)
+	r.added = append(r.added, n)
+	r.counts.Added++
+}
+
+// destDir is the dest directory of path roles, "" otherwise.
+func (r *run) destDir() string {
+	if !r.cfg.ByPath() {
+		return ""
+	}
+	if r.cfg.DestPath == "" {
+		return "."
+	}
+	return roles.Clean(r.cfg.DestPath)
+}
+
+// isHostAnnotation reports annotations a host or the role selection sets, never merged.
+func isHostAnnotation(key, roleAnnotation string) bool {
+	return strings.HasPrefix(key, "internal.config.kubernetes.io/") ||
+		key == kioutil.LegacyPathAnnotation || key == kioutil.LegacyIndexAnnotation ||
+		key == kioutil.LegacyIdAnnotation || key == roleAnnotation
+}
+
+// normalized returns a copy of it's node whose host annotations are dest's, so that
+// they compare equal and dest's survive the merge.
+func (r *run) normalized(it, dest *roles.Item) *yaml.RNode {
+	n := it.Node.Copy()
+	host := map[string]string{}
+	for k, v := range dest.Node.GetAnnotations() {
+		if isHostAnnotation(k, r.cfg.RoleAnnotation) {
+			host[k] = v
+		}
+	}
+	for k := range n.GetAnnotations() {
+		if isHostAnnotation(k, r.cfg.RoleAnnotation) {
+			if _, ok := host[k]; !ok {
+				_ = n.PipeE(yaml.ClearAnnotation(k))
+			}
+		}
+	}
+	keys := make([]string, 0, len(host))
+	for k := range host {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	for _, k := range keys {
+		_ = n.PipeE(yaml.SetAnnotation(k, host[k]))
+	}
+	clearEmptyAnnotations(n)
+	return n
+}
+
+// clearEmptyAnnotations removes an annotations map left empty.
+func clearEmptyAnnotations(n *yaml.RNode) {
+	if a := n.Field("metadata"); a != nil {
+		if f := a.Value.Field("annotations"); f != nil && len(f.Value.Content()) == 0 {
+			_ = a.Value.PipeE(yaml.Clear("annotations"))
+		}
+	}
+}
+
+// setLocation sets an item's path and index annotations (internal and legacy).
+func setLocation(n *yaml.RNode, file string, index int) {
+	idx := strconv.Itoa(index)
+	_ = n.PipeE(yaml.SetAnnotation(kioutil.PathAnnotation, file))
+	_ = n.PipeE(yaml.SetAnnotation(kioutil.IndexAnnotation, idx))
+	if _, ok := n.GetAnnotations()[kioutil.LegacyPathAnnotation]; ok {
+		_ = n.PipeE(yaml.SetAnnotation(kioutil.LegacyPathAnnotation, file))
+		_ = n.PipeE(yaml.SetAnnotation(kioutil.LegacyIndexAnnotation, idx))
+	}
+	_ = n.PipeE(yaml.ClearAnnotation(kioutil.IdAnnotation))
+	_ = n.PipeE(yaml.ClearAnnotation(kioutil.LegacyIdAnnotation))
+}
+
+// lastIndexes returns the highest index annotation per file among dest items.
+func lastIndexes(items []roles.Item) map[string]int {
+	m := map[string]int{}
+	for _, it := range items {
+		if it.File == "" || it.Inline {
+			continue
+		}
+		if v, ok := m[it.File]; !ok || it.Index > v {
+			m[it.File] = it.Index
+		}
+	}
+	return m
+}
+
+// assemble builds the output items and results.
+func (r *run) assemble(items []roles.Item) *Outcome {
+	out := make([]*yaml.RNode, 0, len(items)+len(r.added))
+	for i := range items {
+		it := &items[i]
+		switch {
+		case it.Inline:
+		case it.Role == roles.None:
+			out = append(out, it.Node)
+		case it.Role == roles.Dest:
+			if r.drop[it] {
+				continue
+			}
+			if m, ok := r.replace[it]; ok {
+				out = append(out, m)
+			} else {
+				out = append(out, it.Node)
+			}
+		case r.cfg.KeepSources:
+			out = append(out, it.Node)
+		}
+	}
+	out = append(out, r.added...)
+	res := framework.Results{results.Summary(string(r.cfg.Mode), r.counts)}
+	res = append(res, r.conflicts...)
+	res = append(res, r.warnings...)
+	return &Outcome{Items: out, Results: res, Counts: r.counts, Conflicts: r.conflicts}
+}

@@ -1,0 +1,178 @@
+// Package results turns what a merge found into ResourceList `results` entries
+// (kyaml fn/framework Result, the KRM Functions Specification's result shape) and holds
+// ItemError, the error type that names the resource, file and field of a bad input.
+//
+// Shapes (shared/spec/function.md, "Output"):
+//   - one info result summarising the run: counts of merged, added, deleted, kept
+//     resources and conflicts;
+//   - one warning per 3-way conflict, with resourceRef, file and field.path, and the
+//     three values in the message; currentValue is dest's, proposedValue the winner's;
+//   - error results (severity error) for bad input and for conflicts under
+//     onConflict=error; a run with any error result emits no items and exits 1.
+package results
+
+import (
+	"errors"
+	"fmt"
+	"strings"
+
+	"sigs.k8s.io/kustomize/kyaml/fn/framework"
+	"sigs.k8s.io/kustomize/kyaml/yaml"
+)
+
+// ItemError is bad input tied to a place: which resource, which file, which field.
+// Every package that validates input returns it, so a user always learns where.
+type ItemError struct {
+	// Resource identifies the resource, when known.
+	Resource *yaml.ResourceIdentifier
+	// File is the item's path annotation (kpt's file path), when known.
+	File string
+	// Index is the item's index annotation within File.
+	Index int
+	// Field is the field path, when the problem is one field.
+	Field string
+	// Msg says what is wrong and what would be right.
+	Msg string
+}
+
+// Error renders "<file>: <kind> <namespace>/<name>: <field>: <msg>", leaving out the
+// parts that are unknown.
+func (e *ItemError) Error() string {
+	var parts []string
+	if e.File != "" {
+		parts = append(parts, e.File)
+	}
+	if e.Resource != nil {
+		parts = append(parts, describe(e.Resource))
+	}
+	if e.Field != "" {
+		parts = append(parts, e.Field)
+	}
+	parts = append(parts, e.Msg)
+	return strings.Join(parts, ": ")
+}
+
+// describe renders a resource as "apps/v1 Deployment ns/name".
+func describe(r *yaml.ResourceIdentifier) string {
+	name := r.Name
+	if r.Namespace != "" {
+		name = r.Namespace + "/" + name
+	}
+	s := strings.TrimSpace(r.APIVersion + " " + r.Kind)
+	if name != "" {
+		s += " " + name
+	}
+	return s
+}
+
+// ResourceRef returns the identifier of a resource for a result's resourceRef; nil for
+// a nil node.
+func ResourceRef(n *yaml.RNode) *yaml.ResourceIdentifier {
+	if n.IsNil() {
+		return nil
+	}
+	m, err := n.GetMeta()
+	if err != nil {
+		return nil
+	}
+	return &yaml.ResourceIdentifier{
+		TypeMeta: yaml.TypeMeta{APIVersion: m.APIVersion, Kind: m.Kind},
+		NameMeta: yaml.NameMeta{Name: m.Name, Namespace: m.Namespace},
+	}
+}
+
+// FromError turns any error into error results: one per ItemError (also inside a
+// framework.Results or joined with errors.Join), else one plain error result.
+func FromError(err error) framework.Results {
+	if err == nil {
+		return nil
+	}
+	var rs framework.Results
+	if errors.As(err, &rs) {
+		return rs
+	}
+	if joined, ok := err.(interface{ Unwrap() []error }); ok {
+		var out framework.Results
+		for _, e := range joined.Unwrap() {
+			out = append(out, FromError(e)...)
+		}
+		return out
+	}
+	var ie *ItemError
+	if errors.As(err, &ie) {
+		r := &framework.Result{Severity: framework.Error, Message: ie.Msg, ResourceRef: ie.Resource}
+		if ie.File != "" {
+			r.File = &framework.File{Path: ie.File, Index: ie.Index}
+		}
+		if ie.Field != "" {
+			r.Field = &framework.Field{Path: ie.Field}
+		}
+		return framework.Results{r}
+	}
+	return framework.Results{{Severity: framework.Error, Message: err.Error()}}
+}
+
+// Counts are the resource outcomes of a run.
+type Counts struct {
+	// Merged resources had fields merged (3-way: in updated and dest; 2-way: in src and dest).
+	Merged int
+	// Added resources came from updated (or src) and were absent from dest.
+	Added int
+	// Deleted resources were in original, gone from updated, and removed from dest.
+	Deleted int
+	// Kept resources were only in dest and pass unchanged.
+	Kept int
+	// StayedDeleted resources were deleted locally from dest and stay deleted.
+	StayedDeleted int
+	// Conflicts is the number of conflicts, field and resource level.
+	Conflicts int
+}
+
+// Summary is the run's info result, e.g.
+// "3way merge: 12 merged, 1 added, 1 deleted, 3 kept, 2 conflicts".
+func Summary(mode string, c Counts) *framework.Result {
+	msg := fmt.Sprintf("%s merge: %d merged, %d added, %d deleted, %d kept, %d conflicts",
+		mode, c.Merged, c.Added, c.Deleted, c.Kept, c.Conflicts)
+	if c.StayedDeleted > 0 {
+		msg += fmt.Sprintf(", %d stayed deleted locally", c.StayedDeleted)
+	}
+	return &framework.Result{Severity: framework.Info, Message: msg}
+}
+
+// Conflict is one conflict's result: severity warning (or error under onConflict=error),
+// resourceRef and file of the dest item (or updated, for a resource dest lacks), and
+// field.path ("" for the whole resource) with dest's value as currentValue and the
+// winner's as proposedValue.
+func Conflict(sev framework.Severity, ref *yaml.ResourceIdentifier, file string, index int, path, message string, current, proposed interface{}) *framework.Result {
+	r := &framework.Result{Severity: sev, ResourceRef: ref, Message: "conflict: " + message}
+	if file != "" {
+		r.File = &framework.File{Path: file, Index: index}
+	}
+	r.Field = &framework.Field{Path: path, CurrentValue: current, ProposedValue: proposed}
+	return r
+}
+
+// Value turns a node into a plain value for currentValue/proposedValue: scalars as
+// their string, maps and lists as decoded YAML; nil for absent.
+func Value(n *yaml.RNode) interface{} {
+	if n.IsNil() {
+		return nil
+	}
+	if n.YNode().Kind == yaml.ScalarNode {
+		return n.YNode().Value
+	}
+	var v interface{}
+	if err := n.YNode().Decode(&v); err != nil {
+		return nil
+	}
+	return v
+}
+
+// Warning is a plain warning result about one resource.
+func Warning(ref *yaml.ResourceIdentifier, file string, index int, message string) *framework.Result {
+	r := &framework.Result{Severity: framework.Warning, ResourceRef: ref, Message: message}
+	if file != "" {
+		r.File = &framework.File{Path: file, Index: index}
+	}
+	return r
+}

@@ -1,0 +1,267 @@
+// Package roles decides which input items are original, updated, dest or src, and what
+// makes two items "the same resource" (identity).
+//
+// Roles come from (shared/spec/function.md, "Choosing roles"):
+//  1. the role annotation (default config.kubernetes.io/merge-source, as kyaml's
+//     filters.Merge3), always honoured when present;
+//  2. the directory an item's path annotation lies under (originalPath, updatedPath,
+//     destPath, srcPath), mirroring filters.Merge3{OriginalPath, UpdatedPath, DestPath};
+//     the most specific directory wins, so destPath "." takes whatever the others do not;
+//  3. inline sources in the typed functionConfig (spec.original, spec.updated, spec.src),
+//     with every other input item dest.
+//
+// Items with no role pass through. Kptfile and local-config items are never selected by
+// path or as implicit dest, only by their own role annotation.
+package roles
+
+import (
+	"fmt"
+	"path"
+	"strings"
+
+	"sigs.k8s.io/kustomize/kyaml/kio/kioutil"
+	"sigs.k8s.io/kustomize/kyaml/yaml"
+
+	"github.com/krm-merge/krm-merge/pkg/config"
+	"github.com/krm-merge/krm-merge/pkg/results"
+)
+
+// Role is an item's part in a merge.
+type Role string
+
+const (
+	// None marks an item that passes through unchanged.
+	None Role = ""
+	// Original is the old upstream (3-way).
+	Original Role = "original"
+	// Updated is the new upstream (3-way).
+	Updated Role = "updated"
+	// Dest is the local copy the change is applied to (3-way, 2-way).
+	Dest Role = "dest"
+	// Src is what is merged into dest (2-way).
+	Src Role = "src"
+)
+
+// For returns the roles of a mode, in the order messages list them.
+func For(mode config.Mode) []Role {
+	switch mode {
+	case config.Mode2Way:
+		return []Role{Src, Dest}
+	case config.ModeApply:
+		return []Role{Updated, Dest}
+	default:
+		return []Role{Original, Updated, Dest}
+	}
+}
+
+// Item is one input item with its role.
+type Item struct {
+	// Node is the item as read; never modified by this package.
+	Node *yaml.RNode
+	// Role is the item's role; None passes through.
+	Role Role
+	// Position is the item's position in the input (inline items follow the input).
+	Position int
+	// File is the item's path annotation, cleaned ("" for inline items).
+	File string
+	// Index is the item's index annotation within File.
+	Index int
+	// RelFile is File relative to the item's role directory (path roles), else File.
+	RelFile string
+	// Inline is true for items that came from the functionConfig.
+	Inline bool
+}
+
+// Ref returns the item's resourceRef for results.
+func (it *Item) Ref() *yaml.ResourceIdentifier { return results.ResourceRef(it.Node) }
+
+// Errorf returns an ItemError about this item.
+func (it *Item) Errorf(field, format string, args ...interface{}) *results.ItemError {
+	return &results.ItemError{Resource: it.Ref(), File: it.File, Index: it.Index, Field: field, Msg: fmt.Sprintf(format, args...)}
+}
+
+// Assign gives every item its role by cfg and appends cfg's inline sources as items.
+// items are the ResourceList items in input order; they are not modified.
+// Errors (*results.ItemError): a role value that is not one of the mode's roles (naming
+// the valid ones, and the mode a 2-way/3-way role belongs to); an item with a role but no
+// apiVersion, kind or metadata.name.
+func Assign(items []*yaml.RNode, cfg *config.Config) ([]Item, error) {
+	valid := For(cfg.Mode)
+	dirs := roleDirs(cfg)
+	out := make([]Item, 0, len(items)+len(cfg.Original)+len(cfg.Updated)+len(cfg.Src))
+	for i, n := range items {
+		it := Item{Node: n, Position: i}
+		it.File, it.Index = location(n)
+		it.RelFile = it.File
+		annotated := n.GetAnnotations()[cfg.RoleAnnotation]
+		special := isKptfile(n) || isLocalConfig(n)
+		switch {
+		case annotated != "":
+			it.Role = Role(annotated)
+			if !contains(valid, it.Role) {
+				return nil, invalidRole(&it, cfg, annotated, valid)
+			}
+			if dir := dirFor(dirs, it.Role); dir != "" {
+				it.RelFile = relTo(it.File, dir)
+			}
+		case special:
+			// Kptfile and local-config pass through unless their own annotation selects them.
+		case len(dirs) > 0:
+			if role, dir, ok := byPath(dirs, it.File); ok {
+				it.Role, it.RelFile = role, relTo(it.File, dir)
+			}
+		case cfg.Inline():
+			it.Role = Dest
+		}
+		out = append(out, it)
+	}
+	for _, inline := range []struct {
+		role  Role
+		nodes []*yaml.RNode
+	}{{Original, cfg.Original}, {Updated, cfg.Updated}, {Src, cfg.Src}} {
+		for j, n := range inline.nodes {
+			it := Item{Node: n, Role: inline.role, Position: len(items) + j, Inline: true}
+			it.File = fmt.Sprintf("functionConfig spec.%s[%d]", inline.role, j)
+			out = append(out, it)
+		}
+	}
+	for i := range out {
+		if out[i].Role == None {
+			continue
+		}
+		if err := requireIdentity(&out[i]); err != nil {
+			return nil, err
+		}
+	}
+	return out, nil
+}
+
+func invalidRole(it *Item, cfg *config.Config, value string, valid []Role) error {
+	names := make([]string, len(valid))
+	for i, r := range valid {
+		names[i] = string(r)
+	}
+	msg := fmt.Sprintf("role %q is not a role of mode %s; valid roles: %s", value, cfg.Mode, strings.Join(names, ", "))
+	for _, m := range []config.Mode{config.Mode3Way, config.Mode2Way} {
+		if m != cfg.Mode && contains(For(m), Role(value)) {
+			msg += fmt.Sprintf(" (%q is a role of mode %s: set mode: %s, or change the annotation)", value, m, m)
+			break
+		}
+	}
+	return it.Errorf("metadata.annotations."+cfg.RoleAnnotation, "%s", msg)
+}
+
+// requireIdentity checks that an item with a role has apiVersion, kind and name.
+func requireIdentity(it *Item) error {
+	m, err := it.Node.GetMeta()
+	if err != nil {
+		return it.Errorf("metadata", "cannot read metadata: %v", err)
+	}
+	switch {
+	case m.APIVersion == "":
+		return it.Errorf("apiVersion", "a %s item needs apiVersion, kind and metadata.name; apiVersion is missing", it.Role)
+	case m.Kind == "":
+		return it.Errorf("kind", "a %s item needs apiVersion, kind and metadata.name; kind is missing", it.Role)
+	case m.Name == "":
+		return it.Errorf("metadata.name", "a %s item needs apiVersion, kind and metadata.name; metadata.name is missing", it.Role)
+	}
+	return nil
+}
+
+// location returns an item's cleaned path annotation and its index.
+func location(n *yaml.RNode) (string, int) {
+	p, idx, _ := kioutil.GetFileAnnotations(n)
+	i := 0
+	fmt.Sscanf(idx, "%d", &i)
+	if p == "" {
+		return "", i
+	}
+	return Clean(p), i
+}
+
+// Clean normalises a package-relative path: "./dest/", "dest" and "dest/." are "dest";
+// "" and "." are ".".
+func Clean(p string) string {
+	return path.Clean(strings.TrimPrefix(strings.ReplaceAll(p, "\\", "/"), "./"))
+}
+
+type roleDir struct {
+	role Role
+	dir  string
+}
+
+// roleDirs lists the configured role directories.
+func roleDirs(cfg *config.Config) []roleDir {
+	var out []roleDir
+	for _, rd := range []roleDir{{Original, cfg.OriginalPath}, {Updated, cfg.UpdatedPath}, {Dest, cfg.DestPath}, {Src, cfg.SrcPath}} {
+		if rd.dir != "" {
+			out = append(out, roleDir{rd.role, Clean(rd.dir)})
+		}
+	}
+	return out
+}
+
+func dirFor(dirs []roleDir, role Role) string {
+	for _, d := range dirs {
+		if d.role == role {
+			return d.dir
+		}
+	}
+	return ""
+}
+
+// byPath returns the role whose directory holds file, the most specific one winning;
+// whole directory names only ("dest" does not hold "destination/x.yaml").
+func byPath(dirs []roleDir, file string) (Role, string, bool) {
+	if file == "" {
+		return None, "", false
+	}
+	best, bestDir, found := None, "", false
+	for _, d := range dirs {
+		if !under(file, d.dir) {
+			continue
+		}
+		if !found || len(d.dir) > len(bestDir) || bestDir == "." {
+			best, bestDir, found = d.role, d.dir, true
+		}
+	}
+	return best, bestDir, found
+}
+
+func under(file, dir string) bool {
+	return dir == "." || file == dir || strings.HasPrefix(file, dir+"/")
+}
+
+// relTo returns file relative to dir.
+func relTo(file, dir string) string {
+	if dir == "." || file == "" {
+		return file
+	}
+	return strings.TrimPrefix(strings.TrimPrefix(file, dir), "/")
+}
+
+// Rebase moves a file path from one role directory to another: "updated/app/x.yaml"
+// from "updated" to "dest" is "dest/app/x.yaml".
+func Rebase(rel, toDir string) string {
+	if toDir == "" || toDir == "." {
+		return rel
+	}
+	return path.Join(toDir, rel)
+}
+
+func isKptfile(n *yaml.RNode) bool {
+	return n.GetKind() == "Kptfile" && strings.HasPrefix(n.GetApiVersion(), "kpt.dev/")
+}
+
+func isLocalConfig(n *yaml.RNode) bool {
+	return n.GetAnnotations()["config.kubernetes.io/local-config"] == "true"
+}
+
+func contains(roles []Role, r Role) bool {
+	for _, x := range roles {
+		if x == r {
+			return true
+		}
+	}
+	return false
+}
