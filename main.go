@@ -9,15 +9,31 @@ package main
 import (
 	"os"
 
+	"github.com/spf13/cobra"
 	"sigs.k8s.io/kustomize/kyaml/fn/framework/command"
 
 	"github.com/krm-merge/krm-merge/pkg/function"
 )
 
+// version is stamped at build time (-ldflags "-X main.version=...").
+var version = "dev"
+
 func main() {
 	cmd := command.Build(function.Processor{}, command.StandaloneEnabled, false)
 	cmd.Use = "krm-merge [fn-config.yaml [resources.yaml...]]"
 	cmd.Short = "Merge Kubernetes resources 3-way or 2-way, as a KRM function"
+	cmd.Version = version
+	run := cmd.RunE
+	cmd.RunE = func(c *cobra.Command, args []string) error {
+		if len(args) == 0 { // ResourceList on stdin: malformed input still gets a results entry
+			in, err := function.CheckInput(c.InOrStdin(), c.OutOrStdout())
+			if err != nil {
+				return err
+			}
+			c.SetIn(in)
+		}
+		return run(c, args)
+	}
 	if err := cmd.Execute(); err != nil {
 		os.Exit(1)
 	}

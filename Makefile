@@ -1,0 +1,44 @@
+# krm-merge: build, test, demo. `make help` lists the targets.
+SHELL := /bin/bash
+BIN := $(CURDIR)/bin
+VERSION ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo dev)
+KUSTOMIZE_VERSION := v5.7.1
+IMAGE ?= ghcr.io/krm-merge/krm-merge:$(VERSION)
+CONTAINER ?= $(shell command -v docker >/dev/null 2>&1 && docker info >/dev/null 2>&1 && echo docker || echo podman)
+
+export GOTOOLCHAIN := local
+
+.PHONY: help build test unit e2e vet demo tools image clean
+
+help: ## list the targets
+	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | sed 's/:.*## /\t/' | column -t -s $$'\t'
+
+build: ## build ./bin/krm-merge
+	CGO_ENABLED=0 go build -trimpath -ldflags "-s -w" -o $(BIN)/krm-merge .
+
+tools: $(BIN)/kustomize ## install the tools the tests need into ./bin (kustomize v5.7.1)
+
+$(BIN)/kustomize:
+	GOBIN=$(BIN) go install sigs.k8s.io/kustomize/kustomize/v5@$(KUSTOMIZE_VERSION)
+
+vet: ## gofmt and go vet
+	@test -z "$$(gofmt -l $$(git ls-files '*.go'))" || { echo "gofmt needed:"; gofmt -l $$(git ls-files '*.go'); exit 1; }
+	go vet ./...
+
+unit: ## unit, rule and differential tests (no external tools)
+	go test -count=1 $$(go list ./... | grep -v /e2e)
+
+e2e: build tools ## end-to-end tests through the real kpt and kustomize
+	PATH="$(BIN):$$PATH" go test -count=1 -timeout 20m ./e2e/...
+
+test: vet build tools ## everything CI runs: vet, unit, e2e
+	PATH="$(BIN):$$PATH" go test -count=1 -timeout 30m ./...
+
+demo: build ## 3-way merge of the bundled demo package through kpt; prints the result
+	bash hack/demo.sh
+
+image: ## build the container image with docker or podman
+	$(CONTAINER) build --build-arg VERSION=$(VERSION) -t $(IMAGE) .
+
+clean: ## remove build output
+	rm -rf $(BIN)
