@@ -10,7 +10,11 @@
 // The package only parses and validates: it never reads files or touches items.
 package config
 
-import "sigs.k8s.io/kustomize/kyaml/yaml"
+import (
+	"sigs.k8s.io/kustomize/kyaml/yaml"
+
+	"github.com/krm-merge/krm-merge/pkg/schema"
+)
 
 // Mode names the kind of merge a run performs (function.md, "Modes").
 type Mode string
@@ -55,7 +59,7 @@ const (
 
 // DefaultAssociativeKeys are the seed documents' associative keys (merge2.md, merge3.md),
 // in precedence order: the first key that qualifies for a list is its merge key.
-var DefaultAssociativeKeys = []string{"mountPath", "devicePath", "ip", "type", "topologyKey", "name", "containerPort"}
+var DefaultAssociativeKeys = schema.SeedKeys
 
 // Typed functionConfig identity.
 const (

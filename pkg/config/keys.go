@@ -1,0 +1,129 @@
+package config
+
+import "strings"
+
+// Key names, the same in both forms: data.<key> in the ConfigMap, spec.<key> in the
+// typed ResourceMerge (function.md, "functionConfig" table).
+const (
+	KeyMode            = "mode"
+	KeyRoleAnnotation  = "roleAnnotation"
+	KeyOriginalPath    = "originalPath"
+	KeyUpdatedPath     = "updatedPath"
+	KeyDestPath        = "destPath"
+	KeySrcPath         = "srcPath"
+	KeyMergeOnPath     = "mergeOnPath"
+	KeyOnConflict      = "onConflict"
+	KeyKeepSources     = "keepSources"
+	KeyAssociativeKeys = "associativeKeys"
+	KeySchema          = "schema"
+	// KeyOriginal, KeyUpdated and KeySrc hold inline resources; typed form only
+	// (function.md, "Choosing roles", 3).
+	KeyOriginal = "original"
+	KeyUpdated  = "updated"
+	KeySrc      = "src"
+)
+
+// KeyDoc documents one functionConfig key, for `--help` and the README.
+type KeyDoc struct {
+	// Name is the key, e.g. "mode".
+	Name string
+	// Type is the value's type in the typed form: "string", "boolean", "list of strings"
+	// or "list of resources". In the ConfigMap form every value is a string: booleans
+	// are "true" or "false", lists of strings are comma-separated.
+	Type string
+	// Default is the value used when the key is absent, as a user would write it;
+	// "" when absent means unset.
+	Default string
+	// Valid lists the accepted values when the key takes one of a fixed set; nil otherwise.
+	Valid []string
+	// Meaning says what the key does, in one or two sentences.
+	Meaning string
+	// TypedOnly is true for keys only the typed ResourceMerge form accepts (inline
+	// resources, which a ConfigMap's string values cannot hold).
+	TypedOnly bool
+}
+
+// Valid values of the enum keys, in the order the contract lists them.
+var (
+	validModes     = []string{string(Mode3Way), string(Mode2Way), string(ModeApply)}
+	validConflicts = []string{string(ConflictUpdated), string(ConflictDest), string(ConflictError)}
+	validSchemas   = []string{string(SchemaKubernetes), string(SchemaNone)}
+	validBools     = []string{"true", "false"}
+)
+
+// keyDocs is the single table of keys: Keys, the unknown-key errors and the tests
+// (which compare it with the OpenAPI schema) all read it. Order: function.md's table,
+// then the typed-only keys.
+var keyDocs = []KeyDoc{
+	{Name: KeyMode, Type: "string", Default: string(Mode3Way), Valid: validModes,
+		Meaning: "3way merges the change from original to updated onto dest (kyaml merge3); " +
+			"2way merges src into dest (kyaml merge2); apply merges local config (updated) onto a live object (dest) " +
+			"as kubectl client-side apply does, with the dest's kubectl.kubernetes.io/last-applied-configuration as original."},
+	{Name: KeyRoleAnnotation, Type: "string", Default: DefaultRoleAnnotation,
+		Meaning: "Annotation whose value names an item's role (original, updated, dest or src). " +
+			"Must be a valid annotation key."},
+	{Name: KeyOriginalPath, Type: "string",
+		Meaning: "Select original items by path: items whose internal.config.kubernetes.io/path (or legacy " +
+			"config.kubernetes.io/path) lies under this directory, relative to the package root. 3way mode."},
+	{Name: KeyUpdatedPath, Type: "string",
+		Meaning: "Select updated items by path (see originalPath). 3way and apply modes."},
+	{Name: KeyDestPath, Type: "string",
+		Meaning: "Select dest items by path (see originalPath). All modes."},
+	{Name: KeySrcPath, Type: "string",
+		Meaning: "Select src items by path (see originalPath). 2way mode."},
+	{Name: KeyMergeOnPath, Type: "boolean", Default: "false", Valid: validBools,
+		Meaning: "Make the file path, relative to the role's directory, part of a resource's identity."},
+	{Name: KeyOnConflict, Type: "string", Default: string(ConflictUpdated), Valid: validConflicts,
+		Meaning: "A field changed on both sides to different values: updated wins (kyaml behaviour), dest wins, " +
+			"or error fails the run listing every conflict. 3way and apply modes."},
+	{Name: KeyKeepSources, Type: "boolean", Default: "false", Valid: validBools,
+		Meaning: "Also emit the original/updated/src items unchanged. Without it, with path selection the consumed " +
+			"source items are removed from the output, and kpt deletes their files."},
+	{Name: KeyAssociativeKeys, Type: "list of strings", Default: strings.Join(DefaultAssociativeKeys, ","),
+		Meaning: "Keys that make a list associative when no schema names its merge key, in precedence order. " +
+			"Comma-separated in the ConfigMap form. At least one, no duplicates."},
+	{Name: KeySchema, Type: "string", Default: string(SchemaKubernetes), Valid: validSchemas,
+		Meaning: "kubernetes: merge keys from the built-in Kubernetes OpenAPI for known kinds, plus any " +
+			"CustomResourceDefinition in the input; none: heuristic associative keys only."},
+	{Name: KeyOriginal, Type: "list of resources", TypedOnly: true,
+		Meaning: "Original resources given inline (e.g. for a kustomize transformer). 3way mode, with updated. " +
+			"Every input item without a role is then dest."},
+	{Name: KeyUpdated, Type: "list of resources", TypedOnly: true,
+		Meaning: "Updated resources given inline. 3way mode (with original) and apply mode (the local config)."},
+	{Name: KeySrc, Type: "list of resources", TypedOnly: true,
+		Meaning: "Src resources given inline. 2way mode."},
+}
+
+// Keys documents every functionConfig key, in the order of function.md's table, then
+// the keys only the typed form accepts (original, updated, src). The result is a fresh
+// copy: callers may change it.
+func Keys() []KeyDoc {
+	out := make([]KeyDoc, len(keyDocs))
+	for i, k := range keyDocs {
+		k.Valid = append([]string(nil), k.Valid...)
+		out[i] = k
+	}
+	return out
+}
+
+// keyNames returns the key names a form accepts under data (typed=false) or spec
+// (typed=true), in table order.
+func keyNames(typed bool) []string {
+	var names []string
+	for _, k := range keyDocs {
+		if typed || !k.TypedOnly {
+			names = append(names, k.Name)
+		}
+	}
+	return names
+}
+
+// lookupKey returns the table entry for name, if any.
+func lookupKey(name string) (KeyDoc, bool) {
+	for _, k := range keyDocs {
+		if k.Name == name {
+			return k, true
+		}
+	}
+	return KeyDoc{}, false
+}

@@ -1,0 +1,151 @@
+package roles
+
+import (
+	"errors"
+	"strings"
+	"testing"
+
+	"sigs.k8s.io/kustomize/kyaml/yaml"
+
+	"github.com/krm-merge/krm-merge/pkg/config"
+	"github.com/krm-merge/krm-merge/pkg/results"
+)
+
+func node(t *testing.T, s string) *yaml.RNode {
+	t.Helper()
+	n, err := yaml.Parse(s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return n
+}
+
+func at(t *testing.T, kind, name, path string, extra ...string) *yaml.RNode {
+	annos := "internal.config.kubernetes.io/path: " + path
+	for _, e := range extra {
+		annos += ", " + e
+	}
+	apiVersion := "v1"
+	if kind == "Kptfile" {
+		apiVersion = "kpt.dev/v1"
+	}
+	return node(t, "apiVersion: "+apiVersion+"\nkind: "+kind+"\nmetadata: {name: "+name+", annotations: {"+annos+"}}\n")
+}
+
+func TestAssignByPath(t *testing.T) {
+	cfg := config.Defaults()
+	cfg.OriginalPath, cfg.UpdatedPath, cfg.DestPath = "upstream/old", "upstream/new", "."
+	items := []*yaml.RNode{
+		at(t, "ConfigMap", "a", "upstream/old/a.yaml"),
+		at(t, "ConfigMap", "a", "upstream/new/sub/a.yaml"),
+		at(t, "ConfigMap", "a", "app/a.yaml"),
+		at(t, "ConfigMap", "b", "upstream/older/b.yaml"),
+		at(t, "Kptfile", "pkg", "Kptfile"),
+		at(t, "ConfigMap", "fc", "fn.yaml", `config.kubernetes.io/local-config: "true"`),
+		at(t, "ConfigMap", "c", "x.yaml", "config.kubernetes.io/merge-source: updated"),
+	}
+	got, err := Assign(items, cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []struct {
+		role Role
+		rel  string
+	}{
+		{Original, "a.yaml"},
+		{Updated, "sub/a.yaml"},
+		{Dest, "app/a.yaml"},
+		{Dest, "upstream/older/b.yaml"}, // "upstream/old" must not select "upstream/older"
+		{None, "Kptfile"},               // Kptfile never selected by path
+		{None, "fn.yaml"},               // local-config never selected by path
+		{Updated, "x.yaml"},             // the annotation wins over the path
+	}
+	for i, w := range want {
+		if got[i].Role != w.role || got[i].RelFile != w.rel {
+			t.Errorf("item %d: role %q rel %q, want %q %q", i, got[i].Role, got[i].RelFile, w.role, w.rel)
+		}
+	}
+}
+
+func TestAssignByAnnotationAndPassThrough(t *testing.T) {
+	cfg := config.Defaults()
+	cfg.RoleAnnotation = "example.com/role"
+	got, err := Assign([]*yaml.RNode{
+		node(t, "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: a, annotations: {example.com/role: dest}}\n"),
+		node(t, "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: b, annotations: {config.kubernetes.io/merge-source: dest}}\n"),
+	}, cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got[0].Role != Dest || got[1].Role != None {
+		t.Errorf("roles = %q, %q; want dest (configured annotation) and none", got[0].Role, got[1].Role)
+	}
+}
+
+func TestAssignInlineMakesUnannotatedItemsDest(t *testing.T) {
+	cfg := config.Defaults()
+	cfg.Updated = []*yaml.RNode{node(t, "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: a}\n")}
+	got, err := Assign([]*yaml.RNode{
+		node(t, "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: a}\n"),
+		node(t, "apiVersion: kpt.dev/v1\nkind: Kptfile\nmetadata: {name: p}\n"),
+	}, cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(got) != 3 || got[0].Role != Dest || got[1].Role != None || got[2].Role != Updated || !got[2].Inline {
+		t.Fatalf("got %+v", got)
+	}
+}
+
+func TestAssignErrorsNameTheItem(t *testing.T) {
+	cfg := config.Defaults()
+	_, err := Assign([]*yaml.RNode{at(t, "ConfigMap", "a", "p/a.yaml", "config.kubernetes.io/merge-source: src")}, cfg)
+	var ie *results.ItemError
+	if !errors.As(err, &ie) {
+		t.Fatalf("want *results.ItemError, got %v", err)
+	}
+	if ie.File != "p/a.yaml" || ie.Resource.Name != "a" || !strings.Contains(ie.Msg, "mode 2way") {
+		t.Errorf("error does not locate the item or suggest the mode: %+v", ie)
+	}
+}
+
+func TestIdentityIgnoresVersion(t *testing.T) {
+	a := &Item{Node: node(t, "apiVersion: policy/v1beta1\nkind: PodDisruptionBudget\nmetadata: {name: x, namespace: ns}\n")}
+	b := &Item{Node: node(t, "apiVersion: policy/v1\nkind: PodDisruptionBudget\nmetadata: {name: x, namespace: ns}\n")}
+	if Identity(a, false) != Identity(b, false) {
+		t.Errorf("a version bump changed identity: %v vs %v", Identity(a, false), Identity(b, false))
+	}
+	if got := Identity(a, false).String(); got != "policy/PodDisruptionBudget ns/x" {
+		t.Errorf("String() = %q", got)
+	}
+}
+
+func TestIndexDuplicatesAndMergeOnPath(t *testing.T) {
+	cfg := config.Defaults()
+	cfg.DestPath = "dest"
+	items, err := Assign([]*yaml.RNode{at(t, "ConfigMap", "a", "dest/one.yaml"), at(t, "ConfigMap", "a", "dest/two.yaml")}, cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := Index(items, false); err == nil || !strings.Contains(err.Error(), "dest/one.yaml") || !strings.Contains(err.Error(), "mergeOnPath") {
+		t.Errorf("duplicate identity: want an error naming both files and suggesting mergeOnPath, got %v", err)
+	}
+	sets, err := Index(items, true)
+	if err != nil || len(sets) != 2 {
+		t.Errorf("with mergeOnPath the copies are distinct: %v, %d sets", err, len(sets))
+	}
+}
+
+func TestCleanAndRebase(t *testing.T) {
+	for in, want := range map[string]string{"./dest/": "dest", "dest": "dest", "dest/.": "dest", ".": ".", "./": "."} {
+		if got := Clean(in); got != want {
+			t.Errorf("Clean(%q) = %q, want %q", in, got, want)
+		}
+	}
+	if got := Rebase("app/x.yaml", "dest"); got != "dest/app/x.yaml" {
+		t.Errorf("Rebase = %q", got)
+	}
+	if got := Rebase("x.yaml", "."); got != "x.yaml" {
+		t.Errorf("Rebase to . = %q", got)
+	}
+}
