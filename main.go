@@ -23,6 +23,7 @@ func main() {
 	cmd.Use = "krm-merge [fn-config.yaml [resources.yaml...]]"
 	cmd.Short = "Merge Kubernetes resources 3-way or 2-way, as a KRM function"
 	cmd.Version = version
+	cmd.Long = function.Help()
 	run := cmd.RunE
 	cmd.RunE = func(c *cobra.Command, args []string) error {
 		if len(args) == 0 { // ResourceList on stdin: malformed input still gets a results entry

@@ -440,3 +440,12 @@ items:
 		t.Errorf("added item index = %q, want 1 (after dest's last item in that file)", idx)
 	}
 }
+
+func TestHelpDocumentsEveryKey(t *testing.T) {
+	h := function.Help()
+	for _, k := range []string{"mode", "roleAnnotation", "originalPath", "updatedPath", "destPath", "srcPath", "mergeOnPath", "onConflict", "keepSources", "associativeKeys", "schema", "original", "updated", "src"} {
+		if !strings.Contains(h, "  "+k+" (") {
+			t.Errorf("--help does not document %q:\n%s", k, h)
+		}
+	}
+}

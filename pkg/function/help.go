@@ -1,0 +1,47 @@
+package function
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/krm-merge/krm-merge/pkg/config"
+)
+
+// Help returns the long help text of the binary: what it does, how hosts run it, and
+// every functionConfig key with its type, default, valid values and meaning (from
+// config.Keys, so it cannot drift from what Load accepts).
+func Help() string {
+	var b strings.Builder
+	b.WriteString(`krm-merge merges Kubernetes resources as a KRM function.
+
+It reads a ResourceList on stdin and writes the merged ResourceList on stdout:
+  3way (default): the change from original to updated, applied onto dest
+  2way:           src merged into dest (strategic-merge directives honoured)
+
+Run it with:
+  kpt fn eval DIR --exec krm-merge --fn-config merge.yaml
+  kpt fn eval DIR --exec krm-merge -- originalPath=original updatedPath=updated destPath=dest
+  kustomize build --enable-alpha-plugins --enable-exec DIR   (as a transformers: entry)
+  krm-merge merge.yaml resources.yaml...                     (standalone)
+
+functionConfig: a ConfigMap (keys under data:, string values) or
+apiVersion: fn.krm-merge.dev/v1alpha1, kind: ResourceMerge (keys under spec:).
+Keys:
+`)
+	for _, k := range config.Keys() {
+		fmt.Fprintf(&b, "  %s (%s", k.Name, k.Type)
+		if k.Default != "" {
+			fmt.Fprintf(&b, ", default %s", k.Default)
+		}
+		if k.TypedOnly {
+			b.WriteString(", typed form only")
+		}
+		b.WriteString(")\n")
+		if len(k.Valid) > 0 {
+			fmt.Fprintf(&b, "      one of: %s\n", strings.Join(k.Valid, ", "))
+		}
+		fmt.Fprintf(&b, "      %s\n", k.Meaning)
+	}
+	b.WriteString("\nOn any error it writes no items, an error result saying where, and exits 1.\n")
+	return b.String()
+}
