@@ -56,13 +56,13 @@ func (Processor) Process(rl *framework.ResourceList) (err error) {
 	if err != nil {
 		return err
 	}
-	rl.Results = append(rl.Results, out.Results...)
 	if cfg.OnConflict == config.ConflictError && len(out.Conflicts) > 0 {
 		return framework.Results(append(framework.Results{{
 			Severity: framework.Error,
 			Message:  fmt.Sprintf("onConflict is error and the merge found %d conflicts; nothing was written", len(out.Conflicts)),
 		}}, out.Conflicts...))
 	}
+	rl.Results = append(rl.Results, out.Results...)
 	rl.Items = out.Items
 	return nil
 }

@@ -70,11 +70,17 @@ type Conflict struct {
 	Winner string
 }
 
-// String renders the conflict for a results message, e.g.
+// String renders the conflict with its path and winner, e.g.
 // `spec.replicas: changed on both sides (original 1, updated 2, dest 3); updated wins`.
 func (c Conflict) String() string {
-	return fmt.Sprintf("%s: %s (original %s, updated %s, dest %s); %s wins",
-		c.Path, c.Kind, short(c.Original), short(c.Updated), short(c.Dest), c.Winner)
+	return fmt.Sprintf("%s: %s; %s wins", c.Path, c.Describe(), c.Winner)
+}
+
+// Describe renders what disagrees, without path or winner (a result carries the path in
+// field.path), e.g. `changed on both sides (original 1, updated 2, dest 3)`. Values are
+// cut to 60 characters.
+func (c Conflict) Describe() string {
+	return fmt.Sprintf("%s (original %s, updated %s, dest %s)", c.Kind, short(c.Original), short(c.Updated), short(c.Dest))
 }
 
 // short renders a value on one line, cut to 60 characters; "<absent>" for nil.

@@ -123,9 +123,9 @@ func (r *run) threeWay(s *roles.Set) error {
 			out = d.Node
 		}
 		for _, c := range conflicts {
-			r.conflict(d, c.Path.String(), c.String(), results.Value(c.Dest), winnerValue(c))
+			r.conflict(d, c.Path.String(), c.Describe(), c.Winner, results.Value(c.Dest), winnerValue(c))
 		}
-		r.replace[d] = out
+		r.replace[d] = forgetInputID(out)
 		r.counts.Merged++
 	case u != nil && o == nil:
 		r.add(u)
@@ -149,7 +149,7 @@ func (r *run) threeWay(s *roles.Set) error {
 			r.drop[d] = true
 			r.counts.Deleted++
 		}
-		r.conflict(d, "", fmt.Sprintf("%s was deleted upstream but changed locally; %s wins", s.ID, winner), nil, nil)
+		r.conflict(d, "", fmt.Sprintf("%s was deleted upstream but changed locally", s.ID), winner, nil, nil)
 	case d != nil:
 		r.counts.Kept++
 	}
@@ -169,7 +169,7 @@ func (r *run) twoWay(s *roles.Set) error {
 			r.counts.Deleted++
 			return nil
 		}
-		r.replace[d] = out
+		r.replace[d] = forgetInputID(out)
 		r.counts.Merged++
 	case src != nil:
 		clean, err := merge.TwoWay(src.Node, nil, r.opts)
@@ -199,14 +199,33 @@ func winnerValue(c merge.Conflict) interface{} {
 	return results.Value(c.Updated)
 }
 
-func (r *run) conflict(it *roles.Item, path, msg string, current, proposed interface{}) {
+// conflict records a conflict result; the message ends with the winner, or under
+// onConflict=error with the fact that nothing is written.
+func (r *run) conflict(it *roles.Item, path, msg, winner string, current, proposed interface{}) {
 	sev := framework.Warning
 	if r.cfg.OnConflict == config.ConflictError {
 		sev = framework.Error
+		msg += "; onConflict is error, so nothing is written"
+		proposed = nil
+	} else {
+		msg += "; " + winner + " wins"
 	}
 	res := results.Conflict(sev, it.Ref(), it.File, it.Index, path, msg, current, proposed)
 	r.conflicts = append(r.conflicts, res)
 	r.counts.Conflicts++
+}
+
+// forgetInputID removes the id annotations (internal and legacy) from an item the
+// function rewrote. kpt pairs output items with input items by that id and then copies
+// the input's comments onto the output by position and restores the input's field
+// order (kyaml comments.CopyComments, order.SyncOrder): on a merged item that would move
+// dest's comments onto elements upstream inserted. The merge already keeps dest's
+// comments and order itself.
+func forgetInputID(n *yaml.RNode) *yaml.RNode {
+	_ = n.PipeE(yaml.ClearAnnotation(kioutil.IdAnnotation))
+	_ = n.PipeE(yaml.ClearAnnotation(kioutil.LegacyIdAnnotation))
+	clearEmptyAnnotations(n)
+	return n
 }
 
 // add emits an upstream-only resource into dest.
@@ -224,8 +243,7 @@ func (r *run) add(u *roles.Item) {
 		r.fileEnds[file] = idx
 		setLocation(n, file, idx)
 	}
-	clearEmptyAnnotations(n)
-	r.added = append(r.added, n)
+	r.added = append(r.added, forgetInputID(n))
 	r.counts.Added++
 }
 
@@ -294,8 +312,6 @@ func setLocation(n *yaml.RNode, file string, index int) {
 		_ = n.PipeE(yaml.SetAnnotation(kioutil.LegacyPathAnnotation, file))
 		_ = n.PipeE(yaml.SetAnnotation(kioutil.LegacyIndexAnnotation, idx))
 	}
-	_ = n.PipeE(yaml.ClearAnnotation(kioutil.IdAnnotation))
-	_ = n.PipeE(yaml.ClearAnnotation(kioutil.LegacyIdAnnotation))
 }
 
 // lastIndexes returns the highest index annotation per file among dest items.
