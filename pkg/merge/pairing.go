@@ -20,8 +20,13 @@ type elemID struct {
 // An element matches another when all its key values are equal. With wildcard (a schema
 // that declares several keys), an element that lacks a secondary key value takes the
 // identity of the one element, in any source, that has the same present values and all
-// keys (a port with no protocol pairs with the same port with protocol TCP), unless that
-// would pair two elements of one list. Elements are hashed, never compared pairwise.
+// keys (a port with no protocol pairs with the same port with protocol TCP), unless in
+// some source that would pair two elements of one list (that list holds both, or two
+// such partial elements). The decision is made once per partial identity for all
+// sources, so that the same element gets the same identity in original, updated and
+// dest: deciding it list by list re-paired, e.g., a port without protocol in original
+// with another port of updated, and brought back a port dest had deleted. Elements are
+// hashed, never compared pairwise.
 func keyedIDs(keys []string, wildcard bool, lists ...*yaml.Node) [][]elemID {
 	raw := make([][][]string, len(lists))
 	var complete map[string][][]string
@@ -50,27 +55,48 @@ func keyedIDs(keys []string, wildcard bool, lists ...*yaml.Node) [][]elemID {
 			continue
 		}
 		ids := make([]elemID, len(raw[li]))
-		seen := make(map[string]bool, len(raw[li]))
 		for ei, vals := range raw[li] {
 			ids[ei] = makeID(keys, vals)
-			seen[ids[ei].id] = true
-		}
-		if wildcard {
-			for ei, vals := range raw[li] {
-				filled := fill(vals, complete[vals[0]])
-				if filled == nil {
-					continue
-				}
-				cand := makeID(keys, filled)
-				if seen[cand.id] {
-					continue // another element of this list already has that identity
-				}
-				delete(seen, ids[ei].id)
-				seen[cand.id] = true
-				ids[ei] = cand
-			}
 		}
 		out[li] = ids
+	}
+	if !wildcard || complete == nil {
+		return out
+	}
+	// Candidate identity of each partial element; a partial identity is blocked when,
+	// in any list, its candidate would then name two elements.
+	cands := make([][]*elemID, len(raw))
+	blocked := map[string]bool{}
+	for li := range raw {
+		if raw[li] == nil {
+			continue
+		}
+		cands[li] = make([]*elemID, len(raw[li]))
+		users := map[string][]string{} // identity -> own identities of the elements taking it
+		for ei, vals := range raw[li] {
+			own := out[li][ei].id
+			if filled := fill(vals, complete[vals[0]]); filled != nil {
+				cand := makeID(keys, filled)
+				cands[li][ei] = &cand
+				users[cand.id] = append(users[cand.id], own)
+			} else {
+				users[own] = append(users[own], own)
+			}
+		}
+		for _, u := range users {
+			if len(u) > 1 {
+				for _, own := range u {
+					blocked[own] = true
+				}
+			}
+		}
+	}
+	for li := range raw {
+		for ei, cand := range cands[li] {
+			if cand != nil && !blocked[out[li][ei].id] {
+				out[li][ei] = *cand
+			}
+		}
 	}
 	return out
 }

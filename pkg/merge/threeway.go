@@ -65,7 +65,10 @@ func (e *threeWay) merge(o, u, d *yaml.Node, sch schema.Node, path fieldpath.Pat
 		}
 		return e.conflict(path, DeletedUpstream, quiet, o, u, d, nil, d)
 	}
-	if equal(u, d) { // the same change on both sides
+	// The same change on both sides: keep dest as it is. Not when updated holds an
+	// explicit null field: that is an upstream clear, and the clear must not depend on
+	// whether dest's copy happens to equal updated's elsewhere; recurse instead.
+	if equal(u, d) && !hasNullField(u) {
 		return d
 	}
 	un := deref(u)
@@ -91,6 +94,9 @@ func (e *threeWay) merge(o, u, d *yaml.Node, sch schema.Node, path fieldpath.Pat
 // atomic decides a scalar, an atomic list, or a value whose kind changed: upstream
 // changed it (o != u), so take u unless dest changed it too.
 func (e *threeWay) atomic(o, u, d *yaml.Node, path fieldpath.Path, quiet bool) *yaml.Node {
+	if d != nil && equal(d, u) { // the same change on both sides, nulls inside kept
+		return d
+	}
 	if d == nil {
 		if missingOrNull(o) { // added upstream
 			return u
@@ -103,18 +109,49 @@ func (e *threeWay) atomic(o, u, d *yaml.Node, path fieldpath.Path, quiet bool) *
 	return e.conflict(path, BothChanged, quiet, o, u, d, u, d)
 }
 
+// hasNullField reports whether n holds, in a map at any depth (lists included), a field
+// whose value is an explicit null.
+func hasNullField(n *yaml.Node) bool {
+	n = deref(n)
+	if n == nil {
+		return false
+	}
+	switch n.Kind {
+	case yaml.MappingNode:
+		for i := 1; i < len(n.Content); i += 2 {
+			if isNull(n.Content[i]) || hasNullField(n.Content[i]) {
+				return true
+			}
+		}
+	case yaml.SequenceNode:
+		for _, el := range n.Content {
+			if hasNullField(el) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
 // conflict records a conflict (unless quiet) and returns the winner's value.
+//
+// quiet is set only while computing the delta updated brings to a map, list or element
+// dest deleted (mapDelta, mergeKeyed without dest): there the value is always updated's,
+// whatever the policy, because the policy is applied once, by the DeletedLocally
+// conflict at the deleted place. Deciding inner conflicts for dest there emptied the
+// delta under KeepDest, and the deletion's conflict was then never reported.
 func (e *threeWay) conflict(path fieldpath.Path, kind ConflictKind, quiet bool, o, u, d, takeU, keepD *yaml.Node) *yaml.Node {
+	if quiet {
+		return takeU
+	}
 	winner, out := "updated", takeU
 	if e.policy == KeepDest {
 		winner, out = "dest", keepD
 	}
-	if !quiet {
-		e.conflicts = append(e.conflicts, Conflict{
-			Path: path, Kind: kind, Winner: winner,
-			Original: rnode(copyNode(o)), Updated: rnode(copyNode(u)), Dest: rnode(copyNode(d)),
-		})
-	}
+	e.conflicts = append(e.conflicts, Conflict{
+		Path: path, Kind: kind, Winner: winner,
+		Original: rnode(copyNode(o)), Updated: rnode(copyNode(u)), Dest: rnode(copyNode(d)),
+	})
 	return out
 }
 
@@ -138,7 +175,13 @@ func childSchema(sch schema.Node, name string, pairs ...*yaml.Node) schema.Node 
 func (e *threeWay) mergeMap(o, u, d *yaml.Node, sch schema.Node, path fieldpath.Path, quiet bool) *yaml.Node {
 	if d == nil {
 		if missingOrNull(o) {
-			return u // the whole map is new upstream
+			// The whole map is new upstream. Its explicit null fields are upstream
+			// clears of values O never had (rule "U is null and O is not: cleared"),
+			// so they go, as they would if dest had an empty map here.
+			if !hasNullField(u) {
+				return u
+			}
+			return e.mapDelta(o, u, sch, path)
 		}
 		// Deleted locally, changed upstream: only the delta comes back, as one conflict.
 		delta := e.mapDelta(o, u, sch, path)
@@ -206,23 +249,28 @@ func (e *threeWay) mapDelta(o, u *yaml.Node, sch schema.Node, path fieldpath.Pat
 
 // mergeKeyed merges an associative list element by element, paired by merge key.
 // Output order: dest's elements, new elements after their predecessor in updated.
-// An emptied list is removed, as kyaml does.
+// An emptied list stays as an empty list (dest and updated both have the field).
 func (e *threeWay) mergeKeyed(o, u, d *yaml.Node, l schema.List, elem schema.Node, path fieldpath.Path, quiet bool) *yaml.Node {
 	on, un, dn := deref(o), deref(u), deref(d)
 	ids := keyedIDs(l.Keys, l.Wildcard, on, un, dn)
 	oi := byID(on, ids[0])
 	if d == nil {
-		if missingOrNull(o) {
-			return u
+		if missingOrNull(o) && !hasNullField(u) {
+			return u // the whole list is new upstream
 		}
+		// Deleted locally and changed upstream (or new upstream with null fields to
+		// drop, as in mergeMap): only the delta comes back.
 		var content []*yaml.Node
 		for i, ue := range un.Content {
 			if child := e.merge(oi[ids[1][i].id], ue, nil, elem, ids[1][i].path(path), true); child != nil {
-				content = append(content, child)
+				content = append(content, withKeys(child, ue, l.Keys))
 			}
 		}
 		if content == nil {
 			return nil
+		}
+		if missingOrNull(o) {
+			return newSeq(un, content) // new upstream: not a conflict
 		}
 		return e.conflict(path, DeletedLocally, quiet, o, u, nil, newSeq(un, content), nil)
 	}
@@ -251,19 +299,44 @@ func (e *threeWay) mergeKeyed(o, u, d *yaml.Node, l schema.List, elem schema.Nod
 			continue
 		}
 		if child := e.merge(oi[id.id], ue, nil, elem, id.path(path), quiet); child != nil {
-			p.add(child)
+			p.add(withKeys(child, ue, l.Keys))
 		}
 	}
+	// An emptied list stays, empty: dest has the field, and kyaml keeps it too.
 	dn.Content = p.build(keptIDs, kept, 1)
-	if len(dn.Content) == 0 {
-		return nil
-	}
 	return d
+}
+
+// withKeys returns a keyed element that comes back from updated as a delta (dest
+// deleted it, upstream changed it) with its merge key fields, taken from updated's
+// element ue: the delta holds only changed fields, and an element without its key
+// could not be paired again (kyaml also sets the key). Elements that are not maps, and
+// whole elements that already carry their keys, are returned as they are.
+func withKeys(child, ue *yaml.Node, keys []string) *yaml.Node {
+	cn := deref(child)
+	if cn == nil || cn.Kind != yaml.MappingNode {
+		return child
+	}
+	cf, uf := indexFields(cn), indexFields(ue)
+	var missing []*yaml.Node
+	for _, k := range keys {
+		if cf.has(k) {
+			continue
+		}
+		if kk, kv := uf.get(k); kk != nil {
+			missing = append(missing, kk, kv)
+		}
+	}
+	if missing == nil {
+		return child
+	}
+	cn.Content = append(missing, cn.Content...)
+	return child
 }
 
 // mergeSet merges a list of primitives as a set (e.g. metadata.finalizers): elements
 // deleted upstream go, elements added upstream come after their predecessor, dest's own
-// stay. An emptied set is removed, as kyaml does.
+// stay. An emptied set stays as an empty list.
 func (e *threeWay) mergeSet(o, u, d *yaml.Node, path fieldpath.Path, quiet bool) *yaml.Node {
 	on, un, dn := deref(o), deref(u), deref(d)
 	inO := valueSet(on)
@@ -303,10 +376,8 @@ func (e *threeWay) mergeSet(o, u, d *yaml.Node, path fieldpath.Path, quiet bool)
 			p.add(ue)
 		}
 	}
+	// An emptied set stays, empty, as in mergeKeyed.
 	dn.Content = p.build(keptIDs, kept, 1)
-	if len(dn.Content) == 0 {
-		return nil
-	}
 	return d
 }
 

@@ -348,15 +348,21 @@ func (e *twoWay) mergeList(sn, d *yaml.Node, sch schema.Node, path fieldpath.Pat
 	default:
 		return e.clean(sn, sch, path)
 	}
-	if len(dn.Content) == 0 {
-		return nil, nil
-	}
+	// A list whose elements src all deleted stays as an empty list, as in kyaml merge2
+	// and in the 3-way merge.
 	return d, nil
 }
 
 // clean returns src as it stands where dest has nothing: directives applied to an empty
-// dest and removed (a map with `$patch: delete` is nil, elements with it are dropped).
+// dest and removed (a map with `$patch: delete` is nil, elements with it are dropped),
+// and null fields dropped (a `null` in src clears, as kyaml merge2 does).
 func (e *twoWay) clean(sn *yaml.Node, sch schema.Node, path fieldpath.Path) (*yaml.Node, error) {
+	return e.cleanNulls(sn, sch, path, false)
+}
+
+// cleanNulls is clean; keepNulls keeps null fields, inside an atomic list: such a list is
+// src's value verbatim, its nulls are data (kyaml merge2 copies it whole too).
+func (e *twoWay) cleanNulls(sn *yaml.Node, sch schema.Node, path fieldpath.Path, keepNulls bool) (*yaml.Node, error) {
 	switch sn.Kind {
 	case yaml.MappingNode:
 		dir, err := patchDirective(sn, path)
@@ -372,7 +378,10 @@ func (e *twoWay) clean(sn *yaml.Node, sch schema.Node, path fieldpath.Path) (*ya
 			if isDirective(k.Value) {
 				continue
 			}
-			child, err := e.clean(deref(v), childSchema(sch, k.Value, k, v), path.Field(k.Value))
+			if isNull(v) && !keepNulls { // `null` in src clears: it adds nothing where dest has nothing
+				continue
+			}
+			child, err := e.cleanNulls(deref(v), childSchema(sch, k.Value, k, v), path.Field(k.Value), keepNulls)
 			if err != nil {
 				return nil, err
 			}
@@ -395,9 +404,12 @@ func (e *twoWay) clean(sn *yaml.Node, sch schema.Node, path fieldpath.Path) (*ya
 			return nil, nil
 		}
 		elem := sch.Elements()
+		if !keepNulls {
+			keepNulls = e.lists.Decide(sch, &yaml.Node{Kind: yaml.SequenceNode, Content: elems}).Kind != schema.Keyed
+		}
 		content := make([]*yaml.Node, 0, len(elems))
 		for i, el := range elems {
-			child, err := e.clean(deref(el), elem, path.Index(i))
+			child, err := e.cleanNulls(deref(el), elem, path.Index(i), keepNulls)
 			if err != nil {
 				return nil, err
 			}

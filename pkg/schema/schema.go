@@ -5,7 +5,8 @@
 //
 //  0. a field's own inline OpenAPI comment, as kyaml's fieldmeta reads it, e.g.
 //     `items: # {"type":"array","x-kubernetes-patch-strategy":"merge","x-kubernetes-patch-merge-key":"id"}`;
-//  1. the Kubernetes OpenAPI that kyaml embeds (v1.21.2 in kyaml v0.21.2) for known kinds:
+//  1. the CustomResourceDefinitions in the input (Resolver.WithCRDs) and the Kubernetes
+//     OpenAPI that kyaml embeds (v1.21.2 in kyaml v0.21.2) for known kinds:
 //     `x-kubernetes-list-type` (atomic, set, map) with `x-kubernetes-list-map-keys`, or
 //     `x-kubernetes-patch-strategy: merge` with `x-kubernetes-patch-merge-key` (no key:
 //     a set of primitives); a list the schema knows without a strategy is atomic.
@@ -95,10 +96,15 @@ func (n Node) Elements() Node {
 // precedence order: the first key that qualifies for a list is its merge key.
 var SeedKeys = []string{"mountPath", "devicePath", "ip", "type", "topologyKey", "name", "containerPort"}
 
-// Resolver makes the decisions. Build one with New; it is safe for concurrent use.
+// Resolver makes the decisions. Build one with New (and WithCRDs); it is safe for
+// concurrent use.
 type Resolver struct {
 	openAPI bool
 	keys    []string
+	// crds are the root schemas of the kinds CustomResourceDefinitions in the input
+	// define, by "group/version/kind", and by "group//kind" for versions the CRD does
+	// not list.
+	crds map[string]*openapi.ResourceSchema
 }
 
 // New returns a Resolver. With openAPI true, known kinds use kyaml's embedded Kubernetes
@@ -120,9 +126,92 @@ var metadataOnly = &openapi.ResourceSchema{Schema: &spec.Schema{SchemaProps: spe
 	},
 }}}
 
+// WithCRDs returns a Resolver that also knows the kinds the CustomResourceDefinitions
+// among items define (semantics.md rule 1: "plus any CustomResourceDefinition present
+// in the input"): apiextensions.k8s.io/v1 `spec.versions[].schema.openAPIV3Schema`, and
+// v1beta1's `spec.validation.openAPIV3Schema` for every version. Their lists follow
+// `x-kubernetes-list-type` and `x-kubernetes-list-map-keys`; a list the CRD's schema
+// leaves without a type is atomic, as the API server treats it. Their `metadata` is
+// ObjectMeta whatever the CRD says. Items that are not CRDs are ignored, and so is a CRD
+// schema that cannot be read (its kind keeps the heuristic keys). r is not changed; with
+// openAPI off (schema: none) CRDs are not used either.
+func (r *Resolver) WithCRDs(items []*yaml.RNode) *Resolver {
+	if r == nil {
+		return nil
+	}
+	out := &Resolver{openAPI: r.openAPI, keys: r.keys, crds: map[string]*openapi.ResourceSchema{}}
+	for k, v := range r.crds {
+		out.crds[k] = v
+	}
+	for _, item := range items {
+		if yaml.IsMissingOrNull(item) || item.YNode().Kind != yaml.MappingNode {
+			continue
+		}
+		m := item.YNode()
+		if scalarField(m, "kind") != "CustomResourceDefinition" || !strings.HasPrefix(scalarField(m, "apiVersion"), "apiextensions.k8s.io/") {
+			continue
+		}
+		sp := fieldValue(m, "spec")
+		if sp == nil || sp.Kind != yaml.MappingNode {
+			continue
+		}
+		group := scalarField(sp, "group")
+		names := fieldValue(sp, "names")
+		if names == nil || names.Kind != yaml.MappingNode || scalarField(names, "kind") == "" {
+			continue
+		}
+		kind := scalarField(names, "kind")
+		// v1beta1: one schema for all versions
+		if common := crdSchema(fieldValue(fieldValue(sp, "validation"), "openAPIV3Schema")); common != nil {
+			out.crds[group+"//"+kind] = common
+			if v := scalarField(sp, "version"); v != "" {
+				out.crds[group+"/"+v+"/"+kind] = common
+			}
+		}
+		if versions := fieldValue(sp, "versions"); versions != nil && versions.Kind == yaml.SequenceNode {
+			for _, v := range versions.Content {
+				if v.Kind != yaml.MappingNode {
+					continue
+				}
+				if s := crdSchema(fieldValue(fieldValue(v, "schema"), "openAPIV3Schema")); s != nil {
+					out.crds[group+"/"+scalarField(v, "name")+"/"+kind] = s
+					if _, ok := out.crds[group+"//"+kind]; !ok {
+						out.crds[group+"//"+kind] = s
+					}
+				}
+			}
+		}
+	}
+	return out
+}
+
+// crdSchema reads a CRD's openAPIV3Schema into a root schema whose metadata is
+// ObjectMeta; nil when there is none or it cannot be read.
+func crdSchema(n *yaml.Node) *openapi.ResourceSchema {
+	if n == nil || n.Kind != yaml.MappingNode {
+		return nil
+	}
+	js, err := yaml.NewRNode(n).MarshalJSON()
+	if err != nil {
+		return nil
+	}
+	s := &spec.Schema{}
+	if err := s.UnmarshalJSON(js); err != nil {
+		return nil
+	}
+	props := make(map[string]spec.Schema, len(s.Properties)+1)
+	for k, v := range s.Properties {
+		props[k] = v
+	}
+	props["metadata"] = spec.Schema{SchemaProps: spec.SchemaProps{Ref: spec.MustCreateRef(objectMetaRef)}}
+	s.Properties = props
+	return &openapi.ResourceSchema{Schema: s}
+}
+
 // ForResource returns the root schema of a resource, from the apiVersion and kind of the
-// first of nodes that has both (callers pass dest, updated, original). A kind the
-// embedded OpenAPI does not know gets a schema where only metadata is known.
+// first of nodes that has both (callers pass dest, updated, original): a kind a CRD in
+// the input defines (WithCRDs), else the embedded OpenAPI's. A kind neither knows gets
+// a schema where only metadata is known.
 func (r *Resolver) ForResource(nodes ...*yaml.RNode) Node {
 	if r == nil || !r.openAPI {
 		return Node{}
@@ -135,12 +224,31 @@ func (r *Resolver) ForResource(nodes ...*yaml.RNode) Node {
 		if apiVersion == "" || kind == "" {
 			continue
 		}
+		if rs := r.crd(apiVersion, kind); rs != nil {
+			return Node{rs: rs}
+		}
 		if rs := openapi.SchemaForResourceType(yaml.TypeMeta{APIVersion: apiVersion, Kind: kind}); rs != nil {
 			return Node{rs: rs}
 		}
 		return Node{rs: metadataOnly}
 	}
 	return Node{rs: metadataOnly}
+}
+
+// crd returns the schema a CRD gives apiVersion's group and kind: the version's own, else
+// any version's; nil when no CRD defines the kind.
+func (r *Resolver) crd(apiVersion, kind string) *openapi.ResourceSchema {
+	if len(r.crds) == 0 {
+		return nil
+	}
+	group, version := "", apiVersion
+	if i := strings.LastIndex(apiVersion, "/"); i >= 0 {
+		group, version = apiVersion[:i], apiVersion[i+1:]
+	}
+	if rs, ok := r.crds[group+"/"+version+"/"+kind]; ok {
+		return rs
+	}
+	return r.crds[group+"//"+kind]
 }
 
 // WithComments returns the schema a field's inline OpenAPI comment gives (on its key or
@@ -351,8 +459,11 @@ func setFits(list *yaml.Node) bool {
 	return true
 }
 
-// fieldValue returns the value node of a mapping field, or nil.
+// fieldValue returns the value node of a mapping field, or nil (also for a nil m).
 func fieldValue(m *yaml.Node, name string) *yaml.Node {
+	if m == nil {
+		return nil
+	}
 	for i := 0; i+1 < len(m.Content); i += 2 {
 		if m.Content[i].Value == name {
 			return m.Content[i+1]
