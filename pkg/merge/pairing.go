@@ -257,3 +257,53 @@ func (p *placer) build(ids []string, kept []*yaml.Node, width int) []*yaml.Node 
 	}
 	return out
 }
+
+// mergeMapFields is the map merge both engines share (semantics.md, map rows): dest's
+// fields in dest's order, each merged by field(key, srcKey, srcValue, destValue); then
+// each src field dest lacks, merged with a nil destValue and placed after its
+// predecessor in src, or first (placer with front). Fields whose merge is nil are
+// dropped; skip, when given, names src keys that are not fields (2-way directives).
+// It returns dest's new content and the first error field returns.
+func mergeMapFields(src, dest *yaml.Node, skip func(string) bool,
+	field func(key, srcKey, srcValue, destValue *yaml.Node) (*yaml.Node, error)) ([]*yaml.Node, error) {
+	sf, df := indexFields(src), indexFields(dest)
+	ids := make([]string, 0, len(dest.Content)/2)
+	kept := make([]*yaml.Node, 0, len(dest.Content))
+	for i := 0; i+1 < len(dest.Content); i += 2 {
+		k, dv := dest.Content[i], dest.Content[i+1]
+		sk, sv := sf.get(k.Value)
+		child, err := field(k, sk, sv, dv)
+		if err != nil {
+			return nil, err
+		}
+		if child != nil {
+			ids = append(ids, k.Value)
+			kept = append(kept, k, child)
+		}
+	}
+	p := placer{front: true}
+	present := make(map[string]bool, len(ids))
+	for _, id := range ids {
+		present[id] = true
+	}
+	for i := 0; src != nil && i+1 < len(src.Content); i += 2 {
+		k, sv := src.Content[i], src.Content[i+1]
+		switch {
+		case skip != nil && skip(k.Value):
+			continue
+		case present[k.Value]:
+			p.seen(k.Value)
+			continue
+		case df.has(k.Value):
+			continue // merged away
+		}
+		child, err := field(k, k, sv, nil)
+		if err != nil {
+			return nil, err
+		}
+		if child != nil {
+			p.add(k, child)
+		}
+	}
+	return p.build(ids, kept, 2), nil
+}

@@ -190,41 +190,16 @@ func (e *threeWay) mergeMap(o, u, d *yaml.Node, sch schema.Node, path fieldpath.
 		}
 		return e.conflict(path, DeletedLocally, quiet, o, u, nil, delta, nil)
 	}
-	on, un, dn := deref(o), deref(u), deref(d)
-	of, uf, df := indexFields(on), indexFields(un), indexFields(dn)
-	ids := make([]string, 0, len(dn.Content)/2)
-	kept := make([]*yaml.Node, 0, len(dn.Content))
-	for i := 0; i+1 < len(dn.Content); i += 2 {
-		k, dv := dn.Content[i], dn.Content[i+1]
+	dn := deref(d)
+	of := indexFields(o)
+	dn.Content, _ = mergeMapFields(deref(u), dn, nil, func(k, uk, uv, dv *yaml.Node) (*yaml.Node, error) {
 		ok, ov := of.get(k.Value)
-		uk, uv := uf.get(k.Value)
-		child := e.merge(ov, uv, dv, childSchema(sch, k.Value, k, dv, uk, uv, ok, ov), path.Field(k.Value), quiet)
-		if child != nil {
-			ids = append(ids, k.Value)
-			kept = append(kept, k, child)
+		pairs := []*yaml.Node{uk, uv, ok, ov}
+		if dv != nil {
+			pairs = append([]*yaml.Node{k, dv}, pairs...)
 		}
-	}
-	p := placer{front: true}
-	present := make(map[string]bool, len(ids))
-	for _, id := range ids {
-		present[id] = true
-	}
-	for i := 0; i+1 < len(un.Content); i += 2 {
-		k, uv := un.Content[i], un.Content[i+1]
-		if present[k.Value] {
-			p.seen(k.Value)
-			continue
-		}
-		if df.has(k.Value) {
-			continue // merged away
-		}
-		ok, ov := of.get(k.Value)
-		child := e.merge(ov, uv, nil, childSchema(sch, k.Value, k, uv, ok, ov), path.Field(k.Value), quiet)
-		if child != nil {
-			p.add(k, child)
-		}
-	}
-	dn.Content = p.build(ids, kept, 2)
+		return e.merge(ov, uv, dv, childSchema(sch, k.Value, pairs...), path.Field(k.Value), quiet), nil
+	})
 	return d
 }
 

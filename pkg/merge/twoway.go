@@ -113,46 +113,16 @@ func (e *twoWay) mergeMap(sn, d *yaml.Node, sch schema.Node, path fieldpath.Path
 		return e.clean(sn, sch, path)
 	}
 	dn := deref(d)
-	sf, df := indexFields(sn), indexFields(dn)
-	ids := make([]string, 0, len(dn.Content)/2)
-	kept := make([]*yaml.Node, 0, len(dn.Content))
-	for i := 0; i+1 < len(dn.Content); i += 2 {
-		k, dv := dn.Content[i], dn.Content[i+1]
-		sk, sv := sf.get(k.Value)
-		child, err := e.merge(sv, dv, childSchema(sch, k.Value, k, dv, sk, sv), path.Field(k.Value))
-		if err != nil {
-			return nil, err
+	dn.Content, err = mergeMapFields(sn, dn, isDirective, func(k, sk, sv, dv *yaml.Node) (*yaml.Node, error) {
+		pairs := []*yaml.Node{sk, sv}
+		if dv != nil {
+			pairs = append([]*yaml.Node{k, dv}, pairs...)
 		}
-		if child != nil {
-			ids = append(ids, k.Value)
-			kept = append(kept, k, child)
-		}
+		return e.merge(sv, dv, childSchema(sch, k.Value, pairs...), path.Field(k.Value))
+	})
+	if err != nil {
+		return nil, err
 	}
-	p := placer{front: true}
-	present := make(map[string]bool, len(ids))
-	for _, id := range ids {
-		present[id] = true
-	}
-	for i := 0; i+1 < len(sn.Content); i += 2 {
-		k, sv := sn.Content[i], sn.Content[i+1]
-		switch {
-		case isDirective(k.Value):
-			continue
-		case present[k.Value]:
-			p.seen(k.Value)
-			continue
-		case df.has(k.Value):
-			continue
-		}
-		child, err := e.merge(sv, nil, childSchema(sch, k.Value, k, sv), path.Field(k.Value))
-		if err != nil {
-			return nil, err
-		}
-		if child != nil {
-			p.add(k, child)
-		}
-	}
-	dn.Content = p.build(ids, kept, 2)
 	if err := applyMapDirectives(sn, dn, path); err != nil {
 		return nil, err
 	}
