@@ -4,11 +4,10 @@ BIN := $(CURDIR)/bin
 VERSION ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo dev)
 KUSTOMIZE_VERSION := v5.7.1
 IMAGE ?= ghcr.io/krm-merge/krm-merge:$(VERSION)
-CONTAINER ?= $(shell command -v docker >/dev/null 2>&1 && docker info >/dev/null 2>&1 && echo docker || echo podman)
 
 export GOTOOLCHAIN := local
 
-.PHONY: help build test unit e2e vet demo tools image clean
+.PHONY: help build test unit e2e vet demo tools image image-test clean
 
 help: ## list the targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | sed 's/:.*## /\t/' | column -t -s $$'\t'
@@ -31,14 +30,21 @@ unit: ## unit, rule and differential tests (no external tools)
 e2e: build tools ## end-to-end tests through the real kpt and kustomize
 	PATH="$(BIN):$$PATH" go test -count=1 -timeout 20m ./e2e/...
 
-test: vet build tools ## everything CI runs: vet, unit, e2e
-	PATH="$(BIN):$$PATH" go test -count=1 -timeout 30m ./...
+test: vet build tools ## everything CI runs: vet, unit, e2e (exec), and the image cases when a container runtime works
+	@img=$$(bash hack/image.sh build-if-possible $(IMAGE) $(VERSION)) || exit 1; \
+	imgenv=""; if [ -n "$$img" ]; then imgenv="E2E_IMAGE=$$img KPT_FN_RUNTIME=$$(bash hack/image.sh runtime)"; fi; \
+	echo "go test ./... (image under test: $${img:-none})"; \
+	env $$imgenv PATH="$(BIN):$$PATH" go test -count=1 -timeout 30m ./...
 
 demo: build ## 3-way merge of the bundled demo package through kpt; prints the result
 	bash hack/demo.sh
 
-image: ## build the container image with docker or podman
-	$(CONTAINER) build --build-arg VERSION=$(VERSION) -t $(IMAGE) .
+image: ## build the container image ($(IMAGE)) with docker, or podman offline
+	bash hack/image.sh build $(IMAGE) $(VERSION)
+
+image-test: image tools ## the whole e2e suite against the image (kpt --image, render, kubectl kustomize)
+	PATH="$(BIN):$$PATH" E2E_IMAGE=$(IMAGE) E2E_EVAL_RUNTIME=image KPT_FN_RUNTIME=$$(bash hack/image.sh runtime) \
+		go test -count=1 -timeout 30m ./e2e/...
 
 clean: ## remove build output
 	rm -rf $(BIN)

@@ -610,13 +610,36 @@ func (r result) String() string {
 	return s
 }
 
-// runKpt runs `kpt fn eval pkg --exec <binary>` with the functionConfig file fnConfig
+// evalFunction is how `kpt fn eval` runs the function: `--exec <binary>`, or, with
+// E2E_EVAL_RUNTIME=image (`make image-test`), `--image $E2E_IMAGE` so that the whole
+// suite runs against the image.
+func evalFunction(t *testing.T) []string {
+	t.Helper()
+	if os.Getenv("E2E_EVAL_RUNTIME") == "image" {
+		image, _ := requireImage(t)
+		return []string{"--image", image, "--image-pull-policy", "never"}
+	}
+	return []string{"--exec", fnBinary}
+}
+
+// kptEnv is the environment for kpt: KPT_FN_RUNTIME set to the container runtime when
+// the image is under test.
+func kptEnv(t *testing.T) []string {
+	t.Helper()
+	if os.Getenv("E2E_EVAL_RUNTIME") == "image" {
+		return withEnv("KPT_FN_RUNTIME=" + containerRuntime(t))
+	}
+	return os.Environ()
+}
+
+// runKpt runs `kpt fn eval pkg` with the function (see evalFunction), with the functionConfig file fnConfig
 // (none when empty) and fnArgs after `--`, collecting the results kpt writes to a
 // results directory.
 func runKpt(t *testing.T, pkg, fnConfig string, fnArgs ...string) kptRun {
 	t.Helper()
 	resultsDir := t.TempDir()
-	args := []string{"fn", "eval", pkg, "--exec", fnBinary, "--results-dir", resultsDir}
+	args := append([]string{"fn", "eval", pkg}, evalFunction(t)...)
+	args = append(args, "--results-dir", resultsDir)
 	if fnConfig != "" {
 		args = append(args, "--fn-config", fnConfig)
 	}
@@ -624,6 +647,7 @@ func runKpt(t *testing.T, pkg, fnConfig string, fnArgs ...string) kptRun {
 		args = append(append(args, "--"), fnArgs...)
 	}
 	cmd := exec.Command("kpt", args...)
+	cmd.Env = kptEnv(t)
 	var out bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &out
 	err := cmd.Run()

@@ -17,12 +17,15 @@ func Help() string {
 It reads a ResourceList on stdin and writes the merged ResourceList on stdout:
   3way (default): the change from original to updated, applied onto dest
   2way:           src merged into dest (strategic-merge directives honoured)
+  apply:          local config (updated) onto a live object (dest), as kubectl apply
 
 Run it with:
-  kpt fn eval DIR --exec krm-merge --fn-config merge.yaml
+  kpt fn eval DIR --image ghcr.io/krm-merge/krm-merge:VERSION --fn-config merge.yaml
   kpt fn eval DIR --exec krm-merge -- originalPath=original updatedPath=updated destPath=dest
-  kustomize build --enable-alpha-plugins --enable-exec DIR   (as a transformers: entry)
+  kpt fn render DIR                    (a Kptfile pipeline.mutators entry: image or exec)
+  kustomize build --enable-alpha-plugins [--enable-exec] DIR   (a transformers: entry)
   krm-merge merge.yaml resources.yaml...                     (standalone)
+  kpt fn source DIR | krm-merge | kpt fn sink OUT
 
 functionConfig: a ConfigMap (keys under data:, string values) or
 apiVersion: fn.krm-merge.dev/v1alpha1, kind: ResourceMerge (keys under spec:).
