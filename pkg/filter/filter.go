@@ -1,0 +1,132 @@
+package filter
+
+import (
+	"errors"
+	"fmt"
+	"strings"
+
+	"sigs.k8s.io/kustomize/kyaml/fn/framework"
+	"sigs.k8s.io/kustomize/kyaml/kio"
+	"sigs.k8s.io/kustomize/kyaml/yaml"
+
+	"github.com/krm-merge/krm-merge/pkg/config"
+	"github.com/krm-merge/krm-merge/pkg/function"
+	"github.com/krm-merge/krm-merge/pkg/results"
+)
+
+// Merge is the krm-merge engine as a kio.Filter. Use a *Merge: Filter records the run's
+// results in Results. A Merge must not run Filter concurrently; the zero value merges
+// 3-way by the role annotation with every default.
+type Merge struct {
+	// Config is the validated functionConfig: from New, config.Load, or config.Defaults()
+	// changed by the caller. nil means config.Defaults(). A Config built by hand must
+	// have Mode, RoleAnnotation, OnConflict, Schema and AssociativeKeys set (Defaults
+	// fills them); Filter rejects it otherwise. Path keys should be cleaned as
+	// config.Load does ("dest", not "./dest/").
+	Config *config.Config
+
+	// Results is set by every Filter call: on success the summary, the conflict
+	// warnings and other warnings; on failure the error results the function would
+	// write (one per problem, naming resource, file and field where known).
+	Results framework.Results
+}
+
+var _ kio.Filter = &Merge{}
+
+// New returns a Merge configured by a functionConfig: a v1 ConfigMap (keys under data)
+// or a fn.krm-merge.dev/v1alpha1 ResourceMerge (keys under spec), exactly as the function
+// reads ResourceList.functionConfig (config.Load). nil or an empty map gives the defaults.
+// Errors: one *results.ItemError per problem, joined with errors.Join, each naming the
+// functionConfig resource and the field (e.g. "data.onConflict") and starting its message
+// with "functionConfig:".
+func New(functionConfig *yaml.RNode) (*Merge, error) {
+	cfg, err := config.Load(functionConfig)
+	if err != nil {
+		return nil, located(err, functionConfig)
+	}
+	return &Merge{Config: cfg}, nil
+}
+
+// Filter merges items and returns the output items (see the package documentation for
+// their shape) and records the results in m.Results. On error it returns no items.
+func (m *Merge) Filter(items []*yaml.RNode) (out []*yaml.RNode, err error) {
+	defer func() {
+		if p := recover(); p != nil {
+			err = fmt.Errorf("internal error: %v (please report this with the input)", p)
+		}
+		if err != nil {
+			out = nil
+			m.Results = results.FromError(err)
+		}
+	}()
+	cfg := m.Config
+	if cfg == nil {
+		cfg = config.Defaults()
+	}
+	if err := check(cfg); err != nil {
+		return nil, err
+	}
+	outcome, err := function.Run(items, cfg)
+	if err != nil {
+		return nil, err
+	}
+	if cfg.OnConflict == config.ConflictError && len(outcome.Conflicts) > 0 {
+		return nil, append(framework.Results{{
+			Severity: framework.Error,
+			Message: fmt.Sprintf("onConflict is error and the merge found %d conflicts; nothing was written",
+				len(outcome.Conflicts)),
+		}}, outcome.Conflicts...)
+	}
+	m.Results = outcome.Results
+	return outcome.Items, nil
+}
+
+// check rejects a Config that config.Load could not have produced in the ways Run
+// would not notice: empty or unknown enum values and missing defaults.
+func check(cfg *config.Config) error {
+	var errs []error
+	bad := func(field, value string, valid ...string) {
+		errs = append(errs, fmt.Errorf("filter: Config.%s %q is invalid; valid values: %s (start from config.Defaults() or config.Load)",
+			field, value, strings.Join(valid, ", ")))
+	}
+	switch cfg.Mode {
+	case config.Mode3Way, config.Mode2Way:
+	case config.ModeApply:
+		// As the function does (pkg/function.Processor).
+		errs = append(errs, errors.New("functionConfig: mode apply is not available yet; use 3way or 2way"))
+	default:
+		bad("Mode", string(cfg.Mode), string(config.Mode3Way), string(config.Mode2Way))
+	}
+	switch cfg.OnConflict {
+	case config.ConflictUpdated, config.ConflictDest, config.ConflictError:
+	default:
+		bad("OnConflict", string(cfg.OnConflict), string(config.ConflictUpdated), string(config.ConflictDest), string(config.ConflictError))
+	}
+	switch cfg.Schema {
+	case config.SchemaKubernetes, config.SchemaNone:
+	default:
+		bad("Schema", string(cfg.Schema), string(config.SchemaKubernetes), string(config.SchemaNone))
+	}
+	if cfg.RoleAnnotation == "" {
+		errs = append(errs, errors.New("filter: Config.RoleAnnotation is empty (start from config.Defaults() or config.Load)"))
+	}
+	if len(cfg.AssociativeKeys) == 0 {
+		errs = append(errs, errors.New("filter: Config.AssociativeKeys is empty (start from config.Defaults() or config.Load)"))
+	}
+	return errors.Join(errs...)
+}
+
+// located turns config.Load's errors into item errors about the functionConfig, each
+// with its field path, as the function reports them.
+func located(err error, fc *yaml.RNode) error {
+	var list config.Errors
+	if !errors.As(err, &list) {
+		return err
+	}
+	ref := results.ResourceRef(fc)
+	out := make([]error, len(list))
+	for i, e := range list {
+		out[i] = &results.ItemError{Resource: ref, Field: e.Field, Msg: e.Error()}
+	}
+	return errors.Join(out...)
+}
