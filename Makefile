@@ -13,7 +13,7 @@ help: ## list the targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | sed 's/:.*## /\t/' | column -t -s $$'\t'
 
 build: ## build ./bin/krm-merge
-	CGO_ENABLED=0 go build -trimpath -ldflags "-s -w" -o $(BIN)/krm-merge .
+	CGO_ENABLED=0 go build -trimpath -ldflags "-s -w -X main.version=$(VERSION)" -o $(BIN)/krm-merge .
 
 tools: $(BIN)/kustomize ## install the tools the tests need into ./bin (kustomize v5.7.1)
 
