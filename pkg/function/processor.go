@@ -17,6 +17,7 @@ import (
 	"sigs.k8s.io/kustomize/kyaml/fn/framework"
 	"sigs.k8s.io/kustomize/kyaml/yaml"
 
+	"github.com/krm-merge/krm-merge/pkg/apply"
 	"github.com/krm-merge/krm-merge/pkg/config"
 	"github.com/krm-merge/krm-merge/pkg/merge"
 	"github.com/krm-merge/krm-merge/pkg/resources"
@@ -49,9 +50,6 @@ func (Processor) Process(rl *framework.ResourceList) (err error) {
 	if err != nil {
 		return located(err, rl.FunctionConfig)
 	}
-	if cfg.Mode == config.ModeApply {
-		return errors.New("functionConfig: mode apply is not available yet; use 3way or 2way")
-	}
 	out, err := Run(rl.Items, cfg)
 	if err != nil {
 		return err
@@ -68,13 +66,18 @@ func (Processor) Process(rl *framework.ResourceList) (err error) {
 }
 
 // Run merges items by cfg: roles, resource rules and field merges, with merge keys from
-// cfg.Schema and cfg.AssociativeKeys. It does no I/O and never changes items.
-// Errors: *results.ItemError for bad items, as documented by roles.Assign and
-// resources.Merge.
+// cfg.Schema and cfg.AssociativeKeys; in mode apply, kubectl client-side apply of the
+// updated items onto the dest items (package apply). It does no I/O and never changes
+// items.
+// Errors: *results.ItemError for bad items, as documented by roles.Assign,
+// resources.Merge and apply.Run.
 func Run(items []*yaml.RNode, cfg *config.Config) (*resources.Outcome, error) {
 	assigned, err := roles.Assign(items, cfg)
 	if err != nil {
 		return nil, err
+	}
+	if cfg.Mode == config.ModeApply {
+		return apply.Run(assigned, cfg)
 	}
 	opts := merge.Options{Lists: schema.New(cfg.Schema == config.SchemaKubernetes, cfg.AssociativeKeys)}
 	return resources.Merge(assigned, cfg, opts)

@@ -1,0 +1,236 @@
+package apply
+
+import (
+	"errors"
+	"fmt"
+	"strings"
+
+	jsonpatch "gopkg.in/evanphx/json-patch.v4"
+	"k8s.io/apimachinery/pkg/util/jsonmergepatch"
+	"k8s.io/apimachinery/pkg/util/mergepatch"
+	"k8s.io/apimachinery/pkg/util/strategicpatch"
+	"sigs.k8s.io/kustomize/kyaml/yaml"
+
+	"github.com/krm-merge/krm-merge/pkg/fieldpath"
+	"github.com/krm-merge/krm-merge/pkg/results"
+)
+
+// configPrefix starts the message of an error in the local config (not the live object).
+const configPrefix = "local config: "
+
+// Options tune Apply.
+type Options struct {
+	// NoOverwrite refuses an apply that would overwrite or delete a field changed on
+	// the live object since the last apply (its live value differs from the
+	// last-applied one): Apply returns a *ConflictError listing them. This is the
+	// intent of kubectl apply --overwrite=false, checked per field: kubectl's own check
+	// (strategicpatch with overwrite=false) also counts the refreshed annotation as a
+	// change made since the last apply, so it refuses every apply that changes the
+	// config at all. The zero value overwrites, as kubectl does by default.
+	NoOverwrite bool
+	// Ignore names annotations that are not part of the object (a KRM host's path,
+	// index and id annotations, the role annotation). They take no part in the patch or
+	// the last-applied configuration; the live object's are kept in place. nil ignores
+	// none.
+	Ignore func(annotation string) bool
+}
+
+// Result is what kubectl apply would leave on the live object.
+type Result struct {
+	// Object is the live object as kubectl apply would leave it, projected onto the
+	// live YAML: its comments, field order and styles are kept (see project.go).
+	Object *yaml.RNode
+	// Schema says which patch kubectl would send and where merge keys come from.
+	Schema *Schema
+	// LastApplied is the refreshed kubectl.kubernetes.io/last-applied-configuration.
+	LastApplied string
+	// Patch is the patch kubectl would send ("{}" when nothing changes).
+	Patch []byte
+	// Plan lists the field changes from the live object to Object, without the
+	// last-applied annotation itself.
+	Plan Plan
+}
+
+// ConflictError is returned with Options.NoOverwrite when the apply would overwrite or
+// delete fields that were changed on the live object since the last apply.
+type ConflictError struct {
+	// Fields are the plan entries that overwrite a live change.
+	Fields Plan
+}
+
+func (e *ConflictError) Error() string {
+	paths := make([]string, len(e.Fields))
+	for i, c := range e.Fields {
+		paths[i] = c.Path.String()
+	}
+	return "the apply would overwrite fields changed on the live object since the last apply: " + strings.Join(paths, ", ")
+}
+
+// Apply computes what `kubectl apply` (client-side) would make of the live object when
+// given config, without a cluster.
+//
+// live is the object as the cluster holds it (e.g. `kubectl get -o yaml`); its
+// kubectl.kubernetes.io/last-applied-configuration annotation is the original (absent:
+// nothing is deleted). config is the local configuration. Neither is changed.
+//
+// The decisions are kubectl's own code: for kinds of kubectl's built-in scheme,
+// strategicpatch.CreateThreeWayMergePatch(original, modified, current, meta, overwrite)
+// with the patch metadata of the k8s.io/api type, then
+// strategicpatch.StrategicMergePatchUsingLookupPatchMeta(current, patch, meta) as the API
+// server applies it; for other kinds (custom resources)
+// jsonmergepatch.CreateThreeWayJSONMergePatch with kubectl's preconditions (apiVersion,
+// kind and metadata.name unchanged), applied with jsonpatch.MergePatch. "modified" is the
+// config with the refreshed annotation (LastAppliedConfiguration). The patched object is
+// then projected onto the live YAML (project.go) and checked to be the same JSON value.
+//
+// Errors (*results.ItemError naming the live resource and the field; File is left to
+// the caller): a last-applied annotation that is not a JSON object; YAML without a JSON
+// form; a changed apiVersion, kind or name of a custom resource; a JSON merge patch
+// conflict. With NoOverwrite, a refused apply is a *ConflictError (not an ItemError).
+func Apply(live, config *yaml.RNode, opts Options) (*Result, error) {
+	ref := results.ResourceRef(live)
+	fail := func(field string, format string, args ...interface{}) error {
+		return &results.ItemError{Resource: ref, Field: field, Msg: fmt.Sprintf(format, args...)}
+	}
+	sch, err := SchemaFor(config.GetApiVersion(), config.GetKind())
+	if err != nil {
+		return nil, fail("apiVersion", "%v", err)
+	}
+	cv, err := objectValue(config, opts.Ignore)
+	if err != nil {
+		return nil, located(ref, configPrefix, err)
+	}
+	lv, err := objectValue(live, opts.Ignore)
+	if err != nil {
+		return nil, located(ref, "", err)
+	}
+	annotationField := fieldpath.Path{}.Field("metadata").Field("annotations").Field(LastAppliedAnnotation).String()
+	original, err := originalConfiguration(lv)
+	if err != nil {
+		return nil, fail(annotationField, "%v", err)
+	}
+	lastApplied, err := LastAppliedConfiguration(cv)
+	if err != nil {
+		return nil, fail("metadata", "%s%v", configPrefix, err)
+	}
+	modified, err := modifiedConfiguration(cv, lastApplied)
+	if err != nil {
+		return nil, fail("metadata", "%s%v", configPrefix, err)
+	}
+	current, err := toJSON(lv)
+	if err != nil {
+		return nil, fail("", "%v", err)
+	}
+	patch, merged, err := computePatch(sch, original, modified, current)
+	if err != nil {
+		return nil, fail("", "%v", err)
+	}
+	rv, err := fromJSON(merged)
+	if err != nil {
+		return nil, fail("", "reading the patched object: %v", err)
+	}
+	result, ok := rv.(map[string]interface{})
+	if !ok {
+		return nil, fail("", "the patched object is not a map")
+	}
+	var ov interface{}
+	if original != nil {
+		ov, _ = fromJSON(original)
+	}
+	plan := diff(lv, result, ov, sch.Meta)
+	if opts.NoOverwrite {
+		if over := plan.Overwrites(); len(over) > 0 {
+			return nil, &ConflictError{Fields: over}
+		}
+	}
+	p := &projector{ignore: opts.Ignore}
+	out := p.node(live.YNode(), config.YNode(), result, sch.Meta, atRoot)
+	check, err := objectValue(yaml.NewRNode(out), opts.Ignore)
+	if err != nil || !equal(check, result) {
+		return nil, fail("", "internal error: the projection onto the live YAML differs from the patched object (please report this with the input)")
+	}
+	return &Result{Object: yaml.NewRNode(out), Schema: sch, LastApplied: lastApplied, Patch: patch, Plan: plan}, nil
+}
+
+// computePatch runs kubectl's patch computation (with --overwrite=true, kubectl's
+// default) and the API server's patch application for the schema's strategy. It
+// returns the patch and the patched object.
+func computePatch(sch *Schema, original, modified, current []byte) ([]byte, []byte, error) {
+	if sch.Strategy == StrategicMerge {
+		patch, err := strategicpatch.CreateThreeWayMergePatch(original, modified, current, sch.Meta, true)
+		if err != nil {
+			return nil, nil, fmt.Errorf("creating the strategic merge patch: %v", err)
+		}
+		merged, err := strategicpatch.StrategicMergePatchUsingLookupPatchMeta(current, patch, sch.Meta)
+		if err != nil {
+			return nil, nil, fmt.Errorf("applying the strategic merge patch: %v", err)
+		}
+		return patch, merged, nil
+	}
+	preconditions := []mergepatch.PreconditionFunc{
+		mergepatch.RequireKeyUnchanged("apiVersion"),
+		mergepatch.RequireKeyUnchanged("kind"),
+		mergepatch.RequireMetadataKeyUnchanged("name"),
+	}
+	patch, err := jsonmergepatch.CreateThreeWayJSONMergePatch(original, modified, current, preconditions...)
+	if err != nil {
+		switch {
+		case mergepatch.IsPreconditionFailed(err) || strings.HasPrefix(err.Error(), "precondition failed"):
+			// jsonmergepatch reports a failed precondition as a plain error; the message
+			// is kubectl's for a typed precondition failure
+			return nil, nil, errors.New("At least one of apiVersion, kind and name was changed: kubectl apply refuses to patch a custom resource into another apiVersion, kind or name")
+		case mergepatch.IsConflict(err):
+			return nil, nil, fmt.Errorf("kubectl apply would fail: its JSON merge patch conflicts with itself: %v", err)
+		}
+		return nil, nil, fmt.Errorf("creating the JSON merge patch: %v", err)
+	}
+	merged, err := jsonpatch.MergePatch(current, patch)
+	if err != nil {
+		return nil, nil, fmt.Errorf("applying the JSON merge patch: %v", err)
+	}
+	return patch, merged, nil
+}
+
+// objectValue is an object's JSON value without the ignored annotations (an
+// annotations map left empty by that is dropped, as the API server never stores one).
+func objectValue(n *yaml.RNode, ignore func(string) bool) (map[string]interface{}, error) {
+	v, err := toValue(n.YNode(), nil)
+	if err != nil {
+		return nil, err
+	}
+	m, ok := v.(map[string]interface{})
+	if !ok {
+		return nil, &ValueError{Msg: "the object is not a map"}
+	}
+	if ignore == nil {
+		return m, nil
+	}
+	meta, ok := m["metadata"].(map[string]interface{})
+	if !ok {
+		return m, nil
+	}
+	annots, ok := meta["annotations"].(map[string]interface{})
+	if !ok {
+		return m, nil
+	}
+	dropped := false
+	for k := range annots {
+		if ignore(k) {
+			delete(annots, k)
+			dropped = true
+		}
+	}
+	if dropped && len(annots) == 0 {
+		delete(meta, "annotations")
+	}
+	return m, nil
+}
+
+// located turns a ValueError into an ItemError at its field.
+func located(ref *yaml.ResourceIdentifier, prefix string, err error) error {
+	var ve *ValueError
+	if errors.As(err, &ve) {
+		return &results.ItemError{Resource: ref, Field: ve.Path.String(), Msg: prefix + ve.Msg}
+	}
+	return &results.ItemError{Resource: ref, Msg: prefix + err.Error()}
+}

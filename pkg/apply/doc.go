@@ -1,0 +1,44 @@
+// Package apply is krm-merge's apply mode: what `kubectl apply` (client-side) would
+// make of a live object, computed offline, written back onto the live object's YAML
+// with its comments and field order, plus a field-level plan a user can read before the
+// real apply (shared/spec/semantics.md, "Apply mode"; shared/spec/function.md).
+//
+// Roles: updated is the local config, dest the live object (e.g. `kubectl get -o
+// yaml`). The original is the JSON in the live object's
+// kubectl.kubernetes.io/last-applied-configuration annotation: absent, nothing is
+// deleted; not a JSON object, an error naming resource, file and field.
+//
+// The decisions are kubectl's own code, not a re-derivation:
+//
+//   - kinds of kubectl's built-in scheme (every k8s.io/api group and version client-go
+//     registers): strategicpatch.CreateThreeWayMergePatch(original, modified, current,
+//     patch meta of the Go type, overwrite=true), applied as the API server does with
+//     strategicpatch.StrategicMergePatchUsingLookupPatchMeta. Keyed lists merge by their
+//     patchMergeKey, `merge` lists of primitives are ordered sets (metadata.finalizers),
+//     retainKeys fields (Deployment spec.strategy, volume sources) drop the keys the
+//     config dropped, replace fields (PodDisruptionBudget spec.selector) are replaced,
+//     other lists are atomic;
+//   - other kinds (custom resources, and CustomResourceDefinition and APIService,
+//     whose types are not in k8s.io/api): jsonmergepatch.CreateThreeWayJSONMergePatch
+//     with kubectl's preconditions, applied with an RFC 7386 merge patch: lists are
+//     replaced whole, metadata.finalizers included.
+//
+// "modified" is the config plus the refreshed annotation, built byte for byte as
+// kubectl's GetModifiedConfiguration builds it (LastAppliedConfiguration). The patched
+// object is projected onto the live YAML (project.go): the live key order, comments and
+// scalar styles survive wherever the field does, list elements are paired with live
+// elements by merge key or value, new fields come from the config's YAML after their
+// predecessor there. Apply verifies that the projection reads back as the patched
+// object.
+//
+// Not modelled: what the API server adds after the patch (defaults for new fields,
+// conversion, admission), --prune, server-side apply, and the namespace kubectl fills
+// in from the context (give metadata.namespace in the config). Scalars are read as
+// kyaml reads them (YAML 1.2); kubectl reads files as YAML 1.1, so an unquoted yes/no/on/off
+// in the config means a string here and a boolean to kubectl.
+//
+// Files: apply.go (Apply, the engine), schema.go (kind to patch strategy and merge
+// keys), annotation.go (last-applied read and write), project.go (the projection),
+// plan.go (field changes), resources.go (Run: the resource rules and results over
+// roles.Item), value.go (YAML to JSON values and back).
+package apply
