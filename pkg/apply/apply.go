@@ -58,6 +58,7 @@ type ConflictError struct {
 	Fields Plan
 }
 
+// Error lists the conflicting field paths.
 func (e *ConflictError) Error() string {
 	paths := make([]string, len(e.Fields))
 	for i, c := range e.Fields {

@@ -30,6 +30,7 @@ type ValueError struct {
 	Msg string
 }
 
+// Error returns the message; the path is reported separately (as the field).
 func (e *ValueError) Error() string { return e.Msg }
 
 // toValue turns a YAML node into the value kubectl would hold after reading the same
