@@ -43,7 +43,7 @@ func TestFnConfigExamples(t *testing.T) {
 			if run.ExitCode != 0 {
 				t.Fatalf("exit %d:\n%s", run.ExitCode, run.Output)
 			}
-			got := readResources(t, pkg)
+			got := readResources(t, filepath.Join(pkg, want.dir))
 			r, ok := got[want.id]
 			if !ok {
 				t.Fatalf("the merged %s is not in the package; it holds %v\n%s", want.id, keys(got), run.Output)
@@ -62,6 +62,7 @@ func TestFnConfigExamples(t *testing.T) {
 
 // exampleWant is what the merged resource must hold.
 type exampleWant struct {
+	dir    string // where dest lives (kept sources stay in theirs)
 	id     resID
 	fields map[string]string // path -> scalar
 	absent []string
@@ -113,9 +114,13 @@ func examplePackage(t *testing.T, pkg string, cfg *config.Config) exampleWant {
 		return cfg.DestPath
 	}
 	put := func(role, text string) {
-		writeFile(t, filepath.Join(pkg, dirFor(role), role+".yaml"), []byte(text))
+		file := role + ".yaml"
+		if cfg.ByPath() {
+			file = "settings.yaml" // one name in every role's directory, so mergeOnPath pairs them
+		}
+		writeFile(t, filepath.Join(pkg, dirFor(role), file), []byte(text))
 	}
-	want := exampleWant{id: resID{Kind: "ConfigMap", Name: "settings"}}
+	want := exampleWant{dir: dirFor("dest"), id: resID{Kind: "ConfigMap", Name: "settings"}}
 	switch cfg.Mode {
 	case config.Mode3Way:
 		put("original", doc("original", "  tier: bronze\n"))
@@ -170,6 +175,7 @@ func inlineExamplePackage(t *testing.T, pkg string, cfg *config.Config) exampleW
 	}
 	writeFile(t, filepath.Join(pkg, "dest.yaml"), []byte(dest.MustString()))
 	want := exampleWant{
+		dir:    ".",
 		id:     idOf(base),
 		fields: map[string]string{"metadata.labels.local": "yes"},
 	}
