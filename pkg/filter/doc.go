@@ -35,8 +35,8 @@
 //     *results.ItemError naming the resource, file and field (errors.As finds it);
 //   - conflicts under onConflict=error: a framework.Results whose first entry says how
 //     many conflicts there were, followed by one error result per conflict;
-//   - an invalid Config (see Merge.Config), mode apply (not available yet), or an
-//     internal panic, recovered: a plain error.
+//   - an invalid Config (see Merge.Config) or an internal panic, recovered: a plain
+//     error.
 //
 // New returns config.Load's errors for a bad functionConfig as *results.ItemError values
 // (joined with errors.Join), each naming the functionConfig resource and the field path,

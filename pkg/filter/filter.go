@@ -40,9 +40,9 @@ var _ kio.Filter = &Merge{}
 // functionConfig resource and the field (e.g. "data.onConflict") and starting its message
 // with "functionConfig:".
 func New(functionConfig *yaml.RNode) (*Merge, error) {
-	cfg, err := config.Load(functionConfig)
+	cfg, err := function.LoadConfig(functionConfig)
 	if err != nil {
-		return nil, located(err, functionConfig)
+		return nil, err
 	}
 	return &Merge{Config: cfg}, nil
 }
@@ -66,16 +66,9 @@ func (m *Merge) Filter(items []*yaml.RNode) (out []*yaml.RNode, err error) {
 	if err := check(cfg); err != nil {
 		return nil, err
 	}
-	outcome, err := function.Run(items, cfg)
+	outcome, err := function.Merge(items, cfg)
 	if err != nil {
 		return nil, err
-	}
-	if cfg.OnConflict == config.ConflictError && len(outcome.Conflicts) > 0 {
-		return nil, append(framework.Results{{
-			Severity: framework.Error,
-			Message: fmt.Sprintf("onConflict is error and the merge found %d conflicts; nothing was written",
-				len(outcome.Conflicts)),
-		}}, outcome.Conflicts...)
 	}
 	m.Results = outcome.Results
 	return outcome.Items, nil
@@ -90,12 +83,9 @@ func check(cfg *config.Config) error {
 			field, value, strings.Join(valid, ", ")))
 	}
 	switch cfg.Mode {
-	case config.Mode3Way, config.Mode2Way:
-	case config.ModeApply:
-		// As the function does (pkg/function.Processor).
-		errs = append(errs, errors.New("functionConfig: mode apply is not available yet; use 3way or 2way"))
+	case config.Mode3Way, config.Mode2Way, config.ModeApply:
 	default:
-		bad("Mode", string(cfg.Mode), string(config.Mode3Way), string(config.Mode2Way))
+		bad("Mode", string(cfg.Mode), string(config.Mode3Way), string(config.Mode2Way), string(config.ModeApply))
 	}
 	switch cfg.OnConflict {
 	case config.ConflictUpdated, config.ConflictDest, config.ConflictError:
@@ -114,19 +104,4 @@ func check(cfg *config.Config) error {
 		errs = append(errs, errors.New("filter: Config.AssociativeKeys is empty (start from config.Defaults() or config.Load)"))
 	}
 	return errors.Join(errs...)
-}
-
-// located turns config.Load's errors into item errors about the functionConfig, each
-// with its field path, as the function reports them.
-func located(err error, fc *yaml.RNode) error {
-	var list config.Errors
-	if !errors.As(err, &list) {
-		return err
-	}
-	ref := results.ResourceRef(fc)
-	out := make([]error, len(list))
-	for i, e := range list {
-		out[i] = &results.ItemError{Resource: ref, Field: e.Field, Msg: e.Error()}
-	}
-	return errors.Join(out...)
 }

@@ -300,7 +300,6 @@ metadata:
 		for name, cfg := range map[string]*config.Config{
 			"empty":         {},
 			"unknown mode":  func() *config.Config { c := config.Defaults(); c.Mode = "3-way"; return c }(),
-			"apply":         func() *config.Config { c := config.Defaults(); c.Mode = config.ModeApply; return c }(),
 			"no role annot": func() *config.Config { c := config.Defaults(); c.RoleAnnotation = ""; return c }(),
 			"no assoc keys": func() *config.Config { c := config.Defaults(); c.AssociativeKeys = nil; return c }(),
 			"bad policy":    func() *config.Config { c := config.Defaults(); c.OnConflict = "mine"; return c }(),
@@ -447,5 +446,49 @@ func TestPipelineEmptyResultDeletes(t *testing.T) {
 	}
 	if !strings.Contains(resultStrings(m.Results), "1 deleted") {
 		t.Errorf("results:\n%s", resultStrings(m.Results))
+	}
+}
+
+// Mode apply goes through the same entry point as the binary: the local config is
+// applied onto the live object as kubectl apply would.
+func TestApplyMode(t *testing.T) {
+	cfg := config.Defaults()
+	cfg.Mode = config.ModeApply
+	m := &filter.Merge{Config: cfg}
+	out, err := m.Filter(parse(t, `apiVersion: v1
+kind: ConfigMap
+metadata:
+  name: app
+  annotations:
+    config.kubernetes.io/merge-source: dest
+    kubectl.kubernetes.io/last-applied-configuration: '{"apiVersion":"v1","data":{"a":"1","b":"1"},"kind":"ConfigMap","metadata":{"annotations":{},"name":"app"}}'
+data:
+  a: "1" # live comment
+  b: "1"
+  c: set-by-a-controller
+---
+apiVersion: v1
+kind: ConfigMap
+metadata:
+  name: app
+  annotations:
+    config.kubernetes.io/merge-source: updated
+data:
+  a: "2"
+`))
+	if err != nil {
+		t.Fatalf("apply: %v\n%s", err, resultStrings(m.Results))
+	}
+	if len(out) != 1 {
+		t.Fatalf("want the live object only, got %d items", len(out))
+	}
+	got := out[0].MustString()
+	for _, want := range []string{`a: "2" # live comment`, "c: set-by-a-controller"} {
+		if !strings.Contains(got, want) {
+			t.Errorf("applied object lacks %q:\n%s", want, got)
+		}
+	}
+	if strings.Contains(got, `b: "1"`) {
+		t.Errorf("b was in the last-applied config and is gone from the new one; it must be deleted:\n%s", got)
 	}
 }

@@ -46,23 +46,47 @@ func (Processor) Process(rl *framework.ResourceList) (err error) {
 			err = rl.Results
 		}
 	}()
-	cfg, err := config.Load(rl.FunctionConfig)
-	if err != nil {
-		return located(err, rl.FunctionConfig)
-	}
-	out, err := Run(rl.Items, cfg)
+	cfg, err := LoadConfig(rl.FunctionConfig)
 	if err != nil {
 		return err
 	}
-	if cfg.OnConflict == config.ConflictError && len(out.Conflicts) > 0 {
-		return framework.Results(append(framework.Results{{
-			Severity: framework.Error,
-			Message:  fmt.Sprintf("onConflict is error and the merge found %d conflicts; nothing was written", len(out.Conflicts)),
-		}}, out.Conflicts...))
+	out, err := Merge(rl.Items, cfg)
+	if err != nil {
+		return err
 	}
 	rl.Results = append(rl.Results, out.Results...)
 	rl.Items = out.Items
 	return nil
+}
+
+// LoadConfig reads a functionConfig (a ConfigMap or a typed ResourceMerge; nil gives the
+// defaults) as the function does: config.Load, with each problem turned into an
+// *results.ItemError naming the functionConfig resource and the field (e.g.
+// "data.onConflict"), joined with errors.Join.
+func LoadConfig(fc *yaml.RNode) (*config.Config, error) {
+	cfg, err := config.Load(fc)
+	if err != nil {
+		return nil, located(err, fc)
+	}
+	return cfg, nil
+}
+
+// Merge is Run plus the onConflict=error policy: when cfg.OnConflict is error and the
+// merge found conflicts, it returns no outcome and a framework.Results error holding one
+// summary error and one error result per conflict (resourceRef, file, field.path).
+// Other errors are Run's.
+func Merge(items []*yaml.RNode, cfg *config.Config) (*resources.Outcome, error) {
+	out, err := Run(items, cfg)
+	if err != nil {
+		return nil, err
+	}
+	if cfg.OnConflict == config.ConflictError && len(out.Conflicts) > 0 {
+		return nil, framework.Results(append(framework.Results{{
+			Severity: framework.Error,
+			Message:  fmt.Sprintf("onConflict is error and the merge found %d conflicts; nothing was written", len(out.Conflicts)),
+		}}, out.Conflicts...))
+	}
+	return out, nil
 }
 
 // Run merges items by cfg: roles, resource rules and field merges, with merge keys from
