@@ -3,16 +3,19 @@
 // dest). It reads a ResourceList on stdin and writes the merged ResourceList on stdout;
 // with arguments it runs standalone: `krm-merge fn-config.yaml resources.yaml...`.
 //
-// This file only wires the processor (package function) into kyaml's command builder.
+// This file only wires the processor (package function) into kyaml's command builder,
+// with the fast ResourceList reader and writer (package resourcelist) on stdin.
 package main
 
 import (
+	"io"
 	"os"
 
 	"github.com/spf13/cobra"
 	"sigs.k8s.io/kustomize/kyaml/fn/framework/command"
 
 	"github.com/krm-merge/krm-merge/pkg/function"
+	"github.com/krm-merge/krm-merge/pkg/resourcelist"
 )
 
 // version is stamped at build time (-ldflags "-X main.version=...").
@@ -25,15 +28,24 @@ func main() {
 	cmd.Version = version
 	cmd.Long = function.Help()
 	run := cmd.RunE
-	cmd.RunE = func(c *cobra.Command, args []string) error {
-		if len(args) == 0 { // ResourceList on stdin: malformed input still gets a results entry
-			in, err := function.CheckInput(c.InOrStdin(), c.OutOrStdout())
-			if err != nil {
-				return err
-			}
-			c.SetIn(in)
+	// kyaml's path for a ResourceList on stdin: malformed input still gets a results entry
+	kyamlStdin := func(c *cobra.Command, args []string, in io.Reader) error {
+		in, err := function.CheckInput(in, c.OutOrStdout())
+		if err != nil {
+			return err
 		}
+		c.SetIn(in)
 		return run(c, args)
+	}
+	cmd.RunE = func(c *cobra.Command, args []string) error {
+		if len(args) > 0 { // standalone: fn-config.yaml resources.yaml...
+			return run(c, args)
+		}
+		if stack, _ := c.Flags().GetBool("stack"); stack || os.Getenv("KUSTOMIZE_PLUGIN_CONFIG_STRING") != "" {
+			return kyamlStdin(c, args, c.InOrStdin())
+		}
+		return resourcelist.Run(function.Processor{}, c.InOrStdin(), c.OutOrStdout(), c.ErrOrStderr(),
+			func(in io.Reader) error { return kyamlStdin(c, args, in) })
 	}
 	if err := cmd.Execute(); err != nil {
 		os.Exit(1)

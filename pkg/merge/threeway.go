@@ -18,12 +18,47 @@ import (
 // every conflict found, in document order, each already decided by opts.Policy.
 // Errors: none today for well-formed YAML; the error is kept for rules that can fail.
 func ThreeWay(original, updated, dest *yaml.RNode, opts Options) (*yaml.RNode, []Conflict, error) {
+	out, conflicts, err := ThreeWayShared(original, updated, dest, opts)
+	if out != nil {
+		out = yaml.NewRNode(copyNode(out.YNode()))
+	}
+	return out, conflicts, err
+}
+
+// ThreeWayShared is ThreeWay without the final copy: the output may share the subtrees
+// it takes unchanged with updated and dest (the merge copies only the maps and lists it
+// changes, so its cost is the size of the change, not of the resource). The inputs are
+// still never modified; a caller that changes the output below its root must not use
+// updated or dest afterwards, or copy first. package resources uses it for whole
+// ResourceLists, where updated and dest are not written out as they were.
+func ThreeWayShared(original, updated, dest *yaml.RNode, opts Options) (*yaml.RNode, []Conflict, error) {
 	e := &threeWay{lists: opts.lists(), policy: opts.Policy}
-	o := ynode(original)
-	u, d := copyNode(ynode(updated)), copyNode(ynode(dest))
+	o, u, d := ynode(original), ynode(updated), ynode(dest)
+	if hasAlias(u) || hasAlias(d) {
+		// Aliases share nodes inside one input: work on private copies changed in
+		// place, as the engine always did for them.
+		u, d = copyNode(u), copyNode(d)
+		e.inPlace = true
+	}
 	sch := e.lists.ForResource(dest, updated, original)
 	out := e.merge(o, u, d, sch, nil, false)
 	return rnode(out), e.conflicts, nil
+}
+
+// hasAlias reports whether n holds an alias node.
+func hasAlias(n *yaml.Node) bool {
+	if n == nil {
+		return false
+	}
+	if n.Kind == yaml.AliasNode {
+		return true
+	}
+	for _, c := range n.Content {
+		if hasAlias(c) {
+			return true
+		}
+	}
+	return false
 }
 
 // lists returns the resolver to use: the configured one, or heuristic keys only.
@@ -46,6 +81,67 @@ type threeWay struct {
 	lists     *schema.Resolver
 	policy    Policy
 	conflicts []Conflict
+	// nulls memoises hasNullField per map and list node, so that asking it at every
+	// level of a subtree costs the subtree's size once, not times its depth.
+	nulls map[*yaml.Node]bool
+	// same holds pairs of updated and dest nodes known to be equal (children of a pair
+	// found equal), so that the "same change on both sides" check does not compare a
+	// subtree again at every level below an equal pair.
+	same map[[2]*yaml.Node]bool
+	// inPlace: u and d are private copies (inputs with aliases), changed in place.
+	inPlace bool
+}
+
+// own returns the map or list node behind d to set the merged content on, and the node
+// to return in d's place. Normally that is a shallow copy of the node, so dest is never
+// changed and only changed maps and lists are copied; with inPlace it is d's node itself.
+func (e *threeWay) own(d *yaml.Node) (target, out *yaml.Node) {
+	if e.inPlace || d.Kind != deref(d).Kind {
+		return deref(d), d
+	}
+	c := copyShallow(d)
+	return c, c
+}
+
+// copyShallow returns a copy of n's node (dereferenced) sharing its children.
+func copyShallow(n *yaml.Node) *yaml.Node {
+	c := *deref(n)
+	return &c
+}
+
+// equalUD is equal(u, d), answered from e.same when the pair is known equal.
+func (e *threeWay) equalUD(u, d *yaml.Node) bool {
+	if e.same != nil && e.same[[2]*yaml.Node{u, d}] {
+		return true
+	}
+	return equal(u, d)
+}
+
+// markSame records the children of u and d, an equal pair, as equal pairs: map fields
+// by name, list elements by position (as equal compares them).
+func (e *threeWay) markSame(u, d *yaml.Node) {
+	un, dn := deref(u), deref(d)
+	if un == nil || dn == nil || un.Kind != dn.Kind {
+		return
+	}
+	if e.same == nil {
+		e.same = map[[2]*yaml.Node]bool{}
+	}
+	switch un.Kind {
+	case yaml.MappingNode:
+		df := indexFields(dn)
+		for i := 0; i+1 < len(un.Content); i += 2 {
+			if dv := df.value(un.Content[i].Value); dv != nil {
+				e.same[[2]*yaml.Node{un.Content[i+1], dv}] = true
+			}
+		}
+	case yaml.SequenceNode:
+		for i := range un.Content {
+			if i < len(dn.Content) {
+				e.same[[2]*yaml.Node{un.Content[i], dn.Content[i]}] = true
+			}
+		}
+	}
 }
 
 // merge returns the merged value of one field or element; nil means absent. o is read
@@ -68,8 +164,11 @@ func (e *threeWay) merge(o, u, d *yaml.Node, sch schema.Node, path fieldpath.Pat
 	// The same change on both sides: keep dest as it is. Not when updated holds an
 	// explicit null field: that is an upstream clear, and the clear must not depend on
 	// whether dest's copy happens to equal updated's elsewhere; recurse instead.
-	if equal(u, d) && !hasNullField(u) {
-		return d
+	if e.equalUD(u, d) {
+		if !e.hasNullField(u) {
+			return d
+		}
+		e.markSame(u, d)
 	}
 	un := deref(u)
 	switch un.Kind {
@@ -94,7 +193,7 @@ func (e *threeWay) merge(o, u, d *yaml.Node, sch schema.Node, path fieldpath.Pat
 // atomic decides a scalar, an atomic list, or a value whose kind changed: upstream
 // changed it (o != u), so take u unless dest changed it too.
 func (e *threeWay) atomic(o, u, d *yaml.Node, path fieldpath.Path, quiet bool) *yaml.Node {
-	if d != nil && equal(d, u) { // the same change on both sides, nulls inside kept
+	if d != nil && e.equalUD(u, d) { // the same change on both sides, nulls inside kept
 		return d
 	}
 	if d == nil {
@@ -110,27 +209,38 @@ func (e *threeWay) atomic(o, u, d *yaml.Node, path fieldpath.Path, quiet bool) *
 }
 
 // hasNullField reports whether n holds, in a map at any depth (lists included), a field
-// whose value is an explicit null.
-func hasNullField(n *yaml.Node) bool {
+// whose value is an explicit null. Results are memoised per map and list node, so the
+// engine can ask at every level of a subtree and still visit each node once.
+func (e *threeWay) hasNullField(n *yaml.Node) bool {
 	n = deref(n)
-	if n == nil {
+	if n == nil || (n.Kind != yaml.MappingNode && n.Kind != yaml.SequenceNode) {
 		return false
 	}
+	if v, ok := e.nulls[n]; ok {
+		return v
+	}
+	found := false
 	switch n.Kind {
 	case yaml.MappingNode:
 		for i := 1; i < len(n.Content); i += 2 {
-			if isNull(n.Content[i]) || hasNullField(n.Content[i]) {
-				return true
+			if isNull(n.Content[i]) || e.hasNullField(n.Content[i]) {
+				found = true
+				break
 			}
 		}
 	case yaml.SequenceNode:
 		for _, el := range n.Content {
-			if hasNullField(el) {
-				return true
+			if e.hasNullField(el) {
+				found = true
+				break
 			}
 		}
 	}
-	return false
+	if e.nulls == nil {
+		e.nulls = map[*yaml.Node]bool{}
+	}
+	e.nulls[n] = found
+	return found
 }
 
 // conflict records a conflict (unless quiet) and returns the winner's value.
@@ -178,7 +288,7 @@ func (e *threeWay) mergeMap(o, u, d *yaml.Node, sch schema.Node, path fieldpath.
 			// The whole map is new upstream. Its explicit null fields are upstream
 			// clears of values O never had (rule "U is null and O is not: cleared"),
 			// so they go, as they would if dest had an empty map here.
-			if !hasNullField(u) {
+			if !e.hasNullField(u) {
 				return u
 			}
 			return e.mapDelta(o, u, sch, path)
@@ -190,7 +300,7 @@ func (e *threeWay) mergeMap(o, u, d *yaml.Node, sch schema.Node, path fieldpath.
 		}
 		return e.conflict(path, DeletedLocally, quiet, o, u, nil, delta, nil)
 	}
-	dn := deref(d)
+	dn, out := e.own(d)
 	of := indexFields(o)
 	dn.Content, _ = mergeMapFields(deref(u), dn, nil, func(k, uk, uv, dv *yaml.Node) (*yaml.Node, error) {
 		ok, ov := of.get(k.Value)
@@ -200,7 +310,7 @@ func (e *threeWay) mergeMap(o, u, d *yaml.Node, sch schema.Node, path fieldpath.
 		}
 		return e.merge(ov, uv, dv, childSchema(sch, k.Value, pairs...), path.Field(k.Value), quiet), nil
 	})
-	return d
+	return out
 }
 
 // mapDelta returns the fields of u that the O-to-U delta adds or changes, as if dest
@@ -230,7 +340,7 @@ func (e *threeWay) mergeKeyed(o, u, d *yaml.Node, l schema.List, elem schema.Nod
 	ids := keyedIDs(l.Keys, l.Wildcard, on, un, dn)
 	oi := byID(on, ids[0])
 	if d == nil {
-		if missingOrNull(o) && !hasNullField(u) {
+		if missingOrNull(o) && !e.hasNullField(u) {
 			return u // the whole list is new upstream
 		}
 		// Deleted locally and changed upstream (or new upstream with null fields to
@@ -278,8 +388,9 @@ func (e *threeWay) mergeKeyed(o, u, d *yaml.Node, l schema.List, elem schema.Nod
 		}
 	}
 	// An emptied list stays, empty: dest has the field, and kyaml keeps it too.
+	dn, out := e.own(d)
 	dn.Content = p.build(keptIDs, kept, 1)
-	return d
+	return out
 }
 
 // withKeys returns a keyed element that comes back from updated as a delta (dest
@@ -305,8 +416,9 @@ func withKeys(child, ue *yaml.Node, keys []string) *yaml.Node {
 	if missing == nil {
 		return child
 	}
-	cn.Content = append(missing, cn.Content...)
-	return child
+	out := copyShallow(child) // child may be updated's own node: never change it in place
+	out.Content = append(missing, cn.Content...)
+	return out
 }
 
 // mergeSet merges a list of primitives as a set (e.g. metadata.finalizers): elements
@@ -352,8 +464,9 @@ func (e *threeWay) mergeSet(o, u, d *yaml.Node, path fieldpath.Path, quiet bool)
 		}
 	}
 	// An emptied set stays, empty, as in mergeKeyed.
+	dn, out := e.own(d)
 	dn.Content = p.build(keptIDs, kept, 1)
-	return d
+	return out
 }
 
 // valueSet indexes a list of primitives by value.

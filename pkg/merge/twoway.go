@@ -31,8 +31,25 @@ const (
 // the whole value). Errors: an unknown `$patch` value or a malformed directive, naming
 // its field path.
 func TwoWay(src, dest *yaml.RNode, opts Options) (*yaml.RNode, error) {
+	out, err := TwoWayShared(src, dest, opts)
+	if out != nil {
+		out = yaml.NewRNode(copyNode(out.YNode()))
+	}
+	return out, err
+}
+
+// TwoWayShared is TwoWay without the final copy: the output may share the subtrees it
+// takes unchanged with src and dest (only changed maps and lists are copied). The
+// inputs are never modified; see ThreeWayShared.
+func TwoWayShared(src, dest *yaml.RNode, opts Options) (*yaml.RNode, error) {
 	e := &twoWay{lists: opts.lists()}
-	s, d := copyNode(ynode(src)), copyNode(ynode(dest))
+	s, d := ynode(src), ynode(dest)
+	if hasAlias(s) || hasAlias(d) {
+		// Aliases share nodes inside one input: work on private copies changed in
+		// place, as the engine always did for them.
+		s, d = copyNode(s), copyNode(d)
+		e.inPlace = true
+	}
 	sch := e.lists.ForResource(dest, src)
 	out, err := e.merge(s, d, sch, nil)
 	if err != nil {
@@ -43,6 +60,18 @@ func TwoWay(src, dest *yaml.RNode, opts Options) (*yaml.RNode, error) {
 
 type twoWay struct {
 	lists *schema.Resolver
+	// inPlace: s and d are private copies (inputs with aliases), changed in place.
+	inPlace bool
+}
+
+// own returns the node to change for d and the node to return in its place (see
+// threeWay.own).
+func (e *twoWay) own(d *yaml.Node) (target, out *yaml.Node) {
+	if e.inPlace || d.Kind != deref(d).Kind {
+		return deref(d), d
+	}
+	c := copyShallow(d)
+	return c, c
 }
 
 // DirectiveError is a strategic-merge directive in src that cannot be applied.
@@ -112,7 +141,7 @@ func (e *twoWay) mergeMap(sn, d *yaml.Node, sch schema.Node, path fieldpath.Path
 	case "replace":
 		return e.clean(sn, sch, path)
 	}
-	dn := deref(d)
+	dn, out := e.own(d)
 	dn.Content, err = mergeMapFields(sn, dn, isDirective, func(k, sk, sv, dv *yaml.Node) (*yaml.Node, error) {
 		pairs := []*yaml.Node{sk, sv}
 		if dv != nil {
@@ -123,15 +152,16 @@ func (e *twoWay) mergeMap(sn, d *yaml.Node, sch schema.Node, path fieldpath.Path
 	if err != nil {
 		return nil, err
 	}
-	if err := applyMapDirectives(sn, dn, path); err != nil {
+	if err := applyMapDirectives(sn, dn, path, e.inPlace); err != nil {
 		return nil, err
 	}
-	return d, nil
+	return out, nil
 }
 
 // applyMapDirectives applies src's $deleteFromPrimitiveList/<list>,
-// $setElementOrder/<list> and $retainKeys to the merged map out.
-func applyMapDirectives(src, out *yaml.Node, path fieldpath.Path) error {
+// $setElementOrder/<list> and $retainKeys to the merged map out, whose content slice
+// is its own. A list it changes is copied first unless inPlace (private copies).
+func applyMapDirectives(src, out *yaml.Node, path fieldpath.Path, inPlace bool) error {
 	for i := 0; i+1 < len(src.Content); i += 2 {
 		name, v := src.Content[i].Value, deref(src.Content[i+1])
 		switch {
@@ -140,13 +170,13 @@ func applyMapDirectives(src, out *yaml.Node, path fieldpath.Path) error {
 			if v.Kind != yaml.SequenceNode {
 				return &DirectiveError{Path: path.Field(name), Msg: "must be a list of values"}
 			}
-			deleteValues(out, field, v)
+			deleteValues(ownField(out, field, inPlace), v)
 		case strings.HasPrefix(name, prefixSetElementOrder):
 			field := strings.TrimPrefix(name, prefixSetElementOrder)
 			if v.Kind != yaml.SequenceNode {
 				return &DirectiveError{Path: path.Field(name), Msg: "must be a list"}
 			}
-			setOrder(out, field, v)
+			setOrder(ownField(out, field, inPlace), v)
 		}
 	}
 	if v := deref(indexFields(src).value(directiveRetainKeys)); v != nil {
@@ -168,10 +198,33 @@ func applyMapDirectives(src, out *yaml.Node, path fieldpath.Path) error {
 	return nil
 }
 
-// deleteValues removes the given scalar values from the list field of m.
-func deleteValues(m *yaml.Node, field string, values *yaml.Node) {
-	list := deref(indexFields(m).value(field))
-	if list == nil || list.Kind != yaml.SequenceNode {
+// ownField returns the list value of field in m (nil when absent or not a list), made
+// m's own first: a shallow copy with its own content slice, put in m's place, unless
+// inPlace or the value is an alias.
+func ownField(m *yaml.Node, field string, inPlace bool) *yaml.Node {
+	for i := 0; i+1 < len(m.Content); i += 2 {
+		if m.Content[i].Value != field {
+			continue
+		}
+		v := m.Content[i+1]
+		list := deref(v)
+		if list == nil || list.Kind != yaml.SequenceNode {
+			return nil
+		}
+		if inPlace || v != list {
+			return list
+		}
+		c := *list
+		c.Content = append([]*yaml.Node(nil), list.Content...)
+		m.Content[i+1] = &c
+		return &c
+	}
+	return nil
+}
+
+// deleteValues removes the given scalar values from list (from ownField).
+func deleteValues(list *yaml.Node, values *yaml.Node) {
+	if list == nil {
 		return
 	}
 	drop := valueSet(values)
@@ -184,12 +237,11 @@ func deleteValues(m *yaml.Node, field string, values *yaml.Node) {
 	list.Content = content
 }
 
-// setOrder reorders the list field of m as `$setElementOrder/<field>` says: the elements
+// setOrder reorders list (from ownField) as `$setElementOrder/<field>` says: the elements
 // order names (by value, or by the merge key fields its entries carry) come first in that
 // order; the others keep their relative order after them.
-func setOrder(m *yaml.Node, field string, order *yaml.Node) {
-	list := deref(indexFields(m).value(field))
-	if list == nil || list.Kind != yaml.SequenceNode || len(order.Content) == 0 {
+func setOrder(list *yaml.Node, order *yaml.Node) {
+	if list == nil || len(order.Content) == 0 {
 		return
 	}
 	shape := deref(order.Content[0])
@@ -265,15 +317,18 @@ func (e *twoWay) mergeList(sn, d *yaml.Node, sch schema.Node, path fieldpath.Pat
 	if err != nil {
 		return nil, err
 	}
+	if len(elems) != len(sn.Content) { // src without the directive: never change src
+		c := *sn
+		c.Content = elems
+		sn = &c
+	}
 	switch dir {
 	case "delete":
 		return nil, nil
 	case "replace":
-		sn.Content = elems
 		return e.clean(sn, sch, path)
 	}
-	sn.Content = elems
-	dn := deref(d)
+	dn, out := e.own(d)
 	l := e.lists.Decide(sch, sn, dn)
 	switch l.Kind {
 	case schema.Keyed:
@@ -309,6 +364,9 @@ func (e *twoWay) mergeList(sn, d *yaml.Node, sch schema.Node, path fieldpath.Pat
 		dn.Content = content
 	case schema.Set:
 		inD := valueSet(dn)
+		if !e.inPlace {
+			dn.Content = append([]*yaml.Node(nil), dn.Content...)
+		}
 		for _, se := range sn.Content {
 			if !inD[setID(se)] {
 				dn.Content = append(dn.Content, se)
@@ -320,7 +378,7 @@ func (e *twoWay) mergeList(sn, d *yaml.Node, sch schema.Node, path fieldpath.Pat
 	}
 	// A list whose elements src all deleted stays as an empty list, as in kyaml merge2
 	// and in the 3-way merge.
-	return d, nil
+	return out, nil
 }
 
 // clean returns src as it stands where dest has nothing: directives applied to an empty
@@ -361,7 +419,7 @@ func (e *twoWay) cleanNulls(sn *yaml.Node, sch schema.Node, path fieldpath.Path,
 		}
 		out := *sn
 		out.Content = content
-		if err := applyMapDirectives(sn, &out, path); err != nil {
+		if err := applyMapDirectives(sn, &out, path, true); err != nil { // out and its lists are fresh copies
 			return nil, err
 		}
 		return &out, nil

@@ -23,9 +23,12 @@ package resources
 
 import (
 	"fmt"
+	"runtime"
 	"sort"
 	"strconv"
 	"strings"
+	"sync"
+	"sync/atomic"
 
 	"sigs.k8s.io/kustomize/kyaml/fn/framework"
 	"sigs.k8s.io/kustomize/kyaml/kio/kioutil"
@@ -64,12 +67,109 @@ func Merge(items []roles.Item, cfg *config.Config, opts merge.Options) (*Outcome
 		r.opts.Policy = merge.KeepDest
 	}
 	r.fileEnds = lastIndexes(items)
-	for _, s := range sets {
-		if err := r.resource(s); err != nil {
+	// The field merges of different resources are independent: compute them on all
+	// cores, then apply the rules in set order, so results and output are as a serial
+	// run makes them.
+	preps := make([]prep, len(sets))
+	forEach(len(sets), func(i int) { preps[i] = r.prepare(sets[i]) })
+	for i, s := range sets {
+		if err := r.resource(s, &preps[i]); err != nil {
 			return nil, err
 		}
+		preps[i] = prep{}
 	}
 	return r.assemble(items), nil
+}
+
+// prep is the part of a resource's rule that needs no shared state, computed ahead.
+type prep struct {
+	out       *yaml.RNode // the merged item (both merges), the cleaned src (2-way add)
+	conflicts []merge.Conflict
+	err       error // a merge error, already located
+	equal     bool  // deleted locally or upstream: the survivor equals the original
+	added     *yaml.RNode
+	panicked  interface{}
+}
+
+// forEach runs f(0..n-1) on GOMAXPROCS goroutines.
+func forEach(n int, f func(i int)) {
+	workers := min(runtime.GOMAXPROCS(0), n)
+	if workers <= 1 {
+		for i := 0; i < n; i++ {
+			f(i)
+		}
+		return
+	}
+	var next atomic.Int64
+	var wg sync.WaitGroup
+	for w := 0; w < workers; w++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := int(next.Add(1)) - 1; i < n; i = int(next.Add(1)) - 1 {
+				f(i)
+			}
+		}()
+	}
+	wg.Wait()
+}
+
+// prepare computes a set's field merges and comparisons; a panic is kept for resource
+// to report.
+func (r *run) prepare(s *roles.Set) (p prep) {
+	defer func() {
+		if x := recover(); x != nil {
+			p = prep{panicked: x}
+		}
+	}()
+	if r.cfg.Mode == config.Mode2Way {
+		src, d := s.Get(roles.Src), s.Get(roles.Dest)
+		switch {
+		case src != nil && d != nil:
+			out, err := merge.TwoWayShared(r.normalized(src, d), d.Node, r.opts)
+			if err != nil {
+				return prep{err: src.Errorf(fieldOf(err), "%v", err)}
+			}
+			if out != nil { // shares unchanged subtrees with src and dest: see threeWay
+				out = forgetInputID(withOwnAnnotations(out))
+			}
+			return prep{out: out}
+		case src != nil:
+			clean, err := merge.TwoWayShared(src.Node, nil, r.opts)
+			if err != nil {
+				return prep{err: src.Errorf(fieldOf(err), "%v", err)}
+			}
+			if clean != nil {
+				return prep{out: clean, added: r.addCopy(clean)}
+			}
+		}
+		return prep{}
+	}
+	o, u, d := s.Get(roles.Original), s.Get(roles.Updated), s.Get(roles.Dest)
+	switch {
+	case u != nil && d != nil:
+		var on *yaml.RNode
+		if o != nil {
+			on = r.normalized(o, d)
+		}
+		out, conflicts, err := merge.ThreeWayShared(on, r.normalized(u, d), d.Node, r.opts)
+		if err != nil {
+			return prep{err: d.Errorf("", "%v", err)}
+		}
+		if out == nil { // dest cleared the whole resource: keep it as it was
+			out = d.Node
+		}
+		// out shares unchanged subtrees with dest and updated: give it its own
+		// annotations before changing them.
+		return prep{out: forgetInputID(withOwnAnnotations(out)), conflicts: conflicts}
+	case u != nil && o == nil:
+		return prep{added: r.addCopy(u.Node)}
+	case u != nil:
+		return prep{equal: merge.Equal(r.normalized(o, u), u.Node)}
+	case o != nil && d != nil:
+		return prep{equal: merge.Equal(r.normalized(o, d), d.Node)}
+	}
+	return prep{}
 }
 
 type run struct {
@@ -84,18 +184,24 @@ type run struct {
 	fileEnds  map[string]int // last index per dest file
 }
 
-// resource applies the resource rules to one identity.
-func (r *run) resource(s *roles.Set) (err error) {
+// resource applies the resource rules to one identity, with its merges from prepare.
+func (r *run) resource(s *roles.Set, p *prep) (err error) {
 	defer func() {
-		if p := recover(); p != nil {
+		if x := recover(); x != nil {
+			p.panicked = x
+		}
+		if p.panicked != nil {
 			it := first(s)
-			err = it.Errorf("", "internal error merging %s: %v (please report this with the input)", s.ID, p)
+			err = it.Errorf("", "internal error merging %s: %v (please report this with the input)", s.ID, p.panicked)
 		}
 	}()
-	if r.cfg.Mode == config.Mode2Way {
-		return r.twoWay(s)
+	if p.panicked != nil {
+		return nil
 	}
-	return r.threeWay(s)
+	if r.cfg.Mode == config.Mode2Way {
+		return r.twoWay(s, p)
+	}
+	return r.threeWay(s, p)
 }
 
 func first(s *roles.Set) *roles.Item {
@@ -107,36 +213,28 @@ func first(s *roles.Set) *roles.Item {
 	return nil
 }
 
-func (r *run) threeWay(s *roles.Set) error {
+func (r *run) threeWay(s *roles.Set, p *prep) error {
 	o, u, d := s.Get(roles.Original), s.Get(roles.Updated), s.Get(roles.Dest)
 	switch {
 	case u != nil && d != nil:
-		var on *yaml.RNode
-		if o != nil {
-			on = r.normalized(o, d)
+		if p.err != nil {
+			return p.err
 		}
-		out, conflicts, err := merge.ThreeWay(on, r.normalized(u, d), d.Node, r.opts)
-		if err != nil {
-			return d.Errorf("", "%v", err)
-		}
-		if out == nil { // dest cleared the whole resource: keep it as it was
-			out = d.Node
-		}
-		for _, c := range conflicts {
+		for _, c := range p.conflicts {
 			r.conflict(d, c.Path.String(), c.Describe(), c.Winner, results.Value(c.Dest), winnerValue(c))
 		}
-		r.replace[d] = forgetInputID(out)
+		r.replace[d] = p.out
 		r.counts.Merged++
 	case u != nil && o == nil:
-		r.add(u)
+		r.add(u, p.added)
 	case u != nil: // in original and updated, deleted locally
 		r.counts.StayedDeleted++
-		if !merge.Equal(r.normalized(o, u), u.Node) {
+		if !p.equal {
 			r.warnings = append(r.warnings, results.Warning(u.Ref(), u.File, u.Index,
 				fmt.Sprintf("%s was deleted locally and stays deleted, but upstream changed it meanwhile", s.ID)))
 		}
 	case o != nil && d != nil: // deleted upstream
-		if merge.Equal(r.normalized(o, d), d.Node) {
+		if p.equal {
 			r.drop[d] = true
 			r.counts.Deleted++
 			return nil
@@ -156,28 +254,26 @@ func (r *run) threeWay(s *roles.Set) error {
 	return nil
 }
 
-func (r *run) twoWay(s *roles.Set) error {
+func (r *run) twoWay(s *roles.Set, p *prep) error {
 	src, d := s.Get(roles.Src), s.Get(roles.Dest)
 	switch {
 	case src != nil && d != nil:
-		out, err := merge.TwoWay(r.normalized(src, d), d.Node, r.opts)
-		if err != nil {
-			return src.Errorf(fieldOf(err), "%v", err)
+		if p.err != nil {
+			return p.err
 		}
-		if out == nil {
+		if p.out == nil {
 			r.drop[d] = true
 			r.counts.Deleted++
 			return nil
 		}
-		r.replace[d] = forgetInputID(out)
+		r.replace[d] = p.out
 		r.counts.Merged++
 	case src != nil:
-		clean, err := merge.TwoWay(src.Node, nil, r.opts)
-		if err != nil {
-			return src.Errorf(fieldOf(err), "%v", err)
+		if p.err != nil {
+			return p.err
 		}
-		if clean != nil {
-			r.add(&roles.Item{Node: clean, Role: src.Role, File: src.File, Index: src.Index, RelFile: src.RelFile, Inline: src.Inline})
+		if p.out != nil {
+			r.add(&roles.Item{Node: p.out, Role: src.Role, File: src.File, Index: src.Index, RelFile: src.RelFile, Inline: src.Inline}, p.added)
 		}
 	case d != nil:
 		r.counts.Kept++
@@ -228,10 +324,16 @@ func forgetInputID(n *yaml.RNode) *yaml.RNode {
 	return n
 }
 
-// add emits an upstream-only resource into dest.
-func (r *run) add(u *roles.Item) {
-	n := u.Node.Copy()
-	_ = n.PipeE(yaml.ClearAnnotation(r.cfg.RoleAnnotation))
+// addCopy is the part of add that needs no shared state: the item's copy without the
+// role annotation.
+func (r *run) addCopy(n *yaml.RNode) *yaml.RNode {
+	c := withOwnAnnotations(n)
+	_ = c.PipeE(yaml.ClearAnnotation(r.cfg.RoleAnnotation))
+	return c
+}
+
+// add emits an upstream-only resource into dest; n is its copy from addCopy.
+func (r *run) add(u *roles.Item, n *yaml.RNode) {
 	if dir := r.destDir(); dir != "" && !u.Inline && u.RelFile != "" {
 		file := roles.Rebase(u.RelFile, dir)
 		idx, ok := r.fileEnds[file]
@@ -265,10 +367,38 @@ func isHostAnnotation(key, roleAnnotation string) bool {
 		key == kioutil.LegacyIdAnnotation || key == roleAnnotation
 }
 
+// withOwnAnnotations returns n with its own copies of the nodes this package changes on
+// an item: the root map, metadata and the annotations (deep); every other subtree is
+// shared with n, never changed. Copying whole resources instead was most of a merge's
+// cost. A root that is not a map is copied whole.
+func withOwnAnnotations(n *yaml.RNode) *yaml.RNode {
+	root := n.YNode()
+	if root == nil || root.Kind != yaml.MappingNode {
+		return n.Copy()
+	}
+	c := *root
+	c.Content = append([]*yaml.Node(nil), root.Content...)
+	for i := 0; i+1 < len(c.Content); i += 2 {
+		if c.Content[i].Value != yaml.MetadataField || c.Content[i+1].Kind != yaml.MappingNode {
+			continue
+		}
+		md := *c.Content[i+1]
+		md.Content = append([]*yaml.Node(nil), md.Content...)
+		for j := 0; j+1 < len(md.Content); j += 2 {
+			if md.Content[j].Value == yaml.AnnotationsField {
+				md.Content[j] = yaml.CopyYNode(md.Content[j])
+				md.Content[j+1] = yaml.CopyYNode(md.Content[j+1])
+			}
+		}
+		c.Content[i+1] = &md
+	}
+	return yaml.NewRNode(&c)
+}
+
 // normalized returns a copy of it's node whose host annotations are dest's, so that
 // they compare equal and dest's survive the merge.
 func (r *run) normalized(it, dest *roles.Item) *yaml.RNode {
-	n := it.Node.Copy()
+	n := withOwnAnnotations(it.Node)
 	host := map[string]string{}
 	for k, v := range dest.Node.GetAnnotations() {
 		if isHostAnnotation(k, r.cfg.RoleAnnotation) {

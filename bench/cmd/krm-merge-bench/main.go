@@ -1,0 +1,369 @@
+// Command krm-merge-bench measures krm-merge against kyaml, side by side in one run
+// (issue 6). It builds krm-merge and the two kyaml reference functions
+// (bench/reference/merge3: framework.Execute + kio/filters.Merge3; bench/reference/readwrite:
+// framework.Execute reading and writing the ResourceList only), generates deterministic
+// inputs (bench/gen), runs each function as a subprocess with the input file on stdin,
+// measures wall time and the child's peak RSS (rusage), and prints a markdown table with
+// ratios, scaling exponents and the issue's four goals.
+//
+//	go run ./bench/cmd/krm-merge-bench            # the full run (about 10 minutes, ~12 GB at its peak)
+//	go run ./bench/cmd/krm-merge-bench -quick     # small sizes, under a minute (no goal verdicts)
+//
+// The reference functions are capped where they cannot finish: kyaml's Merge3 pairs
+// every resource with every other, so it runs at 1,000 resources only; the read-write
+// function needs ~11 GB at 10,000 resources and runs out of memory at 30,000, so it runs
+// at 10,000 only. Timings are only comparable within one run: run nothing else meanwhile.
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"math"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"runtime"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/krm-merge/krm-merge/bench"
+	"github.com/krm-merge/krm-merge/bench/gen"
+)
+
+type result struct {
+	wall    time.Duration
+	peakKB  int64
+	skipped string // why it did not run or finish
+}
+
+func (r result) time() string {
+	if r.skipped != "" {
+		return r.skipped
+	}
+	return fmt.Sprintf("%.2f s", r.wall.Seconds())
+}
+
+func (r result) mem() string {
+	if r.skipped != "" {
+		return "–"
+	}
+	return fmt.Sprintf("%.0f MB", float64(r.peakKB)/1024)
+}
+
+func main() {
+	quick := flag.Bool("quick", false, "small sizes (a smoke run, no goal verdicts)")
+	keep := flag.String("workdir", "", "build and input directory (default: a temporary one, removed)")
+	flag.Parse()
+	if err := run(*quick, *keep, os.Stdout); err != nil {
+		fmt.Fprintln(os.Stderr, "krm-merge-bench:", err)
+		os.Exit(1)
+	}
+}
+
+type sizes struct {
+	vsMerge3, vsReadWrite int   // resources
+	scale                 []int // resources, for the exponent
+	keyed                 []int // keyed list elements
+	reps                  int   // repetitions of runs under 5 s (best kept)
+	merge3Cap, rwCap      time.Duration
+}
+
+func run(quick bool, workdir string, out io.Writer) error {
+	sz := sizes{vsMerge3: 1000, vsReadWrite: 10000, scale: []int{3000, 10000, 30000}, keyed: []int{2000, 20000}, reps: 3,
+		merge3Cap: 5 * time.Minute, rwCap: 10 * time.Minute}
+	if quick {
+		sz = sizes{vsMerge3: 100, vsReadWrite: 300, scale: []int{100, 1000}, keyed: []int{200, 2000}, reps: 1,
+			merge3Cap: time.Minute, rwCap: time.Minute}
+	}
+	dir := workdir
+	if dir == "" {
+		d, err := os.MkdirTemp("", "krm-merge-bench")
+		if err != nil {
+			return err
+		}
+		defer os.RemoveAll(d)
+		dir = d
+	}
+	root, err := moduleRoot()
+	if err != nil {
+		return err
+	}
+	bins := map[string]string{"krm-merge": ".", "ref-merge3": "./bench/reference/merge3", "ref-readwrite": "./bench/reference/readwrite"}
+	for name, pkg := range bins {
+		b := exec.Command("go", "build", "-trimpath", "-ldflags", "-s -w", "-o", filepath.Join(dir, name), pkg)
+		b.Dir, b.Stderr = root, os.Stderr
+		b.Env = append(os.Environ(), "CGO_ENABLED=0")
+		if err := b.Run(); err != nil {
+			return fmt.Errorf("building %s: %w", pkg, err)
+		}
+	}
+	bin := func(name string) string { return filepath.Join(dir, name) }
+
+	type input struct {
+		path  string
+		bytes int64
+		items int
+	}
+	inputs := map[string]input{}
+	makeInput := func(name string, write func(io.Writer) (gen.Stats, error)) (input, error) {
+		if in, ok := inputs[name]; ok {
+			return in, nil
+		}
+		p := filepath.Join(dir, name+".yaml")
+		f, err := os.Create(p)
+		if err != nil {
+			return input{}, err
+		}
+		st, err := write(f)
+		if cerr := f.Close(); err == nil {
+			err = cerr
+		}
+		in := input{p, st.Bytes, st.Items}
+		inputs[name] = in
+		return in, err
+	}
+	list := func(mode gen.Mode, n int) (input, error) {
+		return makeInput(fmt.Sprintf("%s-%d", mode, n), func(w io.Writer) (gen.Stats, error) {
+			return gen.ResourceList(w, gen.Options{Resources: n, Mode: mode, Seed: 1})
+		})
+	}
+	keyed := func(kind string, n int) (input, error) {
+		return makeInput(fmt.Sprintf("keyed-%s-%d", kind, n), func(w io.Writer) (gen.Stats, error) {
+			return gen.KeyedList(w, kind, n, 1)
+		})
+	}
+	measure := func(binName string, in input, limit time.Duration, reps int) (result, error) {
+		best := result{}
+		for i := 0; i < reps; i++ {
+			r, err := runOnce(bin(binName), in.path, limit)
+			if err != nil || r.skipped != "" {
+				return r, err
+			}
+			if best.wall == 0 || r.wall < best.wall {
+				best.wall = r.wall
+			}
+			best.peakKB = max(best.peakKB, r.peakKB)
+			if r.wall > 5*time.Second {
+				break
+			}
+		}
+		return best, nil
+	}
+
+	fmt.Fprintf(out, "krm-merge benchmark: %s/%s, %d CPUs, %s\n\n", runtime.GOOS, runtime.GOARCH, runtime.NumCPU(), runtime.Version())
+	fmt.Fprintln(out, "| case | input | krm-merge | peak | kyaml reference | reference time | reference peak | krm-merge / reference |")
+	fmt.Fprintln(out, "| --- | --- | ---: | ---: | --- | ---: | ---: | --- |")
+	row := func(name string, in input, k, ref result, refName string) {
+		ratio := "–"
+		if ref.skipped == "" && refName != "" {
+			ratio = fmt.Sprintf("time %.3fx (%.1fx faster), peak %.2fx", k.wall.Seconds()/ref.wall.Seconds(),
+				ref.wall.Seconds()/k.wall.Seconds(), float64(k.peakKB)/float64(ref.peakKB))
+		}
+		refTime, refMem := ref.time(), ref.mem()
+		if refName == "" {
+			refName, refTime, refMem = "–", "–", "–"
+		}
+		fmt.Fprintf(out, "| %s | %d items, %.1f MB | %s | %s | %s | %s | %s | %s |\n", name, in.items,
+			float64(in.bytes)/1e6, k.time(), k.mem(), refName, refTime, refMem, ratio)
+	}
+
+	// Goal 1: 3-way at vsMerge3 resources against kyaml filters.Merge3.
+	in1, err := list(gen.ThreeWay, sz.vsMerge3)
+	if err != nil {
+		return err
+	}
+	k1, err := measure("krm-merge", in1, 10*time.Minute, sz.reps)
+	if err != nil {
+		return err
+	}
+	m1, err := measure("ref-merge3", in1, sz.merge3Cap, 1)
+	if err != nil {
+		return err
+	}
+	row(fmt.Sprintf("3-way, %d resources", sz.vsMerge3), in1, k1, m1, "merge3 (filters.Merge3)")
+
+	// Scaling, and goal 2 at vsReadWrite resources against kyaml read-write.
+	scaleRes := map[int]result{}
+	var in2 input
+	var k2, rw result
+	for _, n := range sz.scale {
+		in, err := list(gen.ThreeWay, n)
+		if err != nil {
+			return err
+		}
+		k, err := measure("krm-merge", in, 20*time.Minute, sz.reps)
+		if err != nil {
+			return err
+		}
+		scaleRes[n] = k
+		if n == sz.vsReadWrite {
+			in2, k2 = in, k
+			if rw, err = measure("ref-readwrite", in, sz.rwCap, 1); err != nil {
+				return err
+			}
+			row(fmt.Sprintf("3-way, %d resources", n), in, k, rw, "read-write only")
+		} else {
+			refName := "–"
+			if n > sz.vsMerge3 {
+				refName = "merge3: not run (O(n²), >2 min at 3,000)"
+			}
+			if n > sz.vsReadWrite {
+				refName = "read-write: not run (out of 20 GB at 30,000)"
+			}
+			row(fmt.Sprintf("3-way, %d resources", n), in, k, result{skipped: "not run"}, refName)
+		}
+	}
+	if _, ok := scaleRes[sz.vsReadWrite]; !ok {
+		in, err := list(gen.ThreeWay, sz.vsReadWrite)
+		if err != nil {
+			return err
+		}
+		if k2, err = measure("krm-merge", in, 20*time.Minute, sz.reps); err != nil {
+			return err
+		}
+		if rw, err = measure("ref-readwrite", in, sz.rwCap, 1); err != nil {
+			return err
+		}
+		in2 = in
+		row(fmt.Sprintf("3-way, %d resources", sz.vsReadWrite), in, k2, rw, "read-write only")
+	}
+
+	// Goal 4: 2-way throughput per input byte at vsReadWrite resources.
+	in4, err := list(gen.TwoWay, sz.vsReadWrite)
+	if err != nil {
+		return err
+	}
+	k4, err := measure("krm-merge", in4, 20*time.Minute, sz.reps)
+	if err != nil {
+		return err
+	}
+	row(fmt.Sprintf("2-way, %d resources", sz.vsReadWrite), in4, k4, result{}, "")
+
+	// Keyed lists: the process end to end, and the engine in process.
+	keyedRes := map[string]map[int]result{}
+	engine := map[string]map[int]time.Duration{}
+	for _, kind := range []string{"env", "cr"} {
+		keyedRes[kind], engine[kind] = map[int]result{}, map[int]time.Duration{}
+		for _, n := range sz.keyed {
+			in, err := keyed(kind, n)
+			if err != nil {
+				return err
+			}
+			k, err := measure("krm-merge", in, 10*time.Minute, 5)
+			if err != nil {
+				return err
+			}
+			keyedRes[kind][n] = k
+			if engine[kind][n], err = bench.EngineTime(kind, n, 7); err != nil {
+				return err
+			}
+			row(fmt.Sprintf("3-way, one %s list of %d (engine in process: %.1f ms)", kind, n,
+				float64(engine[kind][n].Microseconds())/1000), in, k, result{}, "")
+		}
+	}
+
+	// Goals.
+	exp := func(t1, t2 float64, n1, n2 int) float64 { return math.Log(t2/t1) / math.Log(float64(n2)/float64(n1)) }
+	lo, hi := sz.scale[0], sz.scale[len(sz.scale)-1]
+	expRes := exp(scaleRes[lo].wall.Seconds(), scaleRes[hi].wall.Seconds(), lo, hi)
+	klo, khi := sz.keyed[0], sz.keyed[len(sz.keyed)-1]
+	verdict := func(ok bool) string {
+		if quick {
+			return "(quick run: sizes too small to judge)"
+		}
+		if ok {
+			return "**met**"
+		}
+		return "**NOT met**"
+	}
+	fmt.Fprintf(out, "\n| goal | target | measured | |\n| --- | --- | --- | --- |\n")
+	if m1.skipped == "" {
+		sp := m1.wall.Seconds() / k1.wall.Seconds()
+		fmt.Fprintf(out, "| 1. 3-way %d resources vs kyaml Merge3 | ≥ 20x faster | %.1fx faster (%.2f s vs %.2f s) | %s |\n",
+			sz.vsMerge3, sp, k1.wall.Seconds(), m1.wall.Seconds(), verdict(sp >= 20))
+	} else {
+		fmt.Fprintf(out, "| 1. 3-way %d resources vs kyaml Merge3 | ≥ 20x faster | Merge3 %s; krm-merge %.2f s: at least %.0fx faster | %s |\n",
+			sz.vsMerge3, m1.skipped, k1.wall.Seconds(), sz.merge3Cap.Seconds()/k1.wall.Seconds(), verdict(sz.merge3Cap.Seconds()/k1.wall.Seconds() >= 20))
+	}
+	if rw.skipped == "" {
+		tr, mr := k2.wall.Seconds()/rw.wall.Seconds(), float64(k2.peakKB)/float64(rw.peakKB)
+		fmt.Fprintf(out, "| 2. 3-way %d resources vs kyaml read-write | ≤ 0.25x time, ≤ 0.3x peak | %.3fx time (%.2f s vs %.2f s), %.3fx peak (%s vs %s) | %s |\n",
+			sz.vsReadWrite, tr, k2.wall.Seconds(), rw.wall.Seconds(), mr, k2.mem(), rw.mem(), verdict(tr <= 0.25 && mr <= 0.3))
+	} else {
+		fmt.Fprintf(out, "| 2. 3-way %d resources vs kyaml read-write | ≤ 0.25x time, ≤ 0.3x peak | read-write %s | %s |\n",
+			sz.vsReadWrite, rw.skipped, verdict(false))
+	}
+	top := scaleRes[hi]
+	fmt.Fprintf(out, "| 3a. linear in resources, %d → %d | exponent ≤ 1.1; %d resources < 8 GB | exponent %.3f; %d resources (%.0f MB) in %.2f s, peak %s | %s |\n",
+		lo, hi, hi, expRes, hi, float64(inputs[fmt.Sprintf("3way-%d", hi)].bytes)/1e6, top.wall.Seconds(), top.mem(),
+		verdict(expRes <= 1.1 && top.peakKB < 8<<20))
+	for _, kind := range []string{"env", "cr"} {
+		e := exp(engine[kind][klo].Seconds(), engine[kind][khi].Seconds(), klo, khi)
+		p := exp(keyedRes[kind][klo].wall.Seconds(), keyedRes[kind][khi].wall.Seconds(), klo, khi)
+		fmt.Fprintf(out, "| 3b. linear in one keyed list (%s), %d → %d elements | exponent ≤ 1.1 | engine %.3f (%.1f → %.1f ms); whole process %.3f | %s |\n",
+			kind, klo, khi, e, float64(engine[kind][klo].Microseconds())/1000, float64(engine[kind][khi].Microseconds())/1000, p, verdict(e <= 1.1 && p <= 1.1))
+	}
+	tp3 := float64(in2.bytes) / k2.wall.Seconds()
+	tp2 := float64(in4.bytes) / k4.wall.Seconds()
+	fmt.Fprintf(out, "| 4. 2-way keeps up, %d resources | 2-way throughput ≥ 3-way's / 1.2 | 2-way %.1f MB/s, 3-way %.1f MB/s (3-way/2-way %.2f) | %s |\n",
+		sz.vsReadWrite, tp2/1e6, tp3/1e6, tp3/tp2, verdict(tp2*1.2 >= tp3))
+	return nil
+}
+
+// runOnce runs bin with the file at path on stdin and its output discarded, and
+// returns its wall time and peak RSS. A run past limit is killed and reported skipped.
+func runOnce(bin, path string, limit time.Duration) (result, error) {
+	in, err := os.Open(path)
+	if err != nil {
+		return result{}, err
+	}
+	defer in.Close()
+	ctx, cancel := context.WithTimeout(context.Background(), limit)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, bin)
+	var stderr strings.Builder
+	cmd.Stdin, cmd.Stdout, cmd.Stderr = in, io.Discard, &stderr
+	start := time.Now()
+	err = cmd.Run()
+	wall := time.Since(start)
+	if ctx.Err() != nil {
+		return result{skipped: fmt.Sprintf("killed after %s", limit)}, nil
+	}
+	var exit *exec.ExitError
+	if errors.As(err, &exit) {
+		if ru, ok := exit.ProcessState.SysUsage().(*syscall.Rusage); ok && ru.Maxrss > 16<<20 {
+			return result{skipped: fmt.Sprintf("failed (%.1f GB)", float64(ru.Maxrss)/(1<<20))}, nil
+		}
+		return result{}, fmt.Errorf("%s: %v: %s", filepath.Base(bin), err, lastLines(stderr.String()))
+	}
+	if err != nil {
+		return result{}, err
+	}
+	ru, _ := cmd.ProcessState.SysUsage().(*syscall.Rusage)
+	r := result{wall: wall}
+	if ru != nil {
+		r.peakKB = ru.Maxrss
+	}
+	return r, nil
+}
+
+func lastLines(s string) string {
+	lines := strings.Split(strings.TrimSpace(s), "\n")
+	return strings.Join(lines[max(0, len(lines)-5):], "\n")
+}
+
+func moduleRoot() (string, error) {
+	out, err := exec.Command("go", "env", "GOMOD").Output()
+	if err != nil {
+		return "", err
+	}
+	gomod := strings.TrimSpace(string(out))
+	if gomod == "" || gomod == os.DevNull {
+		return "", errors.New("run inside the krm-merge module")
+	}
+	return filepath.Dir(gomod), nil
+}

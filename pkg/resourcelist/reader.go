@@ -1,0 +1,274 @@
+// Package resourcelist reads and writes a KRM ResourceList fast: items are decoded and
+// encoded independently on all cores and the output is streamed, behind the same
+// framework.ResourceListProcessor as kyaml's framework.Execute.
+//
+// The bytes written are exactly those of framework.Execute with kyaml's
+// kio.ByteReadWriter{KeepReaderAnnotations: true} (what command.Build runs for a
+// ResourceList on stdin). kyaml decodes the whole list as one YAML document and encodes
+// it as one, on one core, holding a copy of every item. Here the input is cut into runs
+// of whole items at the item boundaries of the top-level `items:` list, each run is
+// decoded as `items:` followed by its own lines (the same text in the same context, so
+// the same nodes), and each run of output items is encoded as `items:` with those items
+// and spliced between the list's head and tail.
+//
+// Input the cut could read differently from a whole-document decode is not read fast:
+// Read returns ErrUnsupported and the caller uses kyaml's path. That is: anything but a
+// block-style mapping with `items:` on a line of its own, CR line endings, document
+// markers (`---`, `...`) or directives, comment lines at or left of an item's dash or
+// after an item's last line, lines left of an item's content, and runs whose decode
+// does not give exactly the items counted (anchors used across items, for one). On the
+// way out, items with foot comments are kept in one run with their successor, and a
+// last item with foot comments sends the whole write through kyaml's writer.
+package resourcelist
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"io"
+	"runtime"
+	"sync"
+
+	"sigs.k8s.io/kustomize/kyaml/kio"
+	"sigs.k8s.io/kustomize/kyaml/yaml"
+)
+
+// ErrUnsupported says the input needs kyaml's reader (see the package doc); nothing was
+// processed.
+var ErrUnsupported = errors.New("resourcelist: input needs the kyaml reader")
+
+// List is a ResourceList as read.
+type List struct {
+	// Items are the items, in input order.
+	Items []*yaml.RNode
+	// FunctionConfig and Results are the list's fields; nil when absent.
+	FunctionConfig, Results *yaml.RNode
+	// APIVersion and Kind are the list's own (Kind is "ResourceList").
+	APIVersion, Kind string
+}
+
+// runBytes is the size of input text decoded as one run.
+const runBytes = 256 << 10
+
+// Read decodes a ResourceList as kyaml's ByteReader does (no reader annotations are set
+// on ResourceList items), or returns ErrUnsupported.
+func Read(data []byte) (*List, error) {
+	if bytes.IndexByte(data, '\r') >= 0 || bytes.HasPrefix(data, []byte("---")) ||
+		bytes.HasPrefix(data, []byte("%")) || bytes.HasPrefix(data, []byte("...")) {
+		return nil, ErrUnsupported
+	}
+	lay, err := layout(data)
+	if err != nil {
+		return nil, err
+	}
+	// The list without its items, for its other fields.
+	skeleton := make([]byte, 0, len(data)-(lay.end-lay.start))
+	skeleton = append(skeleton, data[:lay.start]...)
+	skeleton = append(skeleton, data[lay.end:]...)
+	doc := &yaml.Node{}
+	if err := yaml.NewDecoder(bytes.NewReader(skeleton)).Decode(doc); err != nil {
+		return nil, ErrUnsupported
+	}
+	root := yaml.NewRNode(doc)
+	meta, err := root.GetMeta()
+	if err != nil && err != yaml.ErrMissingMetadata {
+		return nil, ErrUnsupported
+	}
+	if meta.Kind != kio.ResourceListKind || root.YNode().Kind != yaml.MappingNode {
+		return nil, ErrUnsupported
+	}
+	l := &List{APIVersion: meta.APIVersion, Kind: meta.Kind}
+	if f := root.Field("items"); f == nil || !yaml.IsMissingOrNull(f.Value) {
+		return nil, ErrUnsupported // items must be the block we cut out
+	}
+	if f := root.Field("functionConfig"); f != nil {
+		l.FunctionConfig = f.Value
+	}
+	if f := root.Field("results"); f != nil {
+		l.Results = f.Value
+	}
+	items, err := decodeItems(data, lay)
+	if err != nil {
+		return nil, err
+	}
+	l.Items = items
+	return l, nil
+}
+
+// itemsLayout locates the items block: bytes [start, end) hold the item lines, and
+// starts[i] is where item i's dash line begins.
+type itemsLayout struct {
+	start, end int
+	starts     []int
+	dash       int // column of the items' dashes
+}
+
+// layout scans the lines of data for the top-level items block.
+func layout(data []byte) (*itemsLayout, error) {
+	lay := &itemsLayout{start: -1}
+	inItems := false
+	trailingComment := false
+	for pos := 0; pos < len(data); {
+		nl := bytes.IndexByte(data[pos:], '\n')
+		end := len(data)
+		next := len(data)
+		if nl >= 0 {
+			end = pos + nl
+			next = end + 1
+		}
+		line := data[pos:end]
+		indent := 0
+		for indent < len(line) && line[indent] == ' ' {
+			indent++
+		}
+		blank := indent == len(line)
+		comment := !blank && line[indent] == '#'
+		if bytes.HasPrefix(line, []byte("---")) || bytes.HasPrefix(line, []byte("...")) {
+			return nil, ErrUnsupported // document markers: kyaml splits documents there
+		}
+		switch {
+		case blank:
+		case indent == 0 && !comment && line[0] != '-':
+			// a top-level key (or a document marker or directive, unsupported)
+			if line[0] == '%' || line[0] == '\t' {
+				return nil, ErrUnsupported
+			}
+			if inItems {
+				if trailingComment {
+					return nil, ErrUnsupported
+				}
+				inItems = false
+				lay.end = pos
+			}
+			if string(line) == "items:" {
+				if lay.start >= 0 {
+					return nil, ErrUnsupported // twice
+				}
+				inItems = true
+				lay.start = next
+				lay.dash = -1
+			}
+		case !inItems:
+			// inside another top-level field
+		case comment:
+			if lay.dash < 0 || indent <= lay.dash {
+				return nil, ErrUnsupported
+			}
+			trailingComment = true
+		default:
+			if lay.dash < 0 { // the first item fixes the dash column
+				if line[indent] != '-' {
+					return nil, ErrUnsupported
+				}
+				lay.dash = indent
+			}
+			if indent == lay.dash && line[indent] == '-' && (len(line) == indent+1 || line[indent+1] == ' ') {
+				if trailingComment {
+					return nil, ErrUnsupported
+				}
+				lay.starts = append(lay.starts, pos)
+			} else if indent < lay.dash+2 {
+				return nil, ErrUnsupported
+			}
+			trailingComment = false
+		}
+		pos = next
+	}
+	if inItems {
+		if trailingComment {
+			return nil, ErrUnsupported
+		}
+		lay.end = len(data)
+	}
+	if lay.start < 0 || len(lay.starts) == 0 {
+		return nil, ErrUnsupported
+	}
+	if lay.starts[0] < lay.start {
+		return nil, ErrUnsupported
+	}
+	return lay, nil
+}
+
+// decodeItems decodes the items in runs of about runBytes, on all cores.
+func decodeItems(data []byte, lay *itemsLayout) ([]*yaml.RNode, error) {
+	type run struct{ from, to int } // item indexes [from, to)
+	var runs []run
+	for i := 0; i < len(lay.starts); {
+		j := i + 1
+		for j < len(lay.starts) && lay.starts[j]-lay.starts[i] < runBytes {
+			j++
+		}
+		runs = append(runs, run{i, j})
+		i = j
+	}
+	items := make([]*yaml.RNode, len(lay.starts))
+	// Text before the first dash (blank lines) belongs to no item; start at the dash.
+	itemEnd := func(i int) int {
+		if i+1 < len(lay.starts) {
+			return lay.starts[i+1]
+		}
+		return lay.end
+	}
+	errs := make([]error, len(runs))
+	parallel(len(runs), func(k int) {
+		r := runs[k]
+		text := data[lay.starts[r.from]:itemEnd(r.to-1)]
+		doc := &yaml.Node{}
+		dec := yaml.NewDecoder(io.MultiReader(bytes.NewReader([]byte("items:\n")), bytes.NewReader(text)))
+		if err := dec.Decode(doc); err != nil {
+			errs[k] = ErrUnsupported
+			return
+		}
+		m := doc
+		if m.Kind == yaml.DocumentNode && len(m.Content) == 1 {
+			m = m.Content[0]
+		}
+		if m.Kind != yaml.MappingNode || len(m.Content) != 2 || m.Content[1].Kind != yaml.SequenceNode ||
+			len(m.Content[1].Content) != r.to-r.from || m.Content[0].Value != "items" {
+			errs[k] = ErrUnsupported
+			return
+		}
+		for i, n := range m.Content[1].Content {
+			items[r.from+i] = yaml.NewRNode(n)
+		}
+	})
+	for _, err := range errs {
+		if err != nil {
+			return nil, err
+		}
+	}
+	return items, nil
+}
+
+// parallel runs f(0..n-1) on GOMAXPROCS goroutines, in order of k per goroutine.
+func parallel(n int, f func(k int)) {
+	workers := runtime.GOMAXPROCS(0)
+	if workers > n {
+		workers = n
+	}
+	var wg sync.WaitGroup
+	var mu sync.Mutex
+	next := 0
+	for w := 0; w < workers; w++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for {
+				mu.Lock()
+				k := next
+				next++
+				mu.Unlock()
+				if k >= n {
+					return
+				}
+				f(k)
+			}
+		}()
+	}
+	wg.Wait()
+}
+
+// describe is for error messages in tests.
+func (l *itemsLayout) String() string {
+	return fmt.Sprintf("items [%d,%d) %d items, dash column %d", l.start, l.end, len(l.starts), l.dash)
+}
