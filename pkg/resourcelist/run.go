@@ -7,6 +7,7 @@ import (
 	"io"
 	"os"
 	"runtime/debug"
+	"runtime/metrics"
 
 	"sigs.k8s.io/kustomize/kyaml/fn/framework"
 )
@@ -22,15 +23,18 @@ func Run(p framework.ResourceListProcessor, r io.Reader, w, errw io.Writer, kyam
 		return kyamlPath(io.MultiReader(bytes.NewReader(data), errReader{err}))
 	}
 	// Nearly all that decoding allocates stays live (the items), so collecting during
-	// it only re-marks the growing tree: collect after it instead. The processing and
-	// writing then collect more often than Go's default, as the live heap is large
-	// and the garbage (replaced items, written items) is what keeps the peak up.
+	// it only re-marks the growing tree: collect after it instead. Then a soft memory
+	// limit of 1.5 times the heap the items take keeps the garbage of processing and
+	// writing (replaced and written items) from doubling the peak, as Go's default
+	// (collect when the heap has doubled) would; below the limit GC runs as usual.
 	old := debug.SetGCPercent(-1)
 	l, err := Read(data)
-	debug.SetGCPercent(gcPercent(old))
+	debug.SetGCPercent(old)
 	if errors.Is(err, ErrUnsupported) {
-		debug.SetGCPercent(old)
 		return kyamlPath(bytes.NewReader(data))
+	}
+	if os.Getenv("GOMEMLIMIT") == "" && os.Getenv("GOGC") == "" {
+		debug.SetMemoryLimit(heapBytes()*3/2 + 64<<20)
 	}
 	data = nil // the items hold their own strings: let the input go
 	if err == nil {
@@ -42,13 +46,14 @@ func Run(p framework.ResourceListProcessor, r io.Reader, w, errw io.Writer, kyam
 	return err
 }
 
-// gcPercent is the GC percentage for processing and writing: half of the default,
-// unless GOGC was set (then old, the user's).
-func gcPercent(old int) int {
-	if os.Getenv("GOGC") != "" {
-		return old
+// heapBytes is the memory the heap's objects take now (live and not yet collected).
+func heapBytes() int64 {
+	s := []metrics.Sample{{Name: "/memory/classes/heap/objects:bytes"}}
+	metrics.Read(s)
+	if s[0].Value.Kind() != metrics.KindUint64 {
+		return 1 << 40
 	}
-	return 50
+	return int64(s[0].Value.Uint64())
 }
 
 // readAll reads r whole, sizing the buffer once when r is a regular file.
