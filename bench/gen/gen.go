@@ -322,7 +322,7 @@ func configMap(r *rand.Rand, app, ns string) *Obj {
 }
 
 func widget(r *rand.Rand, app, ns string) *Obj {
-	items := make([]any, between(r, 5, 60))
+	items := make([]any, skewed(r, 5, 60))
 	for i := range items {
 		items[i] = O("name", fmt.Sprintf("%s-%d", word(r), i), "value", word(r)+"-"+word(r), "weight", r.IntN(100))
 	}

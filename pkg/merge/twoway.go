@@ -107,7 +107,33 @@ func (e *twoWay) merge(s, d *yaml.Node, sch schema.Node, path fieldpath.Path) (*
 	case sn.Kind == yaml.SequenceNode && dn.Kind == yaml.SequenceNode:
 		return e.mergeList(sn, d, sch, path)
 	}
+	if !e.inPlace && s == sn && d == dn && sameScalar(sn, dn) {
+		// src's value is taken, and dest's node writes exactly as src's: keep dest's,
+		// so that a map or list nothing changed in can stay dest's own, uncopied.
+		return d, nil
+	}
 	return e.clean(sn, sch, path)
+}
+
+// sameScalar reports whether scalars a and b are written alike: the same value, tag,
+// style, anchor and comments.
+func sameScalar(a, b *yaml.Node) bool {
+	return a.Kind == yaml.ScalarNode && b.Kind == yaml.ScalarNode && a.Value == b.Value && a.Tag == b.Tag &&
+		a.Style == b.Style && a.Anchor == b.Anchor && a.HeadComment == b.HeadComment &&
+		a.LineComment == b.LineComment && a.FootComment == b.FootComment
+}
+
+// sameNodes reports whether a and b hold the same node pointers.
+func sameNodes(a, b []*yaml.Node) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for i := range a {
+		if a[i] != b[i] {
+			return false
+		}
+	}
+	return true
 }
 
 // patchDirective reads a map's `$patch` value: "", "merge", "replace" or "delete".
@@ -154,6 +180,9 @@ func (e *twoWay) mergeMap(sn, d *yaml.Node, sch schema.Node, path fieldpath.Path
 	}
 	if err := applyMapDirectives(sn, dn, path, e.inPlace); err != nil {
 		return nil, err
+	}
+	if out != d && sameNodes(dn.Content, deref(d).Content) {
+		return d, nil // nothing changed: dest's own map, not a copy
 	}
 	return out, nil
 }
@@ -375,6 +404,9 @@ func (e *twoWay) mergeList(sn, d *yaml.Node, sch schema.Node, path fieldpath.Pat
 		}
 	default:
 		return e.clean(sn, sch, path)
+	}
+	if out != d && sameNodes(dn.Content, deref(d).Content) {
+		return d, nil // nothing changed: dest's own list, not a copy
 	}
 	// A list whose elements src all deleted stays as an empty list, as in kyaml merge2
 	// and in the 3-way merge.

@@ -263,4 +263,45 @@ items:
 - [a, list]
 - null
 `,
+	"mismatched kpt annotations": `apiVersion: config.kubernetes.io/v1
+kind: ResourceList
+items:
+- kind: A
+  metadata:
+    name: a
+- kind: B
+  metadata:
+    name: b
+    annotations:
+      config.kubernetes.io/path: 'x.yaml'
+      internal.config.kubernetes.io/path: 'y.yaml'
+- kind: C
+  metadata:
+    name: c
+    annotations:
+      config.kubernetes.io/index: '1'
+      internal.config.kubernetes.io/index: '2'
+`,
+	"aliases across items": `apiVersion: config.kubernetes.io/v1
+kind: ResourceList
+items:
+- apiVersion: v1
+  kind: ConfigMap
+  metadata: &m
+    name: a
+    annotations:
+      config.kubernetes.io/merge-source: dest
+  data: &d
+    k: v
+- apiVersion: v1
+  kind: ConfigMap
+  metadata: *m
+  data: *d
+- &whole
+  apiVersion: v1
+  kind: Secret
+  metadata:
+    name: s
+- *whole
+`,
 }

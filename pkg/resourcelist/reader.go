@@ -45,6 +45,8 @@ type List struct {
 	FunctionConfig, Results *yaml.RNode
 	// APIVersion and Kind are the list's own (Kind is "ResourceList").
 	APIVersion, Kind string
+	// aliases is set when an item holds a YAML alias (items may then share nodes).
+	aliases bool
 }
 
 // runBytes is the size of input text decoded as one run.
@@ -87,11 +89,11 @@ func Read(data []byte) (*List, error) {
 	if f := root.Field("results"); f != nil {
 		l.Results = f.Value
 	}
-	items, err := decodeItems(data, lay)
+	items, aliases, err := decodeItems(data, lay)
 	if err != nil {
 		return nil, err
 	}
-	l.Items = items
+	l.Items, l.aliases = items, aliases
 	return l, nil
 }
 
@@ -190,7 +192,7 @@ func layout(data []byte) (*itemsLayout, error) {
 }
 
 // decodeItems decodes the items in runs of about runBytes, on all cores.
-func decodeItems(data []byte, lay *itemsLayout) ([]*yaml.RNode, error) {
+func decodeItems(data []byte, lay *itemsLayout) ([]*yaml.RNode, bool, error) {
 	type run struct{ from, to int } // item indexes [from, to)
 	var runs []run
 	for i := 0; i < len(lay.starts); {
@@ -210,6 +212,7 @@ func decodeItems(data []byte, lay *itemsLayout) ([]*yaml.RNode, error) {
 		return lay.end
 	}
 	errs := make([]error, len(runs))
+	aliases := make([]bool, len(runs))
 	parallel(len(runs), func(k int) {
 		r := runs[k]
 		text := data[lay.starts[r.from]:itemEnd(r.to-1)]
@@ -231,13 +234,29 @@ func decodeItems(data []byte, lay *itemsLayout) ([]*yaml.RNode, error) {
 		for i, n := range m.Content[1].Content {
 			items[r.from+i] = yaml.NewRNode(n)
 		}
+		aliases[k] = hasAlias(m)
 	})
-	for _, err := range errs {
+	anyAlias := false
+	for k, err := range errs {
 		if err != nil {
-			return nil, err
+			return nil, false, err
+		}
+		anyAlias = anyAlias || aliases[k]
+	}
+	return items, anyAlias, nil
+}
+
+// hasAlias reports whether n holds an alias node.
+func hasAlias(n *yaml.Node) bool {
+	if n.Kind == yaml.AliasNode {
+		return true
+	}
+	for _, c := range n.Content {
+		if hasAlias(c) {
+			return true
 		}
 	}
-	return items, nil
+	return false
 }
 
 // parallel runs f(0..n-1) on GOMAXPROCS goroutines, in order of k per goroutine.

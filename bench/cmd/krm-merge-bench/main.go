@@ -92,7 +92,8 @@ func run(quick bool, workdir string, out io.Writer) error {
 	if err != nil {
 		return err
 	}
-	bins := map[string]string{"krm-merge": ".", "ref-merge3": "./bench/reference/merge3", "ref-readwrite": "./bench/reference/readwrite"}
+	bins := map[string]string{"krm-merge": ".", "ref-merge3": "./bench/reference/merge3", "ref-readwrite": "./bench/reference/readwrite",
+		"gen": "./bench/cmd/krm-merge-gen"}
 	for name, pkg := range bins {
 		b := exec.Command("go", "build", "-trimpath", "-ldflags", "-s -w", "-o", filepath.Join(dir, name), pkg)
 		b.Dir, b.Stderr = root, os.Stderr
@@ -109,7 +110,9 @@ func run(quick bool, workdir string, out io.Writer) error {
 		items int
 	}
 	inputs := map[string]input{}
-	makeInput := func(name string, write func(io.Writer) (gen.Stats, error)) (input, error) {
+	// Inputs are written by the generator in its own process, so that this process
+	// stays small (see runOnce on peak memory).
+	makeInput := func(name string, args ...string) (input, error) {
 		if in, ok := inputs[name]; ok {
 			return in, nil
 		}
@@ -118,23 +121,26 @@ func run(quick bool, workdir string, out io.Writer) error {
 		if err != nil {
 			return input{}, err
 		}
-		st, err := write(f)
-		if cerr := f.Close(); err == nil {
-			err = cerr
+		defer f.Close()
+		var stderr strings.Builder
+		g := exec.Command(bin("gen"), args...)
+		g.Stdout, g.Stderr = f, &stderr
+		if err := g.Run(); err != nil {
+			return input{}, fmt.Errorf("generating %s: %v: %s", name, err, stderr.String())
 		}
-		in := input{p, st.Bytes, st.Items}
+		var in input
+		if _, err := fmt.Sscanf(stderr.String(), "%d items, %d bytes", &in.items, &in.bytes); err != nil {
+			return input{}, fmt.Errorf("generating %s: %q", name, stderr.String())
+		}
+		in.path = p
 		inputs[name] = in
-		return in, err
+		return in, nil
 	}
 	list := func(mode gen.Mode, n int) (input, error) {
-		return makeInput(fmt.Sprintf("%s-%d", mode, n), func(w io.Writer) (gen.Stats, error) {
-			return gen.ResourceList(w, gen.Options{Resources: n, Mode: mode, Seed: 1})
-		})
+		return makeInput(fmt.Sprintf("%s-%d", mode, n), "-mode", string(mode), "-n", fmt.Sprint(n))
 	}
 	keyed := func(kind string, n int) (input, error) {
-		return makeInput(fmt.Sprintf("keyed-%s-%d", kind, n), func(w io.Writer) (gen.Stats, error) {
-			return gen.KeyedList(w, kind, n, 1)
-		})
+		return makeInput(fmt.Sprintf("keyed-%s-%d", kind, n), "-keyed", kind, "-n", fmt.Sprint(n))
 	}
 	measure := func(binName string, in input, limit time.Duration, reps int) (result, error) {
 		best := result{}
@@ -316,6 +322,10 @@ func run(quick bool, workdir string, out io.Writer) error {
 
 // runOnce runs bin with the file at path on stdin and its output discarded, and
 // returns its wall time and peak RSS. A run past limit is killed and reported skipped.
+//
+// Peak RSS is the child's VmHWM from /proc, polled while it runs: the rusage of a
+// child started from a large process also counts the parent's RSS at the fork (Linux
+// keeps the pre-exec high-water mark), so rusage is used only without /proc.
 func runOnce(bin, path string, limit time.Duration) (result, error) {
 	in, err := os.Open(path)
 	if err != nil {
@@ -324,31 +334,74 @@ func runOnce(bin, path string, limit time.Duration) (result, error) {
 	defer in.Close()
 	ctx, cancel := context.WithTimeout(context.Background(), limit)
 	defer cancel()
+	devNull, err := os.OpenFile(os.DevNull, os.O_WRONLY, 0)
+	if err != nil {
+		return result{}, err
+	}
+	defer devNull.Close()
 	cmd := exec.CommandContext(ctx, bin)
 	var stderr strings.Builder
-	cmd.Stdin, cmd.Stdout, cmd.Stderr = in, io.Discard, &stderr
+	cmd.Stdin, cmd.Stdout, cmd.Stderr = in, devNull, &stderr
 	start := time.Now()
-	err = cmd.Run()
+	if err := cmd.Start(); err != nil {
+		return result{}, err
+	}
+	hwm := make(chan int64)
+	stopPoll := make(chan struct{})
+	go func() {
+		var peak int64
+		status := fmt.Sprintf("/proc/%d/status", cmd.Process.Pid)
+		for {
+			if kb := vmHWM(status); kb > peak {
+				peak = kb
+			}
+			select {
+			case <-stopPoll:
+				hwm <- peak
+				return
+			case <-time.After(10 * time.Millisecond):
+			}
+		}
+	}()
+	werr := cmd.Wait()
 	wall := time.Since(start)
+	state := cmd.ProcessState
+	close(stopPoll)
+	peakKB := <-hwm
+	if ru, ok := state.SysUsage().(*syscall.Rusage); ok && peakKB == 0 {
+		peakKB = ru.Maxrss
+	}
 	if ctx.Err() != nil {
 		return result{skipped: fmt.Sprintf("killed after %s", limit)}, nil
 	}
 	var exit *exec.ExitError
-	if errors.As(err, &exit) {
-		if ru, ok := exit.ProcessState.SysUsage().(*syscall.Rusage); ok && ru.Maxrss > 16<<20 {
-			return result{skipped: fmt.Sprintf("failed (%.1f GB)", float64(ru.Maxrss)/(1<<20))}, nil
+	if werr != nil && !errors.As(werr, &exit) {
+		return result{}, werr
+	}
+	if !state.Success() {
+		if peakKB > 16<<20 {
+			return result{skipped: fmt.Sprintf("failed (%.1f GB)", float64(peakKB)/(1<<20))}, nil
 		}
-		return result{}, fmt.Errorf("%s: %v: %s", filepath.Base(bin), err, lastLines(stderr.String()))
+		return result{}, fmt.Errorf("%s: %v: %s", filepath.Base(bin), state, lastLines(stderr.String()))
 	}
+	return result{wall: wall, peakKB: peakKB}, nil
+}
+
+// vmHWM reads the VmHWM line (peak resident set, kB) of a /proc/PID/status file; 0 when
+// it cannot.
+func vmHWM(status string) int64 {
+	b, err := os.ReadFile(status)
 	if err != nil {
-		return result{}, err
+		return 0
 	}
-	ru, _ := cmd.ProcessState.SysUsage().(*syscall.Rusage)
-	r := result{wall: wall}
-	if ru != nil {
-		r.peakKB = ru.Maxrss
+	for _, line := range strings.Split(string(b), "\n") {
+		if rest, ok := strings.CutPrefix(line, "VmHWM:"); ok {
+			var kb int64
+			fmt.Sscanf(strings.TrimSpace(rest), "%d", &kb)
+			return kb
+		}
 	}
-	return r, nil
+	return 0
 }
 
 func lastLines(s string) string {
