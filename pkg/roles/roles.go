@@ -17,7 +17,10 @@ package roles
 import (
 	"fmt"
 	"path"
+	"runtime"
 	"strings"
+	"sync"
+	"sync/atomic"
 
 	"sigs.k8s.io/kustomize/kyaml/kio/kioutil"
 	"sigs.k8s.io/kustomize/kyaml/yaml"
@@ -88,8 +91,12 @@ func (it *Item) Errorf(field, format string, args ...interface{}) *results.ItemE
 func Assign(items []*yaml.RNode, cfg *config.Config) ([]Item, error) {
 	valid := For(cfg.Mode)
 	dirs := roleDirs(cfg)
-	out := make([]Item, 0, len(items)+len(cfg.Original)+len(cfg.Updated)+len(cfg.Src))
-	for i, n := range items {
+	out := make([]Item, len(items), len(items)+len(cfg.Original)+len(cfg.Updated)+len(cfg.Src))
+	errs := make([]error, len(items))
+	// Each item's role depends on that item alone: decide them on all cores, then
+	// report the first bad item in input order, as a serial loop would.
+	forEach(len(items), func(i int) {
+		n := items[i]
 		it := Item{Node: n, Position: i}
 		it.File, it.Index = location(n)
 		it.RelFile = it.File
@@ -99,7 +106,8 @@ func Assign(items []*yaml.RNode, cfg *config.Config) ([]Item, error) {
 		case annotated != "":
 			it.Role = Role(annotated)
 			if !contains(valid, it.Role) {
-				return nil, invalidRole(&it, cfg, annotated, valid)
+				errs[i] = invalidRole(&it, cfg, annotated, valid)
+				return
 			}
 			if dir := dirFor(dirs, it.Role); dir != "" {
 				it.RelFile = relTo(it.File, dir)
@@ -113,7 +121,12 @@ func Assign(items []*yaml.RNode, cfg *config.Config) ([]Item, error) {
 		case cfg.Inline():
 			it.Role = Dest
 		}
-		out = append(out, it)
+		out[i] = it
+	})
+	for _, err := range errs {
+		if err != nil {
+			return nil, err
+		}
 	}
 	for _, inline := range []struct {
 		role  Role
@@ -125,15 +138,41 @@ func Assign(items []*yaml.RNode, cfg *config.Config) ([]Item, error) {
 			out = append(out, it)
 		}
 	}
-	for i := range out {
-		if out[i].Role == None {
-			continue
+	errs = make([]error, len(out))
+	forEach(len(out), func(i int) {
+		if out[i].Role != None {
+			errs[i] = requireIdentity(&out[i])
 		}
-		if err := requireIdentity(&out[i]); err != nil {
+	})
+	for _, err := range errs {
+		if err != nil {
 			return nil, err
 		}
 	}
 	return out, nil
+}
+
+// forEach runs f(0..n-1) on GOMAXPROCS goroutines.
+func forEach(n int, f func(i int)) {
+	workers := min(runtime.GOMAXPROCS(0), n)
+	if workers <= 1 || n < 64 {
+		for i := 0; i < n; i++ {
+			f(i)
+		}
+		return
+	}
+	var next atomic.Int64
+	var wg sync.WaitGroup
+	for w := 0; w < workers; w++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := int(next.Add(1)) - 1; i < n; i = int(next.Add(1)) - 1 {
+				f(i)
+			}
+		}()
+	}
+	wg.Wait()
 }
 
 func invalidRole(it *Item, cfg *config.Config, value string, valid []Role) error {
