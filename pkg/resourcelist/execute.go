@@ -39,7 +39,7 @@ func Process(p framework.ResourceListProcessor, l *List, w io.Writer) error {
 		return err
 	}
 	retErr := p.Process(&rl)
-	if err := kio.ReconcileInternalAnnotations(rl.Items, nodeAnnos); err != nil {
+	if err := reconcile(rl.Items, nodeAnnos, !l.aliases); err != nil {
 		return err
 	}
 	if len(rl.Results) > 0 {
@@ -101,6 +101,69 @@ func checkMismatchedAnnos(a map[string]string) error {
 	} {
 		if v, lv := a[p[0]], a[p[1]]; v != "" && lv != "" && v != lv {
 			return fmt.Errorf("resource input to function has mismatched legacy and internal %s annotations", p[2])
+		}
+	}
+	return nil
+}
+
+// reconcile is kio.ReconcileInternalAnnotations, on two halves of the items at once when
+// parallel is set and no two items share their root, metadata or annotations node: it
+// changes each item's annotations alone, given the map, which it only reads. The first
+// error in item order is returned, as the serial call returns it.
+func reconcile(items []*yaml.RNode, nodeAnnos map[string]map[string]string, parallel bool) error {
+	if !parallel || len(items) < 256 || !distinctHeads(items) {
+		return kio.ReconcileInternalAnnotations(items, nodeAnnos)
+	}
+	half := len(items) / 2
+	var errs [2]error
+	done := make(chan struct{})
+	go func() {
+		errs[1] = kio.ReconcileInternalAnnotations(items[half:], nodeAnnos)
+		close(done)
+	}()
+	errs[0] = kio.ReconcileInternalAnnotations(items[:half], nodeAnnos)
+	<-done
+	if errs[0] != nil {
+		return errs[0]
+	}
+	return errs[1]
+}
+
+// distinctHeads reports whether no two items share their root, metadata or
+// annotations node (the nodes annotation changes touch).
+func distinctHeads(items []*yaml.RNode) bool {
+	seen := make(map[*yaml.Node]struct{}, 3*len(items))
+	add := func(n *yaml.Node) bool {
+		if n == nil {
+			return true
+		}
+		if _, dup := seen[n]; dup {
+			return false
+		}
+		seen[n] = struct{}{}
+		return true
+	}
+	for _, it := range items {
+		root := it.YNode()
+		if root == nil || root.Kind != yaml.MappingNode || !add(root) {
+			return false
+		}
+		md := fieldOf(root, yaml.MetadataField)
+		if !add(md) || !add(fieldOf(md, yaml.AnnotationsField)) {
+			return false
+		}
+	}
+	return true
+}
+
+// fieldOf returns the value node of a map's field, nil when absent or not a map.
+func fieldOf(m *yaml.Node, name string) *yaml.Node {
+	if m == nil || m.Kind != yaml.MappingNode {
+		return nil
+	}
+	for i := 0; i+1 < len(m.Content); i += 2 {
+		if m.Content[i].Value == name {
+			return m.Content[i+1]
 		}
 	}
 	return nil
