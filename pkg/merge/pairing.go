@@ -282,16 +282,30 @@ func mergeMapFields(src, dest *yaml.Node, skip func(string) bool,
 		}
 	}
 	p := placer{front: true}
-	present := make(map[string]bool, len(ids))
-	for _, id := range ids {
-		present[id] = true
+	var present map[string]bool // small maps: a scan of ids, no garbage
+	if len(ids) > smallMap {
+		present = make(map[string]bool, len(ids))
+		for _, id := range ids {
+			present[id] = true
+		}
+	}
+	isPresent := func(name string) bool {
+		if present != nil {
+			return present[name]
+		}
+		for _, id := range ids {
+			if id == name {
+				return true
+			}
+		}
+		return false
 	}
 	for i := 0; src != nil && i+1 < len(src.Content); i += 2 {
 		k, sv := src.Content[i], src.Content[i+1]
 		switch {
 		case skip != nil && skip(k.Value):
 			continue
-		case present[k.Value]:
+		case isPresent(k.Value):
 			p.seen(k.Value)
 			continue
 		case df.has(k.Value):

@@ -24,9 +24,10 @@ func Run(p framework.ResourceListProcessor, r io.Reader, w, errw io.Writer, kyam
 	}
 	// Nearly all that decoding allocates stays live (the items), so collecting during
 	// it only re-marks the growing tree: collect after it instead. Then a soft memory
-	// limit of 1.5 times the heap the items take keeps the garbage of processing and
-	// writing (replaced and written items) from doubling the peak, as Go's default
-	// (collect when the heap has doubled) would; below the limit GC runs as usual.
+	// limit of the heap the items take plus half of it (at least 1 GiB) keeps the
+	// garbage of processing and writing (replaced and written items) from doubling the
+	// peak, as Go's default (collect when the heap has doubled) would; below the limit
+	// GC runs as usual.
 	old := debug.SetGCPercent(-1)
 	l, err := Read(data)
 	debug.SetGCPercent(old)
@@ -34,7 +35,8 @@ func Run(p framework.ResourceListProcessor, r io.Reader, w, errw io.Writer, kyam
 		return kyamlPath(bytes.NewReader(data))
 	}
 	if os.Getenv("GOMEMLIMIT") == "" && os.Getenv("GOGC") == "" {
-		debug.SetMemoryLimit(heapBytes()*3/2 + 64<<20)
+		h := heapBytes()
+		debug.SetMemoryLimit(h + max(h/2, 1<<30))
 	}
 	data = nil // the items hold their own strings: let the input go
 	if err == nil {
