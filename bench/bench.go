@@ -7,6 +7,7 @@ package bench
 import (
 	"bytes"
 	"fmt"
+	"runtime"
 	"sort"
 	"time"
 
@@ -45,6 +46,7 @@ func EngineTime(kind string, n, reps int) (time.Duration, error) {
 	}
 	var times []time.Duration
 	for i := 0; i < reps; i++ {
+		runtime.GC() // each run starts from the same heap
 		start := time.Now()
 		out, err := function.Run(items, cfg)
 		if err != nil {

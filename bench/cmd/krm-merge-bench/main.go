@@ -266,7 +266,7 @@ func run(quick bool, workdir string, out io.Writer) error {
 				return err
 			}
 			keyedRes[kind][n] = k
-			if engine[kind][n], err = bench.EngineTime(kind, n, 7); err != nil {
+			if engine[kind][n], err = bench.EngineTime(kind, n, 9); err != nil {
 				return err
 			}
 			row(fmt.Sprintf("3-way, one %s list of %d (engine in process: %.1f ms)", kind, n,
