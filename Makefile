@@ -7,7 +7,7 @@ IMAGE ?= ghcr.io/krm-merge/krm-merge:$(VERSION)
 
 export GOTOOLCHAIN := local
 
-.PHONY: help build test unit e2e vet demo tools image image-test clean
+.PHONY: help build test unit e2e vet demo tools image image-test bench bench-smoke clean
 
 help: ## list the targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | sed 's/:.*## /\t/' | column -t -s $$'\t'
@@ -45,6 +45,12 @@ image: ## build the container image ($(IMAGE)) with docker, or podman offline
 image-test: image tools ## the whole e2e suite against the image (kpt --image, render, kubectl kustomize)
 	PATH="$(BIN):$$PATH" E2E_IMAGE=$(IMAGE) E2E_EVAL_RUNTIME=image KPT_FN_RUNTIME=$$(bash hack/image.sh runtime) \
 		go test -count=1 -timeout 30m ./e2e/...
+
+bench: ## benchmark krm-merge against kyaml (issue 6): ~10 min, ~11 GB at the peak; prints a markdown table
+	go run ./bench/cmd/krm-merge-bench
+
+bench-smoke: ## the same at small sizes, under a minute, no goal verdicts
+	go run ./bench/cmd/krm-merge-bench -quick
 
 clean: ## remove build output
 	rm -rf $(BIN)
