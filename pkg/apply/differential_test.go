@@ -18,6 +18,8 @@ import (
 	"k8s.io/apimachinery/pkg/util/mergepatch"
 	"k8s.io/apimachinery/pkg/util/strategicpatch"
 	"sigs.k8s.io/kustomize/kyaml/yaml"
+
+	"github.com/krm-merge/krm-merge/pkg/roles"
 	sigsyaml "sigs.k8s.io/yaml"
 )
 
@@ -779,7 +781,7 @@ func TestDifferentialAgainstStrategicPatch(t *testing.T) {
 	const cases = 1200
 	g := &gen{r: rand.New(rand.NewSource(20250101))}
 	st := stats{}
-	ignore := func(k string) bool { return hostAnnotation(k, "config.kubernetes.io/merge-source") }
+	ignore := func(k string) bool { return roles.IsHostAnnotation(k, "config.kubernetes.io/merge-source") }
 	failures := 0
 	for i := 0; i < cases && failures < 5; i++ {
 		av, kind := kinds[i%len(kinds)][0], kinds[i%len(kinds)][1]

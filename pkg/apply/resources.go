@@ -3,11 +3,9 @@ package apply
 import (
 	"errors"
 	"fmt"
-	"strconv"
 	"strings"
 
 	"sigs.k8s.io/kustomize/kyaml/fn/framework"
-	"sigs.k8s.io/kustomize/kyaml/kio/kioutil"
 	"sigs.k8s.io/kustomize/kyaml/yaml"
 
 	"github.com/krm-merge/krm-merge/pkg/config"
@@ -79,8 +77,8 @@ func Run(items []roles.Item, cfg *config.Config) (*resources.Outcome, error) {
 	if err != nil {
 		return nil, err
 	}
-	r := &run{cfg: cfg, replace: map[*roles.Item]*yaml.RNode{}, fileEnds: lastIndexes(items)}
-	r.opts = Options{NoOverwrite: cfg.OnConflict == config.ConflictError, Ignore: func(k string) bool { return hostAnnotation(k, cfg.RoleAnnotation) }}
+	r := &run{cfg: cfg, replace: map[*roles.Item]*yaml.RNode{}, fileEnds: roles.LastIndexes(items)}
+	r.opts = Options{NoOverwrite: cfg.OnConflict == config.ConflictError, Ignore: func(k string) bool { return roles.IsHostAnnotation(k, cfg.RoleAnnotation) }}
 	for _, s := range sets {
 		if err := r.resource(s); err != nil {
 			return nil, err
@@ -141,7 +139,7 @@ func (r *run) apply(u, d *roles.Item) error {
 		}
 		return atItem(err, d)
 	}
-	r.replace[d] = forgetInputID(res.Object)
+	r.replace[d] = roles.ForgetInputID(res.Object)
 	r.counts.Applied++
 	if string(res.Patch) != "{}" {
 		r.counts.Changed++
@@ -192,9 +190,9 @@ func (r *run) create(u *roles.Item) error {
 			idx = last + 1
 		}
 		r.fileEnds[file] = idx
-		setLocation(n, file, idx)
+		roles.SetLocation(n, file, idx)
 	}
-	r.created = append(r.created, forgetInputID(n))
+	r.created = append(r.created, roles.ForgetInputID(n))
 	r.counts.Created++
 	res := &framework.Result{Severity: framework.Info, ResourceRef: results.ResourceRef(n),
 		Message: "apply would create this resource (with the last-applied annotation kubectl apply sets)"}
@@ -255,52 +253,4 @@ func (r *run) assemble(items []roles.Item) *resources.Outcome {
 		Counts:    results.Counts{Merged: r.counts.Applied, Added: r.counts.Created, Kept: r.counts.Kept, Conflicts: r.counts.Conflicts},
 		Conflicts: r.conflicts,
 	}
-}
-
-// hostAnnotation reports annotations a KRM host or the role selection sets (kpt's and
-// kyaml's path, index and id, internal and legacy): never part of the applied object.
-func hostAnnotation(key, roleAnnotation string) bool {
-	return strings.HasPrefix(key, "internal.config.kubernetes.io/") ||
-		key == kioutil.LegacyPathAnnotation || key == kioutil.LegacyIndexAnnotation ||
-		key == kioutil.LegacyIdAnnotation || key == roleAnnotation
-}
-
-// forgetInputID drops kpt's input id from a rewritten item, so kpt does not copy the
-// input's comments and order back onto it (the projection keeps them itself; see
-// package resources).
-func forgetInputID(n *yaml.RNode) *yaml.RNode {
-	_ = n.PipeE(yaml.ClearAnnotation(kioutil.IdAnnotation))
-	_ = n.PipeE(yaml.ClearAnnotation(kioutil.LegacyIdAnnotation))
-	if m := n.Field("metadata"); m != nil {
-		if a := m.Value.Field("annotations"); a != nil && len(a.Value.Content()) == 0 {
-			_ = m.Value.PipeE(yaml.Clear("annotations"))
-		}
-	}
-	return n
-}
-
-// setLocation sets an item's path and index annotations (internal, and legacy when
-// present).
-func setLocation(n *yaml.RNode, file string, index int) {
-	idx := strconv.Itoa(index)
-	_ = n.PipeE(yaml.SetAnnotation(kioutil.PathAnnotation, file))
-	_ = n.PipeE(yaml.SetAnnotation(kioutil.IndexAnnotation, idx))
-	if _, ok := n.GetAnnotations()[kioutil.LegacyPathAnnotation]; ok {
-		_ = n.PipeE(yaml.SetAnnotation(kioutil.LegacyPathAnnotation, file))
-		_ = n.PipeE(yaml.SetAnnotation(kioutil.LegacyIndexAnnotation, idx))
-	}
-}
-
-// lastIndexes returns the highest index annotation per file.
-func lastIndexes(items []roles.Item) map[string]int {
-	m := map[string]int{}
-	for _, it := range items {
-		if it.File == "" || it.Inline {
-			continue
-		}
-		if v, ok := m[it.File]; !ok || it.Index > v {
-			m[it.File] = it.Index
-		}
-	}
-	return m
 }

@@ -25,13 +25,10 @@ import (
 	"fmt"
 	"runtime"
 	"sort"
-	"strconv"
-	"strings"
 	"sync"
 	"sync/atomic"
 
 	"sigs.k8s.io/kustomize/kyaml/fn/framework"
-	"sigs.k8s.io/kustomize/kyaml/kio/kioutil"
 	"sigs.k8s.io/kustomize/kyaml/yaml"
 
 	"github.com/krm-merge/krm-merge/pkg/config"
@@ -66,7 +63,7 @@ func Merge(items []roles.Item, cfg *config.Config, opts merge.Options) (*Outcome
 	if cfg.OnConflict == config.ConflictDest {
 		r.opts.Policy = merge.KeepDest
 	}
-	r.fileEnds = lastIndexes(items)
+	r.fileEnds = roles.LastIndexes(items)
 	// The field merges of different resources are independent: compute them on all
 	// cores, then apply the rules in set order, so results and output are as a serial
 	// run makes them.
@@ -131,7 +128,7 @@ func (r *run) prepare(s *roles.Set) (p prep) {
 				return prep{err: src.Errorf(fieldOf(err), "%v", err)}
 			}
 			if out != nil { // shares unchanged subtrees with src and dest: see threeWay
-				out = forgetInputID(withOwnAnnotations(out))
+				out = roles.ForgetInputID(withOwnAnnotations(out))
 			}
 			return prep{out: out}
 		case src != nil:
@@ -161,7 +158,7 @@ func (r *run) prepare(s *roles.Set) (p prep) {
 		}
 		// out shares unchanged subtrees with dest and updated: give it its own
 		// annotations before changing them.
-		return prep{out: forgetInputID(withOwnAnnotations(out)), conflicts: conflicts}
+		return prep{out: roles.ForgetInputID(withOwnAnnotations(out)), conflicts: conflicts}
 	case u != nil && o == nil:
 		return prep{added: r.addCopy(u.Node)}
 	case u != nil:
@@ -311,19 +308,6 @@ func (r *run) conflict(it *roles.Item, path, msg, winner string, current, propos
 	r.counts.Conflicts++
 }
 
-// forgetInputID removes the id annotations (internal and legacy) from an item the
-// function rewrote. kpt pairs output items with input items by that id and then copies
-// the input's comments onto the output by position and restores the input's field
-// order (kyaml comments.CopyComments, order.SyncOrder): on a merged item that would move
-// dest's comments onto elements upstream inserted. The merge already keeps dest's
-// comments and order itself.
-func forgetInputID(n *yaml.RNode) *yaml.RNode {
-	_ = n.PipeE(yaml.ClearAnnotation(kioutil.IdAnnotation))
-	_ = n.PipeE(yaml.ClearAnnotation(kioutil.LegacyIdAnnotation))
-	clearEmptyAnnotations(n)
-	return n
-}
-
 // addCopy is the part of add that needs no shared state: the item's copy without the
 // role annotation.
 func (r *run) addCopy(n *yaml.RNode) *yaml.RNode {
@@ -343,9 +327,9 @@ func (r *run) add(u *roles.Item, n *yaml.RNode) {
 			idx = u.Index
 		}
 		r.fileEnds[file] = idx
-		setLocation(n, file, idx)
+		roles.SetLocation(n, file, idx)
 	}
-	r.added = append(r.added, forgetInputID(n))
+	r.added = append(r.added, roles.ForgetInputID(n))
 	r.counts.Added++
 }
 
@@ -358,13 +342,6 @@ func (r *run) destDir() string {
 		return "."
 	}
 	return roles.Clean(r.cfg.DestPath)
-}
-
-// isHostAnnotation reports annotations a host or the role selection sets, never merged.
-func isHostAnnotation(key, roleAnnotation string) bool {
-	return strings.HasPrefix(key, "internal.config.kubernetes.io/") ||
-		key == kioutil.LegacyPathAnnotation || key == kioutil.LegacyIndexAnnotation ||
-		key == kioutil.LegacyIdAnnotation || key == roleAnnotation
 }
 
 // withOwnAnnotations returns n with its own copies of the nodes this package changes on
@@ -401,12 +378,12 @@ func (r *run) normalized(it, dest *roles.Item) *yaml.RNode {
 	n := withOwnAnnotations(it.Node)
 	host := map[string]string{}
 	for k, v := range dest.Node.GetAnnotations() {
-		if isHostAnnotation(k, r.cfg.RoleAnnotation) {
+		if roles.IsHostAnnotation(k, r.cfg.RoleAnnotation) {
 			host[k] = v
 		}
 	}
 	for k := range n.GetAnnotations() {
-		if isHostAnnotation(k, r.cfg.RoleAnnotation) {
+		if roles.IsHostAnnotation(k, r.cfg.RoleAnnotation) {
 			if _, ok := host[k]; !ok {
 				_ = n.PipeE(yaml.ClearAnnotation(k))
 			}
@@ -420,42 +397,8 @@ func (r *run) normalized(it, dest *roles.Item) *yaml.RNode {
 	for _, k := range keys {
 		_ = n.PipeE(yaml.SetAnnotation(k, host[k]))
 	}
-	clearEmptyAnnotations(n)
+	roles.ClearEmptyAnnotations(n)
 	return n
-}
-
-// clearEmptyAnnotations removes an annotations map left empty.
-func clearEmptyAnnotations(n *yaml.RNode) {
-	if a := n.Field("metadata"); a != nil {
-		if f := a.Value.Field("annotations"); f != nil && len(f.Value.Content()) == 0 {
-			_ = a.Value.PipeE(yaml.Clear("annotations"))
-		}
-	}
-}
-
-// setLocation sets an item's path and index annotations (internal and legacy).
-func setLocation(n *yaml.RNode, file string, index int) {
-	idx := strconv.Itoa(index)
-	_ = n.PipeE(yaml.SetAnnotation(kioutil.PathAnnotation, file))
-	_ = n.PipeE(yaml.SetAnnotation(kioutil.IndexAnnotation, idx))
-	if _, ok := n.GetAnnotations()[kioutil.LegacyPathAnnotation]; ok {
-		_ = n.PipeE(yaml.SetAnnotation(kioutil.LegacyPathAnnotation, file))
-		_ = n.PipeE(yaml.SetAnnotation(kioutil.LegacyIndexAnnotation, idx))
-	}
-}
-
-// lastIndexes returns the highest index annotation per file among dest items.
-func lastIndexes(items []roles.Item) map[string]int {
-	m := map[string]int{}
-	for _, it := range items {
-		if it.File == "" || it.Inline {
-			continue
-		}
-		if v, ok := m[it.File]; !ok || it.Index > v {
-			m[it.File] = it.Index
-		}
-	}
-	return m
 }
 
 // assemble builds the output items and results.
