@@ -10,6 +10,8 @@ import (
 	"sigs.k8s.io/kustomize/kyaml/kio"
 	"sigs.k8s.io/kustomize/kyaml/kio/kioutil"
 	"sigs.k8s.io/kustomize/kyaml/yaml"
+
+	"github.com/krm-merge/krm-merge/pkg/parallel"
 )
 
 // Execute is framework.Execute(p, &kio.ByteReadWriter{Reader: input, Writer: w,
@@ -68,7 +70,7 @@ func Process(p framework.ResourceListProcessor, l *List, w io.Writer) error {
 func preprocessParallel(items []*yaml.RNode) (map[string]map[string]string, error) {
 	annos := make([]map[string]string, len(items))
 	errs := make([]error, len(items))
-	parallel(len(items), func(i int) {
+	parallel.ForEach(len(items), 0, func(i int) {
 		if err := items[i].PipeE(yaml.SetAnnotation(kioutil.InternalAnnotationsMigrationResourceIDAnnotation, strconv.Itoa(i))); err != nil {
 			errs[i] = err
 			return

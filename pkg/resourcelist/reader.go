@@ -26,11 +26,11 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"runtime"
-	"sync"
 
 	"sigs.k8s.io/kustomize/kyaml/kio"
 	"sigs.k8s.io/kustomize/kyaml/yaml"
+
+	"github.com/krm-merge/krm-merge/pkg/parallel"
 )
 
 // ErrUnsupported says the input needs kyaml's reader (see the package doc); nothing was
@@ -213,7 +213,7 @@ func decodeItems(data []byte, lay *itemsLayout) ([]*yaml.RNode, bool, error) {
 	}
 	errs := make([]error, len(runs))
 	aliases := make([]bool, len(runs))
-	parallel(len(runs), func(k int) {
+	parallel.ForEach(len(runs), 0, func(k int) {
 		r := runs[k]
 		text := data[lay.starts[r.from]:itemEnd(r.to-1)]
 		doc := &yaml.Node{}
@@ -257,34 +257,6 @@ func hasAlias(n *yaml.Node) bool {
 		}
 	}
 	return false
-}
-
-// parallel runs f(0..n-1) on GOMAXPROCS goroutines, in order of k per goroutine.
-func parallel(n int, f func(k int)) {
-	workers := runtime.GOMAXPROCS(0)
-	if workers > n {
-		workers = n
-	}
-	var wg sync.WaitGroup
-	var mu sync.Mutex
-	next := 0
-	for w := 0; w < workers; w++ {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for {
-				mu.Lock()
-				k := next
-				next++
-				mu.Unlock()
-				if k >= n {
-					return
-				}
-				f(k)
-			}
-		}()
-	}
-	wg.Wait()
 }
 
 // describe is for error messages in tests.

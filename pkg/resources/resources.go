@@ -23,16 +23,14 @@ package resources
 
 import (
 	"fmt"
-	"runtime"
 	"sort"
-	"sync"
-	"sync/atomic"
 
 	"sigs.k8s.io/kustomize/kyaml/fn/framework"
 	"sigs.k8s.io/kustomize/kyaml/yaml"
 
 	"github.com/krm-merge/krm-merge/pkg/config"
 	"github.com/krm-merge/krm-merge/pkg/merge"
+	"github.com/krm-merge/krm-merge/pkg/parallel"
 	"github.com/krm-merge/krm-merge/pkg/results"
 	"github.com/krm-merge/krm-merge/pkg/roles"
 )
@@ -68,7 +66,7 @@ func Merge(items []roles.Item, cfg *config.Config, opts merge.Options) (*Outcome
 	// cores, then apply the rules in set order, so results and output are as a serial
 	// run makes them.
 	preps := make([]prep, len(sets))
-	forEach(len(sets), func(i int) { preps[i] = r.prepare(sets[i]) })
+	parallel.ForEach(len(sets), 0, func(i int) { preps[i] = r.prepare(sets[i]) })
 	for i, s := range sets {
 		if err := r.resource(s, &preps[i]); err != nil {
 			return nil, err
@@ -86,29 +84,6 @@ type prep struct {
 	equal     bool  // deleted locally or upstream: the survivor equals the original
 	added     *yaml.RNode
 	panicked  interface{}
-}
-
-// forEach runs f(0..n-1) on GOMAXPROCS goroutines.
-func forEach(n int, f func(i int)) {
-	workers := min(runtime.GOMAXPROCS(0), n)
-	if workers <= 1 {
-		for i := 0; i < n; i++ {
-			f(i)
-		}
-		return
-	}
-	var next atomic.Int64
-	var wg sync.WaitGroup
-	for w := 0; w < workers; w++ {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for i := int(next.Add(1)) - 1; i < n; i = int(next.Add(1)) - 1 {
-				f(i)
-			}
-		}()
-	}
-	wg.Wait()
 }
 
 // prepare computes a set's field merges and comparisons; a panic is kept for resource

@@ -17,15 +17,13 @@ package roles
 import (
 	"fmt"
 	"path"
-	"runtime"
 	"strings"
-	"sync"
-	"sync/atomic"
 
 	"sigs.k8s.io/kustomize/kyaml/kio/kioutil"
 	"sigs.k8s.io/kustomize/kyaml/yaml"
 
 	"github.com/krm-merge/krm-merge/pkg/config"
+	"github.com/krm-merge/krm-merge/pkg/parallel"
 	"github.com/krm-merge/krm-merge/pkg/results"
 )
 
@@ -95,7 +93,7 @@ func Assign(items []*yaml.RNode, cfg *config.Config) ([]Item, error) {
 	errs := make([]error, len(items))
 	// Each item's role depends on that item alone: decide them on all cores, then
 	// report the first bad item in input order, as a serial loop would.
-	forEach(len(items), func(i int) {
+	parallel.ForEach(len(items), 64, func(i int) {
 		n := items[i]
 		it := Item{Node: n, Position: i}
 		it.File, it.Index = location(n)
@@ -139,7 +137,7 @@ func Assign(items []*yaml.RNode, cfg *config.Config) ([]Item, error) {
 		}
 	}
 	errs = make([]error, len(out))
-	forEach(len(out), func(i int) {
+	parallel.ForEach(len(out), 64, func(i int) {
 		if out[i].Role != None {
 			errs[i] = requireIdentity(&out[i])
 		}
@@ -150,29 +148,6 @@ func Assign(items []*yaml.RNode, cfg *config.Config) ([]Item, error) {
 		}
 	}
 	return out, nil
-}
-
-// forEach runs f(0..n-1) on GOMAXPROCS goroutines.
-func forEach(n int, f func(i int)) {
-	workers := min(runtime.GOMAXPROCS(0), n)
-	if workers <= 1 || n < 64 {
-		for i := 0; i < n; i++ {
-			f(i)
-		}
-		return
-	}
-	var next atomic.Int64
-	var wg sync.WaitGroup
-	for w := 0; w < workers; w++ {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for i := int(next.Add(1)) - 1; i < n; i = int(next.Add(1)) - 1 {
-				f(i)
-			}
-		}()
-	}
-	wg.Wait()
 }
 
 func invalidRole(it *Item, cfg *config.Config, value string, valid []Role) error {

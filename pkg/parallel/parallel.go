@@ -1,0 +1,39 @@
+// Package parallel runs independent pieces of work on every core. It holds the one
+// work-sharing loop the reader (package resourcelist), role assignment (package roles)
+// and the resource merges (package resources) use, so each decides only what runs in
+// parallel, never how.
+package parallel
+
+import (
+	"runtime"
+	"sync"
+	"sync/atomic"
+)
+
+// ForEach calls f(i) for every i in [0, n), on up to GOMAXPROCS goroutines that take the
+// next index as they finish one, and returns when all calls have returned. f must be
+// safe to call concurrently for different i; results go into slots indexed by i, which
+// keeps output order independent of scheduling. When n is below serialBelow, or only
+// one goroutine would run, the calls run in order on the caller's goroutine (for small
+// n the goroutines cost more than they save).
+func ForEach(n, serialBelow int, f func(i int)) {
+	workers := min(runtime.GOMAXPROCS(0), n)
+	if workers <= 1 || n < serialBelow {
+		for i := 0; i < n; i++ {
+			f(i)
+		}
+		return
+	}
+	var next atomic.Int64
+	var wg sync.WaitGroup
+	for w := 0; w < workers; w++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := int(next.Add(1)) - 1; i < n; i = int(next.Add(1)) - 1 {
+				f(i)
+			}
+		}()
+	}
+	wg.Wait()
+}

@@ -1,0 +1,35 @@
+package parallel
+
+import (
+	"sync/atomic"
+	"testing"
+)
+
+func TestForEachCallsEveryIndexOnce(t *testing.T) {
+	for _, tc := range []struct{ n, serialBelow int }{{0, 0}, {1, 0}, {7, 0}, {1000, 0}, {1000, 64}, {10, 64}} {
+		counts := make([]int32, tc.n)
+		var calls atomic.Int64
+		ForEach(tc.n, tc.serialBelow, func(i int) {
+			atomic.AddInt32(&counts[i], 1)
+			calls.Add(1)
+		})
+		if calls.Load() != int64(tc.n) {
+			t.Errorf("n=%d: %d calls", tc.n, calls.Load())
+		}
+		for i, c := range counts {
+			if c != 1 {
+				t.Errorf("n=%d: index %d called %d times", tc.n, i, c)
+			}
+		}
+	}
+}
+
+func TestForEachSerialBelowRunsInOrder(t *testing.T) {
+	var got []int
+	ForEach(10, 64, func(i int) { got = append(got, i) }) // no lock: must be serial
+	for i, v := range got {
+		if v != i {
+			t.Fatalf("serial run out of order: %v", got)
+		}
+	}
+}
