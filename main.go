@@ -8,6 +8,7 @@
 package main
 
 import (
+	"fmt"
 	"io"
 	"os"
 
@@ -39,6 +40,15 @@ func main() {
 	}
 	cmd.RunE = func(c *cobra.Command, args []string) error {
 		if len(args) > 0 { // standalone: fn-config.yaml resources.yaml...
+			if len(args) > 1 { // kyaml joins item files without a separator; join them here
+				in, err := function.StandaloneInput(args[1:], c.InOrStdin())
+				if err != nil {
+					fmt.Fprintln(c.ErrOrStderr(), err)
+					return err
+				}
+				c.SetIn(in)
+				args = []string{args[0], "-"}
+			}
 			return run(c, args)
 		}
 		if stack, _ := c.Flags().GetBool("stack"); stack || os.Getenv("KUSTOMIZE_PLUGIN_CONFIG_STRING") != "" {
