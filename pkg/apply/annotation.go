@@ -3,13 +3,11 @@ package apply
 import (
 	"encoding/json"
 	"fmt"
-
-	corev1 "k8s.io/api/core/v1"
 )
 
 // LastAppliedAnnotation is the annotation in which kubectl client-side apply keeps the
 // configuration it applied last (k8s.io/api/core/v1.LastAppliedConfigAnnotation).
-const LastAppliedAnnotation = corev1.LastAppliedConfigAnnotation
+const LastAppliedAnnotation = "kubectl.kubernetes.io/last-applied-configuration"
 
 // LastAppliedConfiguration returns the annotation value kubectl apply writes for a
 // local config, byte for byte as kubectl's GetModifiedConfiguration(obj, false,

@@ -38,7 +38,7 @@
 // in the config means a string here and a boolean to kubectl.
 //
 // Files: apply.go (Apply, the engine), schema.go (kind to patch strategy and merge
-// keys), annotation.go (last-applied read and write), project.go (the projection),
+// keys, from the generated table of package patchmeta), annotation.go (last-applied read and write), project.go (the projection),
 // plan.go (field changes), resources.go (Run: the resource rules and results over
 // roles.Item), value.go (YAML to JSON values and back).
 package apply
