@@ -175,7 +175,7 @@ func makeID(keys, vals []string) elemID {
 }
 
 // path returns the field path of the element.
-func (e elemID) path(p fieldpath.Path) fieldpath.Path { return p.Key(e.keys, e.values) }
+func (e *elemID) path(p *at) *at { return &at{parent: p, kind: fieldpath.Key, elem: e} }
 
 // byID indexes a list's elements by identity.
 func byID(list *yaml.Node, ids []elemID) map[string]*yaml.Node {

@@ -3,7 +3,6 @@ package merge
 import (
 	"sigs.k8s.io/kustomize/kyaml/yaml"
 
-	"github.com/krm-merge/krm-merge/pkg/fieldpath"
 	"github.com/krm-merge/krm-merge/pkg/schema"
 )
 
@@ -147,7 +146,7 @@ func (e *threeWay) markSame(u, d *yaml.Node) {
 // merge returns the merged value of one field or element; nil means absent. o is read
 // only; u and d are the engine's own copies and may be reused in the output. quiet
 // suppresses conflict reports below a place that already reported one.
-func (e *threeWay) merge(o, u, d *yaml.Node, sch schema.Node, path fieldpath.Path, quiet bool) *yaml.Node {
+func (e *threeWay) merge(o, u, d *yaml.Node, sch schema.Node, path *at, quiet bool) *yaml.Node {
 	// Unchanged upstream (null and absent alike): keep dest exactly, its nulls included.
 	if equal(o, u) || (missingOrNull(o) && missingOrNull(u) && !isNull(u)) {
 		return d
@@ -192,7 +191,7 @@ func (e *threeWay) merge(o, u, d *yaml.Node, sch schema.Node, path fieldpath.Pat
 
 // atomic decides a scalar, an atomic list, or a value whose kind changed: upstream
 // changed it (o != u), so take u unless dest changed it too.
-func (e *threeWay) atomic(o, u, d *yaml.Node, path fieldpath.Path, quiet bool) *yaml.Node {
+func (e *threeWay) atomic(o, u, d *yaml.Node, path *at, quiet bool) *yaml.Node {
 	if d != nil && e.equalUD(u, d) { // the same change on both sides, nulls inside kept
 		return d
 	}
@@ -250,7 +249,7 @@ func (e *threeWay) hasNullField(n *yaml.Node) bool {
 // whatever the policy, because the policy is applied once, by the DeletedLocally
 // conflict at the deleted place. Deciding inner conflicts for dest there emptied the
 // delta under KeepDest, and the deletion's conflict was then never reported.
-func (e *threeWay) conflict(path fieldpath.Path, kind ConflictKind, quiet bool, o, u, d, takeU, keepD *yaml.Node) *yaml.Node {
+func (e *threeWay) conflict(path *at, kind ConflictKind, quiet bool, o, u, d, takeU, keepD *yaml.Node) *yaml.Node {
 	if quiet {
 		return takeU
 	}
@@ -259,7 +258,7 @@ func (e *threeWay) conflict(path fieldpath.Path, kind ConflictKind, quiet bool, 
 		winner, out = "dest", keepD
 	}
 	e.conflicts = append(e.conflicts, Conflict{
-		Path: path, Kind: kind, Winner: winner,
+		Path: path.path(), Kind: kind, Winner: winner,
 		Original: rnode(copyNode(o)), Updated: rnode(copyNode(u)), Dest: rnode(copyNode(d)),
 	})
 	return out
@@ -282,7 +281,7 @@ func childSchema(sch schema.Node, name string, pairs ...*yaml.Node) schema.Node 
 
 // mergeMap merges maps field by field. Output order: dest's fields, new fields after
 // their predecessor in updated.
-func (e *threeWay) mergeMap(o, u, d *yaml.Node, sch schema.Node, path fieldpath.Path, quiet bool) *yaml.Node {
+func (e *threeWay) mergeMap(o, u, d *yaml.Node, sch schema.Node, path *at, quiet bool) *yaml.Node {
 	if d == nil {
 		if missingOrNull(o) {
 			// The whole map is new upstream. Its explicit null fields are upstream
@@ -308,21 +307,21 @@ func (e *threeWay) mergeMap(o, u, d *yaml.Node, sch schema.Node, path fieldpath.
 		if dv != nil {
 			pairs = append([]*yaml.Node{k, dv}, pairs...)
 		}
-		return e.merge(ov, uv, dv, childSchema(sch, k.Value, pairs...), path.Field(k.Value), quiet), nil
+		return e.merge(ov, uv, dv, childSchema(sch, k.Value, pairs...), path.field(k.Value), quiet), nil
 	})
 	return out
 }
 
 // mapDelta returns the fields of u that the O-to-U delta adds or changes, as if dest
 // had no map; nil when there are none.
-func (e *threeWay) mapDelta(o, u *yaml.Node, sch schema.Node, path fieldpath.Path) *yaml.Node {
+func (e *threeWay) mapDelta(o, u *yaml.Node, sch schema.Node, path *at) *yaml.Node {
 	un := deref(u)
 	of := indexFields(o)
 	var content []*yaml.Node
 	for i := 0; i+1 < len(un.Content); i += 2 {
 		k, uv := un.Content[i], un.Content[i+1]
 		ok, ov := of.get(k.Value)
-		if child := e.merge(ov, uv, nil, childSchema(sch, k.Value, k, uv, ok, ov), path.Field(k.Value), true); child != nil {
+		if child := e.merge(ov, uv, nil, childSchema(sch, k.Value, k, uv, ok, ov), path.field(k.Value), true); child != nil {
 			content = append(content, k, child)
 		}
 	}
@@ -335,7 +334,7 @@ func (e *threeWay) mapDelta(o, u *yaml.Node, sch schema.Node, path fieldpath.Pat
 // mergeKeyed merges an associative list element by element, paired by merge key.
 // Output order: dest's elements, new elements after their predecessor in updated.
 // An emptied list stays as an empty list (dest and updated both have the field).
-func (e *threeWay) mergeKeyed(o, u, d *yaml.Node, l schema.List, elem schema.Node, path fieldpath.Path, quiet bool) *yaml.Node {
+func (e *threeWay) mergeKeyed(o, u, d *yaml.Node, l schema.List, elem schema.Node, path *at, quiet bool) *yaml.Node {
 	on, un, dn := deref(o), deref(u), deref(d)
 	ids := keyedIDs(l.Keys, l.Wildcard, on, un, dn)
 	oi := byID(on, ids[0])
@@ -347,7 +346,7 @@ func (e *threeWay) mergeKeyed(o, u, d *yaml.Node, l schema.List, elem schema.Nod
 		// drop, as in mergeMap): only the delta comes back.
 		var content []*yaml.Node
 		for i, ue := range un.Content {
-			if child := e.merge(oi[ids[1][i].id], ue, nil, elem, ids[1][i].path(path), true); child != nil {
+			if child := e.merge(oi[ids[1][i].id], ue, nil, elem, (&ids[1][i]).path(path), true); child != nil {
 				content = append(content, withKeys(child, ue, l.Keys))
 			}
 		}
@@ -363,7 +362,7 @@ func (e *threeWay) mergeKeyed(o, u, d *yaml.Node, l schema.List, elem schema.Nod
 	keptIDs := make([]string, 0, len(dn.Content))
 	kept := make([]*yaml.Node, 0, len(dn.Content))
 	for i, de := range dn.Content {
-		id := ids[2][i]
+		id := &ids[2][i]
 		if child := e.merge(oi[id.id], ui[id.id], de, elem, id.path(path), quiet); child != nil {
 			keptIDs = append(keptIDs, id.id)
 			kept = append(kept, child)
@@ -375,7 +374,7 @@ func (e *threeWay) mergeKeyed(o, u, d *yaml.Node, l schema.List, elem schema.Nod
 	}
 	var p placer
 	for i, ue := range un.Content {
-		id := ids[1][i]
+		id := &ids[1][i]
 		if present[id.id] {
 			p.seen(id.id)
 			continue
@@ -424,7 +423,7 @@ func withKeys(child, ue *yaml.Node, keys []string) *yaml.Node {
 // mergeSet merges a list of primitives as a set (e.g. metadata.finalizers): elements
 // deleted upstream go, elements added upstream come after their predecessor, dest's own
 // stay. An emptied set stays as an empty list.
-func (e *threeWay) mergeSet(o, u, d *yaml.Node, path fieldpath.Path, quiet bool) *yaml.Node {
+func (e *threeWay) mergeSet(o, u, d *yaml.Node, path *at, quiet bool) *yaml.Node {
 	on, un, dn := deref(o), deref(u), deref(d)
 	inO := valueSet(on)
 	if d == nil {

@@ -90,7 +90,7 @@ func (e *DirectiveError) Error() string {
 	return fmt.Sprintf("%s: %s", e.Path, e.Msg)
 }
 
-func (e *twoWay) merge(s, d *yaml.Node, sch schema.Node, path fieldpath.Path) (*yaml.Node, error) {
+func (e *twoWay) merge(s, d *yaml.Node, sch schema.Node, path *at) (*yaml.Node, error) {
 	if s == nil {
 		return d, nil
 	}
@@ -137,7 +137,7 @@ func sameNodes(a, b []*yaml.Node) bool {
 }
 
 // patchDirective reads a map's `$patch` value: "", "merge", "replace" or "delete".
-func patchDirective(m *yaml.Node, path fieldpath.Path) (string, error) {
+func patchDirective(m *yaml.Node, path *at) (string, error) {
 	v := deref(indexFields(m).value(directivePatch))
 	if v == nil {
 		return "", nil
@@ -146,7 +146,7 @@ func patchDirective(m *yaml.Node, path fieldpath.Path) (string, error) {
 	case "merge", "replace", "delete":
 		return v.Value, nil
 	}
-	return "", &DirectiveError{Path: path, Msg: fmt.Sprintf("unknown patch strategy %q; valid: merge, replace, delete", v.Value)}
+	return "", &DirectiveError{Path: path.path(), Msg: fmt.Sprintf("unknown patch strategy %q; valid: merge, replace, delete", v.Value)}
 }
 
 // isDirective reports whether a map key is a directive, not a field.
@@ -156,7 +156,7 @@ func isDirective(name string) bool {
 }
 
 // mergeMap merges a src map into a dest map.
-func (e *twoWay) mergeMap(sn, d *yaml.Node, sch schema.Node, path fieldpath.Path) (*yaml.Node, error) {
+func (e *twoWay) mergeMap(sn, d *yaml.Node, sch schema.Node, path *at) (*yaml.Node, error) {
 	dir, err := patchDirective(sn, path)
 	if err != nil {
 		return nil, err
@@ -173,7 +173,7 @@ func (e *twoWay) mergeMap(sn, d *yaml.Node, sch schema.Node, path fieldpath.Path
 		if dv != nil {
 			pairs = append([]*yaml.Node{k, dv}, pairs...)
 		}
-		return e.merge(sv, dv, childSchema(sch, k.Value, pairs...), path.Field(k.Value))
+		return e.merge(sv, dv, childSchema(sch, k.Value, pairs...), path.field(k.Value))
 	})
 	if err != nil {
 		return nil, err
@@ -190,27 +190,27 @@ func (e *twoWay) mergeMap(sn, d *yaml.Node, sch schema.Node, path fieldpath.Path
 // applyMapDirectives applies src's $deleteFromPrimitiveList/<list>,
 // $setElementOrder/<list> and $retainKeys to the merged map out, whose content slice
 // is its own. A list it changes is copied first unless inPlace (private copies).
-func applyMapDirectives(src, out *yaml.Node, path fieldpath.Path, inPlace bool) error {
+func applyMapDirectives(src, out *yaml.Node, path *at, inPlace bool) error {
 	for i := 0; i+1 < len(src.Content); i += 2 {
 		name, v := src.Content[i].Value, deref(src.Content[i+1])
 		switch {
 		case strings.HasPrefix(name, prefixDeleteFromList):
 			field := strings.TrimPrefix(name, prefixDeleteFromList)
 			if v.Kind != yaml.SequenceNode {
-				return &DirectiveError{Path: path.Field(name), Msg: "must be a list of values"}
+				return &DirectiveError{Path: path.path().Field(name), Msg: "must be a list of values"}
 			}
 			deleteValues(ownField(out, field, inPlace), v)
 		case strings.HasPrefix(name, prefixSetElementOrder):
 			field := strings.TrimPrefix(name, prefixSetElementOrder)
 			if v.Kind != yaml.SequenceNode {
-				return &DirectiveError{Path: path.Field(name), Msg: "must be a list"}
+				return &DirectiveError{Path: path.path().Field(name), Msg: "must be a list"}
 			}
 			setOrder(ownField(out, field, inPlace), v)
 		}
 	}
 	if v := deref(indexFields(src).value(directiveRetainKeys)); v != nil {
 		if v.Kind != yaml.SequenceNode {
-			return &DirectiveError{Path: path.Field(directiveRetainKeys), Msg: "must be a list of field names"}
+			return &DirectiveError{Path: path.path().Field(directiveRetainKeys), Msg: "must be a list of field names"}
 		}
 		retain := map[string]bool{}
 		for _, k := range v.Content {
@@ -321,7 +321,7 @@ func setOrder(list *yaml.Node, order *yaml.Node) {
 
 // seqDirective finds a sequence-level `{$patch: X}` element (a map holding only $patch)
 // and returns X and the list without it.
-func seqDirective(sn *yaml.Node, path fieldpath.Path) (string, []*yaml.Node, error) {
+func seqDirective(sn *yaml.Node, path *at) (string, []*yaml.Node, error) {
 	for i, el := range sn.Content {
 		el = deref(el)
 		if el.Kind != yaml.MappingNode || len(el.Content) != 2 || el.Content[0].Value != directivePatch {
@@ -341,7 +341,7 @@ func seqDirective(sn *yaml.Node, path fieldpath.Path) (string, []*yaml.Node, err
 
 // mergeList merges a src list into a dest list: keyed lists element-wise (dest's order,
 // src's new elements appended, as kyaml merge2), sets by value, other lists replaced.
-func (e *twoWay) mergeList(sn, d *yaml.Node, sch schema.Node, path fieldpath.Path) (*yaml.Node, error) {
+func (e *twoWay) mergeList(sn, d *yaml.Node, sch schema.Node, path *at) (*yaml.Node, error) {
 	dir, elems, err := seqDirective(sn, path)
 	if err != nil {
 		return nil, err
@@ -367,7 +367,7 @@ func (e *twoWay) mergeList(sn, d *yaml.Node, sch schema.Node, path fieldpath.Pat
 		content := make([]*yaml.Node, 0, len(dn.Content)+len(sn.Content))
 		inD := make(map[string]bool, len(dn.Content))
 		for i, de := range dn.Content {
-			id := ids[1][i]
+			id := &ids[1][i]
 			inD[id.id] = true
 			child, err := e.merge(si[id.id], de, elem, id.path(path))
 			if err != nil {
@@ -378,7 +378,7 @@ func (e *twoWay) mergeList(sn, d *yaml.Node, sch schema.Node, path fieldpath.Pat
 			}
 		}
 		for i, se := range sn.Content {
-			id := ids[0][i]
+			id := &ids[0][i]
 			if inD[id.id] {
 				continue
 			}
@@ -416,13 +416,13 @@ func (e *twoWay) mergeList(sn, d *yaml.Node, sch schema.Node, path fieldpath.Pat
 // clean returns src as it stands where dest has nothing: directives applied to an empty
 // dest and removed (a map with `$patch: delete` is nil, elements with it are dropped),
 // and null fields dropped (a `null` in src clears, as kyaml merge2 does).
-func (e *twoWay) clean(sn *yaml.Node, sch schema.Node, path fieldpath.Path) (*yaml.Node, error) {
+func (e *twoWay) clean(sn *yaml.Node, sch schema.Node, path *at) (*yaml.Node, error) {
 	return e.cleanNulls(sn, sch, path, false)
 }
 
 // cleanNulls is clean; keepNulls keeps null fields, inside an atomic list: such a list is
 // src's value verbatim, its nulls are data (kyaml merge2 copies it whole too).
-func (e *twoWay) cleanNulls(sn *yaml.Node, sch schema.Node, path fieldpath.Path, keepNulls bool) (*yaml.Node, error) {
+func (e *twoWay) cleanNulls(sn *yaml.Node, sch schema.Node, path *at, keepNulls bool) (*yaml.Node, error) {
 	switch sn.Kind {
 	case yaml.MappingNode:
 		dir, err := patchDirective(sn, path)
@@ -441,7 +441,7 @@ func (e *twoWay) cleanNulls(sn *yaml.Node, sch schema.Node, path fieldpath.Path,
 			if isNull(v) && !keepNulls { // `null` in src clears: it adds nothing where dest has nothing
 				continue
 			}
-			child, err := e.cleanNulls(deref(v), childSchema(sch, k.Value, k, v), path.Field(k.Value), keepNulls)
+			child, err := e.cleanNulls(deref(v), childSchema(sch, k.Value, k, v), path.field(k.Value), keepNulls)
 			if err != nil {
 				return nil, err
 			}
@@ -469,7 +469,7 @@ func (e *twoWay) cleanNulls(sn *yaml.Node, sch schema.Node, path fieldpath.Path,
 		}
 		content := make([]*yaml.Node, 0, len(elems))
 		for i, el := range elems {
-			child, err := e.cleanNulls(deref(el), elem, path.Index(i), keepNulls)
+			child, err := e.cleanNulls(deref(el), elem, path.index(i), keepNulls)
 			if err != nil {
 				return nil, err
 			}
