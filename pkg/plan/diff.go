@@ -59,6 +59,9 @@ type Change struct {
 type List struct {
 	// Keys are the merge keys of a keyed list, primary first; nil otherwise.
 	Keys []string
+	// AnyKey pairs elements that carry any of Keys, none required (schema.List.AnyKey,
+	// the Kptfile pipeline); else every element needs the primary key.
+	AnyKey bool
 	// Set is true for a set of primitives, paired by value.
 	Set bool
 	// Elem is the schema of the elements (nil: unknown).
@@ -172,15 +175,15 @@ func (d *differ) lists(path fieldpath.Path, cur, prop []interface{}, base interf
 	}
 	bl, _ := base.([]interface{})
 	switch {
-	case len(lm.Keys) > 0 && allHaveKeys(cur, lm.Keys) && allHaveKeys(prop, lm.Keys):
+	case len(lm.Keys) > 0 && allHaveKeys(cur, lm.Keys, lm.AnyKey) && allHaveKeys(prop, lm.Keys, lm.AnyKey):
 		keys := lm.Keys
 		sel := func(v interface{}) fieldpath.Path {
 			ks, vs := keyValues(v.(map[string]interface{}), keys)
 			return path.Key(ks, vs)
 		}
 		ident := func(v interface{}) string {
-			_, vs := keyValues(v.(map[string]interface{}), keys)
-			return strings.Join(vs, "\x00")
+			ks, vs := keyValues(v.(map[string]interface{}), keys)
+			return strings.Join(ks, "\x00") + "\x01" + strings.Join(vs, "\x00")
 		}
 		d.elements(path, cur, prop, bl, hasBase, ident, sel, func(p fieldpath.Path, c, pr, b interface{}, hb bool) {
 			d.walk(p, c, pr, b, hb, lm.Elem, List{})
@@ -247,25 +250,32 @@ func (d *differ) elements(path fieldpath.Path, cur, prop, base []interface{}, ha
 func readable(ids []interface{}) []interface{} {
 	out := make([]interface{}, len(ids))
 	for i, id := range ids {
-		out[i] = strings.ReplaceAll(id.(string), "\x00", ",")
+		s := id.(string)
+		if i := strings.Index(s, "\x01"); i >= 0 { // keyed: the values
+			s = s[i+1:]
+		}
+		out[i] = strings.ReplaceAll(s, "\x00", ",")
 	}
 	return out
 }
 
-// allHaveKeys reports whether every element is a map with the primary key, and no two
-// elements carry the same key values.
-func allHaveKeys(l []interface{}, keys []string) bool {
+// allHaveKeys reports whether every element is a map with the primary key (with anyKey:
+// with one of the keys), and no two elements carry the same key values.
+func allHaveKeys(l []interface{}, keys []string, anyKey bool) bool {
 	seen := map[string]bool{}
 	for _, v := range l {
 		m, ok := v.(map[string]interface{})
 		if !ok {
 			return false
 		}
-		if _, ok := m[keys[0]]; !ok {
+		if _, ok := m[keys[0]]; !ok && !anyKey {
 			return false
 		}
-		_, vs := keyValues(m, keys)
-		id := strings.Join(vs, "\x00")
+		ks, vs := keyValues(m, keys)
+		if len(ks) == 0 {
+			return false
+		}
+		id := strings.Join(ks, "\x00") + "\x01" + strings.Join(vs, "\x00")
 		if seen[id] {
 			return false
 		}

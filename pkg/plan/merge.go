@@ -223,7 +223,7 @@ func (s schemaMeta) List(name string, cur, prop []interface{}) List {
 	out := List{Elem: schemaMeta{n: field.Elements(), r: s.r}}
 	switch l.Kind {
 	case schema.Keyed:
-		out.Keys = l.Keys
+		out.Keys, out.AnyKey = l.Keys, l.AnyKey
 	case schema.Set:
 		out.Set = true
 	}
