@@ -2,8 +2,10 @@ package e2e
 
 import (
 	"encoding/json"
+	"io/fs"
 	"os"
 	"path/filepath"
+	"reflect"
 	"strings"
 	"testing"
 
@@ -38,7 +40,21 @@ func TestFnConfigExamples(t *testing.T) {
 			}
 			pkg := t.TempDir()
 			want := examplePackage(t, pkg, cfg)
+			before := snapshotFiles(t, pkg)
 			run := runKpt(t, pkg, path)
+			if cfg.Plan {
+				// A plan leaves the package byte for byte and lists the change in results.
+				if run.ExitCode != 0 {
+					t.Fatalf("exit %d:\n%s", run.ExitCode, run.Output)
+				}
+				if after := snapshotFiles(t, pkg); !reflect.DeepEqual(before, after) {
+					t.Errorf("plan changed the package:\nbefore %v\nafter  %v", before, after)
+				}
+				if !strings.Contains(run.Output, "plan, nothing written") || !strings.Contains(run.Output, "data.tier: 3way plan: would change this field: bronze -> gold") {
+					t.Errorf("plan results lack the summary or the data.tier change:\n%s", run.Output)
+				}
+				return
+			}
 			// The package has no conflict, so even the onConflict: error example merges.
 			if run.ExitCode != 0 {
 				t.Fatalf("exit %d:\n%s", run.ExitCode, run.Output)
@@ -220,4 +236,23 @@ func collectLeaves(n *yaml.RNode, prefix string, into map[string]string) {
 		}
 		return nil
 	})
+}
+
+// snapshotFiles returns every file under dir with its content, by relative path.
+func snapshotFiles(t *testing.T, dir string) map[string]string {
+	t.Helper()
+	out := map[string]string{}
+	err := filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
+		if err != nil || d.IsDir() {
+			return err
+		}
+		b, err := os.ReadFile(p)
+		rel, _ := filepath.Rel(dir, p)
+		out[rel] = string(b)
+		return err
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return out
 }

@@ -51,6 +51,9 @@ type hostCase struct {
 	Items []string `yaml:"items,omitempty"`
 	// ExitCode is the host's expected exit code.
 	ExitCode int `yaml:"exitCode,omitempty"`
+	// CheckResults also compares a successful run's results with .expected/results.yaml
+	// (plan cases, whose results are the point and whose diff is empty).
+	CheckResults bool `yaml:"checkResults,omitempty"`
 }
 
 // functionImageRE finds the function in Kptfiles and kustomize transformer configs of the
@@ -139,6 +142,9 @@ func runHostCase(t *testing.T, caseDir string, c hostCase, rt string) {
 		compareGolden(t, filepath.Join(expected, "output.yaml"), first.stdout)
 	default:
 		compareGolden(t, filepath.Join(expected, "diff.patch"), diff)
+	}
+	if c.CheckResults && c.ExitCode == 0 {
+		compareGolden(t, filepath.Join(expected, "results.yaml"), first.results)
 	}
 	git(t, pkg, "commit", "-q", "--allow-empty", "-m", "first run")
 

@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"math"
-	"math/big"
 	"sort"
 	"strconv"
 	"strings"
@@ -15,6 +14,7 @@ import (
 	sigsyaml "sigs.k8s.io/yaml"
 
 	"github.com/krm-merge/krm-merge/pkg/fieldpath"
+	"github.com/krm-merge/krm-merge/pkg/plan"
 )
 
 // maxDepth bounds the nesting of the YAML turned into JSON (and of aliases followed),
@@ -146,57 +146,8 @@ func fromJSON(b []byte) (interface{}, error) {
 }
 
 // equal reports whether two values are the same JSON value; numbers compare by value
-// (int64 2 equals float64 2).
-func equal(a, b interface{}) bool {
-	switch x := a.(type) {
-	case map[string]interface{}:
-		y, ok := b.(map[string]interface{})
-		if !ok || len(x) != len(y) {
-			return false
-		}
-		for k, v := range x {
-			w, ok := y[k]
-			if !ok || !equal(v, w) {
-				return false
-			}
-		}
-		return true
-	case []interface{}:
-		y, ok := b.([]interface{})
-		if !ok || len(x) != len(y) {
-			return false
-		}
-		for i := range x {
-			if !equal(x[i], y[i]) {
-				return false
-			}
-		}
-		return true
-	case string, bool, nil:
-		return a == b
-	}
-	xa, ok1 := number(a)
-	xb, ok2 := number(b)
-	return ok1 && ok2 && xa.Cmp(xb) == 0
-}
-
-func number(v interface{}) (*big.Float, bool) {
-	switch x := v.(type) {
-	case int64:
-		return new(big.Float).SetInt64(x), true
-	case int:
-		return new(big.Float).SetInt64(int64(x)), true
-	case float64:
-		if math.IsInf(x, 0) || math.IsNaN(x) {
-			return nil, false
-		}
-		return big.NewFloat(x), true
-	case json.Number:
-		f, _, err := big.ParseFloat(string(x), 10, 64, big.ToNearestEven)
-		return f, err == nil
-	}
-	return nil, false
-}
+// (int64 2 equals float64 2). It is plan.Equal, the differ's own comparison.
+func equal(a, b interface{}) bool { return plan.Equal(a, b) }
 
 // fromValue builds fresh YAML for a value: maps with sorted keys, block style; the
 // encoder quotes strings that would otherwise read as another type.
@@ -254,16 +205,6 @@ func newString(s string) *yaml.Node {
 	return n
 }
 
-// scalarText renders a scalar value for a field path selector ([name=x], [=x]).
-func scalarText(v interface{}) string {
-	switch x := v.(type) {
-	case string:
-		return x
-	case nil:
-		return "null"
-	case map[string]interface{}, []interface{}:
-		b, _ := toJSON(x)
-		return string(b)
-	}
-	return fmt.Sprint(v)
-}
+// scalarText renders a scalar value for a field path selector ([name=x], [=x]), as the
+// plan's paths render it (plan.ScalarText).
+func scalarText(v interface{}) string { return plan.ScalarText(v) }

@@ -91,6 +91,8 @@ type Config struct {
 	AssociativeKeys []string
 	// Schema is where merge keys come from.
 	Schema SchemaSource
+	// Plan previews the run: items are emitted unchanged and results list every change.
+	Plan bool
 	// Original, Updated and Src hold resources given inline in the typed form
 	// (spec.original, spec.updated, spec.src); nil when not given.
 	Original, Updated, Src []*yaml.RNode

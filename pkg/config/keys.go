@@ -16,6 +16,8 @@ const (
 	KeyKeepSources     = "keepSources"
 	KeyAssociativeKeys = "associativeKeys"
 	KeySchema          = "schema"
+	// KeyPlan previews a run: items unchanged, every change in results (issue 5.4).
+	KeyPlan = "plan"
 	// KeyOriginal, KeyUpdated and KeySrc hold inline resources; typed form only
 	// (function.md, "Choosing roles", 3).
 	KeyOriginal = "original"
@@ -85,6 +87,10 @@ var keyDocs = []KeyDoc{
 	{Name: KeySchema, Type: "string", Default: string(SchemaKubernetes), Valid: validSchemas,
 		Meaning: "kubernetes: merge keys from the built-in Kubernetes OpenAPI for known kinds, plus any " +
 			"CustomResourceDefinition in the input; none: heuristic associative keys only."},
+	{Name: KeyPlan, Type: "boolean", Default: "false", Valid: validBools,
+		Meaning: "Preview the run: emit the items unchanged and list in results every change it would make, " +
+			"one result per field (added, changed, deleted, reordered, conflict) and per added or deleted resource. " +
+			"Exits 0, unless onConflict is error and there are conflicts. All modes."},
 	{Name: KeyOriginal, Type: "list of resources", TypedOnly: true,
 		Meaning: "Original resources given inline (e.g. for a kustomize transformer). 3way mode, with updated. " +
 			"Every input item without a role is then dest."},

@@ -10,7 +10,7 @@ import (
 
 // contractKeys are the keys of function.md's functionConfig table, in its order.
 var contractKeys = []string{"mode", "roleAnnotation", "originalPath", "updatedPath", "destPath", "srcPath",
-	"mergeOnPath", "onConflict", "keepSources", "associativeKeys", "schema"}
+	"mergeOnPath", "onConflict", "keepSources", "associativeKeys", "schema", "plan"}
 
 func TestKeys(t *testing.T) {
 	keys := Keys()

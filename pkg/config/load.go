@@ -193,7 +193,7 @@ func (l *loader) loadConfigMap(node *yaml.Node) {
 			s = ""
 		}
 		switch name {
-		case KeyMergeOnPath, KeyKeepSources:
+		case KeyMergeOnPath, KeyKeepSources, KeyPlan:
 			if s != "true" && s != "false" {
 				l.fail(l.field(name), s, validBools, "%s %q is invalid; valid values: %s", name, s, strings.Join(validBools, ", "))
 				continue
@@ -261,7 +261,7 @@ func (l *loader) loadTyped(node *yaml.Node) {
 		name := kv[0].Value
 		v := spec[name]
 		switch name {
-		case KeyMergeOnPath, KeyKeepSources:
+		case KeyMergeOnPath, KeyKeepSources, KeyPlan:
 			if b, ok := v.(bool); ok {
 				l.setBool(name, b)
 			}
@@ -401,6 +401,8 @@ func (l *loader) setBool(name string, b bool) {
 		l.cfg.MergeOnPath = b
 	case KeyKeepSources:
 		l.cfg.KeepSources = b
+	case KeyPlan:
+		l.cfg.Plan = b
 	}
 }
 

@@ -156,6 +156,10 @@ func TestLoadKeys(t *testing.T) {
 			func(c *Config) bool { return c.KeepSources }},
 		{"keepSources false", []string{"keepSources", "false"}, "keepSources: false",
 			func(c *Config) bool { return !c.KeepSources }},
+		{"plan true", []string{"plan", "true"}, "plan: true",
+			func(c *Config) bool { return c.Plan }},
+		{"plan false", []string{"plan", "false"}, "plan: false",
+			func(c *Config) bool { return !c.Plan }},
 		{"onConflict dest", []string{"onConflict", "dest"}, "onConflict: dest",
 			func(c *Config) bool { return c.OnConflict == ConflictDest }},
 		{"onConflict error", []string{"onConflict", "error"}, "onConflict: error",
@@ -329,7 +333,7 @@ associativeKeys: &keys [name, id]
 // exists in both. Each case names the field (Error.Field), and the message text that
 // must appear.
 func TestLoadErrors(t *testing.T) {
-	const dataKeys = "mode, roleAnnotation, originalPath, updatedPath, destPath, srcPath, mergeOnPath, onConflict, keepSources, associativeKeys, schema"
+	const dataKeys = "mode, roleAnnotation, originalPath, updatedPath, destPath, srcPath, mergeOnPath, onConflict, keepSources, associativeKeys, schema, plan"
 	const specKeys = dataKeys + ", original, updated, src"
 	tests := []struct {
 		name  string
@@ -391,6 +395,10 @@ func TestLoadErrors(t *testing.T) {
 			msg: `mergeOnPath "yes" is invalid; valid values: true, false`, valid: []string{"true", "false"}},
 		{name: "bad bool keepSources in data", input: cm("keepSources", "1"), field: "data.keepSources",
 			msg: `keepSources "1" is invalid; valid values: true, false`},
+		{name: "bad bool plan in data", input: cm("plan", "yes"), field: "data.plan",
+			msg: `plan "yes" is invalid; valid values: true, false`},
+		{name: "string for plan", input: typed(`plan: "true"`), field: "spec.plan",
+			msg: `spec.plan in body must be of type boolean`},
 
 		// Types in the typed form, from the schema, naming the field.
 		{name: "string for a boolean", input: typed(`mergeOnPath: "true"`), field: "spec.mergeOnPath",

@@ -31,7 +31,8 @@ type Processor struct{}
 
 var _ framework.ResourceListProcessor = Processor{}
 
-// Process merges rl.Items as rl.FunctionConfig says and replaces rl.Items and rl.Results.
+// Process merges rl.Items as rl.FunctionConfig says and replaces rl.Items and rl.Results;
+// with `plan: true` it leaves rl.Items as they are and adds the plan (Plan) to rl.Results.
 // Errors: a framework.Results holding at least one error result (bad functionConfig, bad
 // item, conflicts under onConflict=error, a recovered internal panic); rl.Items is then
 // empty.
@@ -49,6 +50,14 @@ func (Processor) Process(rl *framework.ResourceList) (err error) {
 	cfg, err := LoadConfig(rl.FunctionConfig)
 	if err != nil {
 		return err
+	}
+	if cfg.Plan { // items stay as they are; the results are the plan
+		res, err := Plan(rl.Items, cfg)
+		if err != nil {
+			return err
+		}
+		rl.Results = append(rl.Results, res...)
+		return nil
 	}
 	out, err := Merge(rl.Items, cfg)
 	if err != nil {
@@ -103,8 +112,15 @@ func Run(items []*yaml.RNode, cfg *config.Config) (*resources.Outcome, error) {
 	if cfg.Mode == config.ModeApply {
 		return apply.Run(assigned, cfg)
 	}
-	opts := merge.Options{Lists: schema.New(cfg.Schema == config.SchemaKubernetes, cfg.AssociativeKeys)}
+	opts := merge.Options{Lists: listsFor(cfg)}
 	return resources.Merge(assigned, cfg, opts)
+}
+
+// listsFor is the list decisions of a run by cfg: the Kubernetes schema (or none) and
+// the associative keys. Run and Plan share it, so a plan pairs list elements as the
+// merge did.
+func listsFor(cfg *config.Config) *schema.Resolver {
+	return schema.New(cfg.Schema == config.SchemaKubernetes, cfg.AssociativeKeys)
 }
 
 // located turns functionConfig errors into item errors about the functionConfig, each

@@ -46,6 +46,12 @@ type Outcome struct {
 	Counts results.Counts
 	// Conflicts holds the conflict results alone (also in Results), for onConflict=error.
 	Conflicts framework.Results
+	// Merged maps each merged dest item to its output item, Deleted lists the dest items
+	// the run deletes (in input order), and Added the items it adds (also at the end of
+	// Items): what a plan (package plan) reports. Apply mode leaves them nil.
+	Merged  map[*roles.Item]*yaml.RNode
+	Deleted []*roles.Item
+	Added   []*yaml.RNode
 }
 
 // Merge runs the mode's resource rules over items (from roles.Assign).
@@ -402,5 +408,12 @@ func (r *run) assemble(items []roles.Item) *Outcome {
 	res := framework.Results{results.Summary(string(r.cfg.Mode), r.counts)}
 	res = append(res, r.conflicts...)
 	res = append(res, r.warnings...)
-	return &Outcome{Items: out, Results: res, Counts: r.counts, Conflicts: r.conflicts}
+	var deleted []*roles.Item
+	for i := range items {
+		if r.drop[&items[i]] {
+			deleted = append(deleted, &items[i])
+		}
+	}
+	return &Outcome{Items: out, Results: res, Counts: r.counts, Conflicts: r.conflicts,
+		Merged: r.replace, Deleted: deleted, Added: r.added}
 }

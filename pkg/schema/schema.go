@@ -63,6 +63,11 @@ type List struct {
 	// secondary key value matches one that has it (a container port without protocol
 	// matches protocol TCP, the API default), as kyaml and the API server pair them.
 	Wildcard bool
+	// AnyKey is true for a list whose elements carry some of the keys, none required
+	// (AnyKeyExtension, e.g. a Kptfile pipeline function has image or exec, and maybe a
+	// name): an element's identity is the values of the keys it carries, absent keys
+	// included, and never matches an element that carries other keys. Not with Wildcard.
+	AnyKey bool
 }
 
 // Node is the schema at one place in a resource. The zero value means "no schema here".
@@ -227,6 +232,9 @@ func (r *Resolver) ForResource(nodes ...*yaml.RNode) Node {
 		if rs := r.crd(apiVersion, kind); rs != nil {
 			return Node{rs: rs}
 		}
+		if rs := kptfileSchema(apiVersion, kind); rs != nil {
+			return Node{rs: rs}
+		}
 		if rs := openapi.SchemaForResourceType(yaml.TypeMeta{APIVersion: apiVersion, Kind: kind}); rs != nil {
 			return Node{rs: rs}
 		}
@@ -315,6 +323,9 @@ func fromSchema(s *spec.Schema) (List, bool) {
 			if len(keys) == 0 {
 				return List{Kind: Atomic}, true
 			}
+			if any, _ := ext.GetBool(AnyKeyExtension); any {
+				return List{Kind: Keyed, Keys: keys, AnyKey: true}, true
+			}
 			return List{Kind: Keyed, Keys: keys, Wildcard: len(keys) > 1}, true
 		}
 	}
@@ -364,7 +375,7 @@ func validate(l List, lists []*yaml.Node) List {
 	switch l.Kind {
 	case Keyed:
 		for _, list := range lists {
-			if !keyedFits(list, l.Keys, l.Wildcard) {
+			if !keyedFits(list, l.Keys, l.Wildcard || l.AnyKey, l.AnyKey) {
 				return List{Kind: Atomic}
 			}
 		}
@@ -392,7 +403,7 @@ func (r *Resolver) infer(lists []*yaml.Node) List {
 	for _, key := range r.keys {
 		fits := true
 		for _, list := range lists {
-			if !keyedFits(list, []string{key}, false) {
+			if !keyedFits(list, []string{key}, false, false) {
 				fits = false
 				break
 			}
@@ -407,8 +418,9 @@ func (r *Resolver) infer(lists []*yaml.Node) List {
 func isSeq(n *yaml.Node) bool { return n != nil && n.Kind == yaml.SequenceNode }
 
 // keyedFits reports whether every element of list is a map with a scalar value for the
-// primary key (and, unless wildcard, every key), and no two elements share key values.
-func keyedFits(list *yaml.Node, keys []string, wildcard bool) bool {
+// primary key (and, unless wildcard, every key; with anyKey for at least one key), and
+// no two elements share key values.
+func keyedFits(list *yaml.Node, keys []string, wildcard, anyKey bool) bool {
 	if !isSeq(list) {
 		return true
 	}
@@ -419,17 +431,22 @@ func keyedFits(list *yaml.Node, keys []string, wildcard bool) bool {
 			return false
 		}
 		b.Reset()
+		present := 0
 		for i, k := range keys {
 			v := fieldValue(el, k)
 			if v == nil || v.Kind != yaml.ScalarNode || v.ShortTag() == "!!null" {
-				if i == 0 || !wildcard {
+				if (i == 0 && !anyKey) || !wildcard {
 					return false
 				}
 				b.WriteString("\x00-")
 				continue
 			}
+			present++
 			b.WriteString("\x00=")
 			b.WriteString(v.Value)
+		}
+		if present == 0 {
+			return false
 		}
 		id := b.String()
 		if _, dup := seen[id]; dup {

@@ -1,0 +1,374 @@
+// Package plan lists, field by field, what a run would change: the differ behind apply
+// mode's per-field results (package apply) and behind `plan: true` for every mode
+// (ForMerge), so both report changes the same way (shared/spec/function.md, "Plan").
+//
+// Diff compares two object values (JSON-like: map[string]interface{}, []interface{},
+// scalars) and returns one Change per field that differs: added, deleted, changed, or a
+// keyed list or set whose common elements change order. Lists are paired element by
+// element when Meta says they are keyed (by their merge keys) or sets (by value), so a
+// change inside one container is reported at spec.template.spec.containers[name=app]...,
+// not as a change of the whole list. Field paths are package fieldpath's.
+package plan
+
+import (
+	"encoding/json"
+	"fmt"
+	"math"
+	"math/big"
+	"reflect"
+	"sort"
+	"strings"
+
+	"github.com/krm-merge/krm-merge/pkg/fieldpath"
+)
+
+// Op is what a run does to one field.
+type Op string
+
+const (
+	// Changed: the field exists and gets another value.
+	Changed Op = "change"
+	// Added: the field (or list element) is new.
+	Added Op = "add"
+	// Deleted: the field (or list element) is removed.
+	Deleted Op = "delete"
+	// Reordered: a keyed list or set keeps its elements but changes their order.
+	Reordered Op = "reorder"
+)
+
+// Change is one field a run changes.
+type Change struct {
+	// Op is what happens.
+	Op Op
+	// Path is the field, with keyed list elements as [key=value] and set elements as
+	// [=value].
+	Path fieldpath.Path
+	// Current is the value before (nil for Added); for Reordered the element ids in the
+	// current order.
+	Current interface{}
+	// Proposed is the value after (nil for Deleted); for Reordered the element ids in the
+	// new order.
+	Proposed interface{}
+	// InBase says whether the common ancestor (apply: the last-applied configuration;
+	// 3-way: original) has the field, and Base is its value there.
+	InBase bool
+	Base   interface{}
+}
+
+// List says how the elements of one list are paired.
+type List struct {
+	// Keys are the merge keys of a keyed list, primary first; nil otherwise.
+	Keys []string
+	// AnyKey pairs elements that carry any of Keys, none required (schema.List.AnyKey,
+	// the Kptfile pipeline); else every element needs the primary key.
+	AnyKey bool
+	// Set is true for a set of primitives, paired by value.
+	Set bool
+	// Elem is the schema of the elements (nil: unknown).
+	Elem Meta
+}
+
+// Meta is the schema at one place of the compared values. A nil Meta knows nothing:
+// maps are compared field by field, lists as a whole.
+type Meta interface {
+	// Field returns the schema of map field name, nil when unknown.
+	Field(name string) Meta
+	// List returns how the list in map field name pairs its elements; cur and prop are
+	// the list's two values, for schemas that infer keys from the data.
+	List(name string, cur, prop []interface{}) List
+}
+
+// Options tune Diff.
+type Options struct {
+	// Meta is the schema of the object root; nil for none.
+	Meta Meta
+	// SkipAnnotation leaves out the metadata.annotations keys it returns true for (the
+	// last-applied annotation in apply mode, a KRM host's path and id annotations).
+	SkipAnnotation func(key string) bool
+}
+
+// Diff lists the changes from cur to prop (object values), in field order (map keys
+// sorted, list elements in list order). base is the common ancestor (nil with hasBase
+// false when there is none); each Change carries its value there.
+func Diff(cur, prop map[string]interface{}, base interface{}, hasBase bool, opts Options) []Change {
+	d := &differ{skip: opts.SkipAnnotation}
+	d.walk(nil, cur, prop, base, hasBase, opts.Meta, List{})
+	return d.out
+}
+
+type differ struct {
+	out  []Change
+	skip func(string) bool
+}
+
+func (d *differ) add(op Op, path fieldpath.Path, cur, prop, base interface{}, hasBase bool) {
+	d.out = append(d.out, Change{Op: op, Path: path, Current: cur, Proposed: prop, Base: base, InBase: hasBase})
+}
+
+// walk compares cur and prop at path. For lists, lm is the field's list schema; for
+// maps, meta the map's.
+func (d *differ) walk(path fieldpath.Path, cur, prop, base interface{}, hasBase bool, meta Meta, lm List) {
+	switch c := cur.(type) {
+	case map[string]interface{}:
+		if p, ok := prop.(map[string]interface{}); ok {
+			d.maps(path, c, p, base, hasBase, meta)
+			return
+		}
+	case []interface{}:
+		if p, ok := prop.([]interface{}); ok {
+			d.lists(path, c, p, base, hasBase, lm)
+			return
+		}
+	}
+	if !Equal(cur, prop) {
+		d.add(Changed, path, cur, prop, base, hasBase)
+	}
+}
+
+func (d *differ) maps(path fieldpath.Path, cur, prop map[string]interface{}, base interface{}, hasBase bool, meta Meta) {
+	bm, _ := base.(map[string]interface{})
+	keys := make([]string, 0, len(cur)+len(prop))
+	for k := range cur {
+		keys = append(keys, k)
+	}
+	for k := range prop {
+		if _, ok := cur[k]; !ok {
+			keys = append(keys, k)
+		}
+	}
+	sort.Strings(keys)
+	isAnnotations := len(path) == 2 && path[0].Name == "metadata" && path[1].Name == "annotations"
+	for _, k := range keys {
+		if isAnnotations && d.skip != nil && d.skip(k) {
+			continue
+		}
+		cv, inCur := cur[k]
+		pv, inProp := prop[k]
+		bv, inBase := bm[k]
+		inBase = inBase && hasBase
+		p := path.Field(k)
+		switch {
+		case !inProp:
+			d.add(Deleted, p, cv, nil, bv, inBase)
+		case !inCur:
+			d.add(Added, p, nil, pv, bv, inBase)
+		default:
+			pl, isList := pv.([]interface{})
+			switch {
+			case isList && meta != nil:
+				cl, _ := cv.([]interface{})
+				d.walk(p, cv, pv, bv, inBase, nil, meta.List(k, cl, pl))
+			case isList:
+				d.walk(p, cv, pv, bv, inBase, nil, List{})
+			case meta != nil:
+				d.walk(p, cv, pv, bv, inBase, meta.Field(k), List{})
+			default:
+				d.walk(p, cv, pv, bv, inBase, nil, List{})
+			}
+		}
+	}
+}
+
+func (d *differ) lists(path fieldpath.Path, cur, prop []interface{}, base interface{}, hasBase bool, lm List) {
+	if Equal(cur, prop) {
+		return
+	}
+	bl, _ := base.([]interface{})
+	switch {
+	case len(lm.Keys) > 0 && allHaveKeys(cur, lm.Keys, lm.AnyKey) && allHaveKeys(prop, lm.Keys, lm.AnyKey):
+		keys := lm.Keys
+		sel := func(v interface{}) fieldpath.Path {
+			ks, vs := keyValues(v.(map[string]interface{}), keys)
+			return path.Key(ks, vs)
+		}
+		ident := func(v interface{}) string {
+			ks, vs := keyValues(v.(map[string]interface{}), keys)
+			return strings.Join(ks, "\x00") + "\x01" + strings.Join(vs, "\x00")
+		}
+		d.elements(path, cur, prop, bl, hasBase, ident, sel, func(p fieldpath.Path, c, pr, b interface{}, hb bool) {
+			d.walk(p, c, pr, b, hb, lm.Elem, List{})
+		})
+	case lm.Set && allScalars(cur) && allScalars(prop):
+		d.elements(path, cur, prop, bl, hasBase, ScalarText, func(v interface{}) fieldpath.Path { return path.Value(ScalarText(v)) }, nil)
+	default:
+		d.add(Changed, path, cur, prop, base, hasBase)
+	}
+}
+
+// keyValues returns the merge keys an element carries and their values, in key order.
+func keyValues(m map[string]interface{}, keys []string) (ks, vs []string) {
+	for _, k := range keys {
+		if v, ok := m[k]; ok {
+			ks, vs = append(ks, k), append(vs, ScalarText(v))
+		}
+	}
+	return ks, vs
+}
+
+// elements compares two lists whose elements are identified by ident: removed, added,
+// and (through same) common elements, then a reorder of the common ones.
+func (d *differ) elements(path fieldpath.Path, cur, prop, base []interface{}, hasBase bool, ident func(interface{}) string,
+	sel func(interface{}) fieldpath.Path, same func(fieldpath.Path, interface{}, interface{}, interface{}, bool)) {
+	index := func(l []interface{}) map[string]interface{} {
+		m := make(map[string]interface{}, len(l))
+		for _, v := range l {
+			if _, dup := m[ident(v)]; !dup {
+				m[ident(v)] = v
+			}
+		}
+		return m
+	}
+	ci, pi, bi := index(cur), index(prop), index(base)
+	var curOrder, propOrder []interface{}
+	for _, v := range cur {
+		id := ident(v)
+		bv, inBase := bi[id]
+		if pv, ok := pi[id]; ok {
+			curOrder = append(curOrder, id)
+			if same != nil {
+				same(sel(v), v, pv, bv, inBase && hasBase)
+			}
+		} else {
+			d.add(Deleted, sel(v), v, nil, bv, inBase && hasBase)
+		}
+	}
+	for _, v := range prop {
+		id := ident(v)
+		bv, inBase := bi[id]
+		if _, ok := ci[id]; ok {
+			propOrder = append(propOrder, id)
+		} else {
+			d.add(Added, sel(v), nil, v, bv, inBase && hasBase)
+		}
+	}
+	if !Equal(curOrder, propOrder) {
+		d.add(Reordered, path, readable(curOrder), readable(propOrder), nil, false)
+	}
+}
+
+// readable turns element ids (key values joined by NUL) into text for a result.
+func readable(ids []interface{}) []interface{} {
+	out := make([]interface{}, len(ids))
+	for i, id := range ids {
+		s := id.(string)
+		if i := strings.Index(s, "\x01"); i >= 0 { // keyed: the values
+			s = s[i+1:]
+		}
+		out[i] = strings.ReplaceAll(s, "\x00", ",")
+	}
+	return out
+}
+
+// allHaveKeys reports whether every element is a map with the primary key (with anyKey:
+// with one of the keys), and no two elements carry the same key values.
+func allHaveKeys(l []interface{}, keys []string, anyKey bool) bool {
+	seen := map[string]bool{}
+	for _, v := range l {
+		m, ok := v.(map[string]interface{})
+		if !ok {
+			return false
+		}
+		if _, ok := m[keys[0]]; !ok && !anyKey {
+			return false
+		}
+		ks, vs := keyValues(m, keys)
+		if len(ks) == 0 {
+			return false
+		}
+		id := strings.Join(ks, "\x00") + "\x01" + strings.Join(vs, "\x00")
+		if seen[id] {
+			return false
+		}
+		seen[id] = true
+	}
+	return true
+}
+
+func allScalars(l []interface{}) bool {
+	seen := map[string]bool{}
+	for _, v := range l {
+		switch v.(type) {
+		case map[string]interface{}, []interface{}:
+			return false
+		}
+		if seen[ScalarText(v)] {
+			return false
+		}
+		seen[ScalarText(v)] = true
+	}
+	return true
+}
+
+// Equal reports whether two values are the same value: maps by key, lists in order,
+// numbers by value (int64 2 equals float64 2), other scalars (strings, booleans, nil,
+// timestamps) as Go values.
+func Equal(a, b interface{}) bool {
+	switch x := a.(type) {
+	case map[string]interface{}:
+		y, ok := b.(map[string]interface{})
+		if !ok || len(x) != len(y) {
+			return false
+		}
+		for k, v := range x {
+			w, ok := y[k]
+			if !ok || !Equal(v, w) {
+				return false
+			}
+		}
+		return true
+	case []interface{}:
+		y, ok := b.([]interface{})
+		if !ok || len(x) != len(y) {
+			return false
+		}
+		for i := range x {
+			if !Equal(x[i], y[i]) {
+				return false
+			}
+		}
+		return true
+	case string, bool, nil:
+		return a == b
+	}
+	xa, ok1 := number(a)
+	xb, ok2 := number(b)
+	if ok1 || ok2 {
+		return ok1 && ok2 && xa.Cmp(xb) == 0
+	}
+	return reflect.DeepEqual(a, b)
+}
+
+func number(v interface{}) (*big.Float, bool) {
+	switch x := v.(type) {
+	case int64:
+		return new(big.Float).SetInt64(x), true
+	case int:
+		return new(big.Float).SetInt64(int64(x)), true
+	case uint64:
+		return new(big.Float).SetUint64(x), true
+	case float64:
+		if math.IsInf(x, 0) || math.IsNaN(x) {
+			return nil, false
+		}
+		return big.NewFloat(x), true
+	case json.Number:
+		f, _, err := big.ParseFloat(string(x), 10, 64, big.ToNearestEven)
+		return f, err == nil
+	}
+	return nil, false
+}
+
+// ScalarText renders a value for a field path selector ([name=x], [=x]): strings as
+// they are, null as "null", maps and lists as JSON, other scalars with fmt.
+func ScalarText(v interface{}) string {
+	switch x := v.(type) {
+	case string:
+		return x
+	case nil:
+		return "null"
+	case map[string]interface{}, []interface{}:
+		b, _ := json.Marshal(x)
+		return string(b)
+	}
+	return fmt.Sprint(v)
+}
