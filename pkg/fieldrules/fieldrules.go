@@ -169,6 +169,9 @@ func ParseAnnotation(value, source string) ([]PathRule, error) {
 		}
 		i := lastTopLevel(entry, '=')
 		if i < 0 {
+			if strings.Count(entry, "[") > strings.Count(entry, "]") {
+				return nil, fmt.Errorf("entry %q has a selector that is not closed with ']'", entry)
+			}
 			return nil, fmt.Errorf("entry %q is not path=policy (policies: %s)", entry, strings.Join(Policies, ", "))
 		}
 		p, err := ParsePath(entry[:i])
