@@ -1,6 +1,7 @@
 package merge
 
 import (
+	"encoding/json"
 	"sort"
 
 	"sigs.k8s.io/kustomize/kyaml/yaml"
@@ -23,9 +24,22 @@ type RuleEffect struct {
 	Conflicts []Conflict
 }
 
-// Short renders a value on one line for a message, as conflicts do: scalars as their
-// text, maps and lists in flow style, cut to 60 characters; "<absent>" for nil.
-func Short(n *yaml.RNode) string { return short(n) }
+// Short renders a value on one line for a message: scalars as their text, maps and
+// lists as JSON (no comments), cut to 60 characters; "<absent>" for nil.
+func Short(n *yaml.RNode) string {
+	if n.IsNil() || n.YNode().Kind == yaml.ScalarNode {
+		return short(n)
+	}
+	var v interface{}
+	if err := n.YNode().Decode(&v); err != nil {
+		return short(n)
+	}
+	b, err := json.Marshal(v)
+	if err != nil {
+		return short(n)
+	}
+	return limit(string(b))
+}
 
 // ApplyFieldRules applies one resource's field rules (package fieldrules) to the output
 // of a 3-way merge (ThreeWay/ThreeWayShared: original, updated, dest) or, with twoWay

@@ -1,16 +1,21 @@
 // Package schema decides, for each list the merge engine meets, whether it is atomic, a
 // keyed (associative) list and by which merge keys, or a set of primitives.
 //
-// Sources, strongest first (shared/spec/semantics.md, "Which lists are associative"):
+// Sources, strongest first (shared/spec/semantics.md, "Which lists are associative",
+// and the functionConfig's mergeKeys, proposed for function.md by issue 5):
 //
+//   - the functionConfig's mergeKeys entry for the resource's group, kind and path
+//     (Resolver.WithOverrides), in server-side apply's vocabulary;
 //  0. a field's own inline OpenAPI comment, as kyaml's fieldmeta reads it, e.g.
 //     `items: # {"type":"array","x-kubernetes-patch-strategy":"merge","x-kubernetes-patch-merge-key":"id"}`;
 //  1. the CustomResourceDefinitions in the input (Resolver.WithCRDs) and the Kubernetes
 //     OpenAPI that kyaml embeds (v1.21.2 in kyaml v0.21.2) for known kinds:
 //     `x-kubernetes-list-type` (atomic, set, map) with `x-kubernetes-list-map-keys`, or
 //     `x-kubernetes-patch-strategy: merge` with `x-kubernetes-patch-merge-key` (no key:
-//     a set of primitives); a list the schema knows without a strategy is atomic.
-//     `metadata` follows ObjectMeta for every kind, custom resources included;
+//     a set of primitives); a list the built-in schema knows without a strategy is
+//     atomic, while one a CRD declares without a list type falls through to rule 2
+//     (WithCRDs says why). `metadata` follows ObjectMeta for every kind, custom
+//     resources included;
 //  2. no schema for the list: the seed documents' associative keys (merge2.md, merge3.md):
 //     the first key that every element of every source carries, with values unique
 //     within each source, is the merge key; when none qualifies the list is atomic.
