@@ -1,11 +1,11 @@
 // Package schema decides, for each list the merge engine meets, whether it is atomic, a
 // keyed (associative) list and by which merge keys, or a set of primitives.
 //
-// Sources, strongest first (shared/spec/semantics.md, "Which lists are associative",
-// and the functionConfig's mergeKeys, proposed for function.md by issue 5):
+// Strongest of all is the functionConfig's mergeKeys entry for the resource's group, kind
+// and path, in server-side apply's vocabulary (Resolver.WithOverrides; proposed for
+// function.md by issue 5). Then the sources of shared/spec/semantics.md ("Which lists
+// are associative"), strongest first:
 //
-//   - the functionConfig's mergeKeys entry for the resource's group, kind and path
-//     (Resolver.WithOverrides), in server-side apply's vocabulary;
 //  0. a field's own inline OpenAPI comment, as kyaml's fieldmeta reads it, e.g.
 //     `items: # {"type":"array","x-kubernetes-patch-strategy":"merge","x-kubernetes-patch-merge-key":"id"}`;
 //  1. the CustomResourceDefinitions in the input (Resolver.WithCRDs) and the Kubernetes
