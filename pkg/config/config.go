@@ -13,6 +13,7 @@ package config
 import (
 	"sigs.k8s.io/kustomize/kyaml/yaml"
 
+	"github.com/krm-merge/krm-merge/pkg/fieldrules"
 	"github.com/krm-merge/krm-merge/pkg/schema"
 )
 
@@ -93,6 +94,12 @@ type Config struct {
 	Schema SchemaSource
 	// Plan previews the run: items are emitted unchanged and results list every change.
 	Plan bool
+	// MergeKeys are the mergeKeys entries: how lists of given kinds and paths merge,
+	// over every schema source (schema.Resolver.WithOverrides); nil when not given.
+	MergeKeys []schema.Override
+	// FieldRules are the fieldRules entries, in order (fieldrules.For selects them per
+	// resource); nil when not given.
+	FieldRules []fieldrules.Rule
 	// Original, Updated and Src hold resources given inline in the typed form
 	// (spec.original, spec.updated, spec.src); nil when not given.
 	Original, Updated, Src []*yaml.RNode

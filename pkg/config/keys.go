@@ -29,9 +29,10 @@ const (
 type KeyDoc struct {
 	// Name is the key, e.g. "mode".
 	Name string
-	// Type is the value's type in the typed form: "string", "boolean", "list of strings"
-	// or "list of resources". In the ConfigMap form every value is a string: booleans
-	// are "true" or "false", lists of strings are comma-separated.
+	// Type is the value's type in the typed form: "string", "boolean", "list of strings",
+	// "list of objects" or "list of resources". In the ConfigMap form every value is a
+	// string: booleans are "true" or "false", lists of strings are comma-separated, and
+	// lists of objects are YAML or JSON text.
 	Type string
 	// Default is the value used when the key is absent, as a user would write it;
 	// "" when absent means unset.
@@ -87,6 +88,17 @@ var keyDocs = []KeyDoc{
 	{Name: KeySchema, Type: "string", Default: string(SchemaKubernetes), Valid: validSchemas,
 		Meaning: "kubernetes: merge keys from the built-in Kubernetes OpenAPI for known kinds, plus any " +
 			"CustomResourceDefinition in the input; none: heuristic associative keys only."},
+	{Name: KeyMergeKeys, Type: "list of objects",
+		Meaning: "How lists of custom (or any) resources merge, in server-side apply's vocabulary, over every schema: " +
+			"[{group, kind, path: spec.endpoints, listType: map|set|atomic, keys: [port]}]. group may be left out (any group); " +
+			"path is field names joined by dots, lists on the way passed through (spec.groups.rules); keys only with map. " +
+			"YAML or JSON text in the ConfigMap form. 3way and 2way modes."},
+	{Name: KeyFieldRules, Type: "list of objects",
+		Meaning: "Who owns a field of selected resources: [{match: {group, kind, name, namespace, labelSelector}, " +
+			"paths: [spec.replicas], policy: keepDest|takeUpdated|ignore}]. keepDest keeps dest's value (or absence), " +
+			"takeUpdated takes updated's (src's) even over a local change, ignore keeps dest's and reports nothing; no " +
+			"conflicts are reported at or below the paths. The annotation fn.krm-merge.dev/field-rules: \"path=policy,...\" " +
+			"on dest or updated sets rules for one object. YAML or JSON text in the ConfigMap form. 3way and 2way modes."},
 	{Name: KeyPlan, Type: "boolean", Default: "false", Valid: validBools,
 		Meaning: "Preview the run: emit the items unchanged and list in results every change it would make, " +
 			"one result per field (added, changed, deleted, reordered, conflict) and per added or deleted resource. " +

@@ -8,9 +8,10 @@ import (
 	"sigs.k8s.io/kustomize/kyaml/yaml"
 )
 
-// contractKeys are the keys of function.md's functionConfig table, in its order.
+// contractKeys are the keys of function.md's functionConfig table, in its order, then
+// the rows proposed for it by issue 5 (mergeKeys, fieldRules).
 var contractKeys = []string{"mode", "roleAnnotation", "originalPath", "updatedPath", "destPath", "srcPath",
-	"mergeOnPath", "onConflict", "keepSources", "associativeKeys", "schema", "plan"}
+	"mergeOnPath", "onConflict", "keepSources", "associativeKeys", "schema", "mergeKeys", "fieldRules", "plan"}
 
 func TestKeys(t *testing.T) {
 	keys := Keys()

@@ -69,6 +69,14 @@ func Defaults() *Config {
 //   - a path that is absolute or leaves the package root ("../x");
 //   - associativeKeys empty, with an empty key, a comma or whitespace in a key, or a key
 //     listed twice;
+//   - mergeKeys and fieldRules (rules.go): not a list (in the ConfigMap form: text that
+//     is not a YAML or JSON list), empty, an entry that is not a map or has an unknown
+//     or repeated key, a missing kind/path/listType (mergeKeys) or paths/policy
+//     (fieldRules), an unknown listType or policy (with the valid values), listType map
+//     without keys or keys with another listType, a mergeKeys path with selectors, a
+//     fieldRules path that does not parse or uses a positional selector, a bad
+//     labelSelector; each naming the field, e.g. "spec.mergeKeys[0].listType";
+//   - mergeKeys or fieldRules in apply mode;
 //   - [contract, "Modes"] role keys of another mode: srcPath or spec.src in 3way or
 //     apply mode; originalPath, updatedPath, spec.original or spec.updated in 2way mode;
 //     originalPath or spec.original in apply mode (the original is the dest's
@@ -199,6 +207,10 @@ func (l *loader) loadConfigMap(node *yaml.Node) {
 				continue
 			}
 			l.setBool(name, s == "true")
+		case KeyMergeKeys:
+			l.setMergeKeys(value)
+		case KeyFieldRules:
+			l.setFieldRules(value)
 		case KeyAssociativeKeys:
 			var list []string
 			if strings.TrimSpace(s) != "" {
@@ -284,6 +296,10 @@ func (l *loader) loadTyped(node *yaml.Node) {
 			}
 		case KeyOriginal, KeyUpdated, KeySrc:
 			l.setInline(name, kv[1])
+		case KeyMergeKeys:
+			l.setMergeKeys(kv[1])
+		case KeyFieldRules:
+			l.setFieldRules(kv[1])
 		default:
 			if s, ok := v.(string); ok {
 				l.setString(name, s)
@@ -557,6 +573,13 @@ func (l *loader) crossCheck() {
 		}
 		l.fail(l.field(k), "", prefixed("spec.", modeInlineKeys[c.Mode]), "spec.%s does not apply in %s (%s); %s takes inline sources in %s",
 			k, modeName, why, modeName, joinAnd(modeInlineKeys[c.Mode], "spec."))
+	}
+	for _, k := range []string{KeyMergeKeys, KeyFieldRules} {
+		if l.given[k] && c.Mode == ModeApply {
+			l.fail(l.field(k), "", nil, "%s does not apply in %s: apply mode computes kubectl's client-side apply patch "+
+				"(strategic merge patch from the built-in types, JSON merge patch for custom resources), which has no "+
+				"such rules; use it with 3way or 2way mode", k, modeName)
+		}
 	}
 	if l.given[KeyOnConflict] && c.Mode == Mode2Way {
 		l.fail(l.field(KeyOnConflict), string(c.OnConflict), nil,

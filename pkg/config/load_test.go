@@ -333,7 +333,7 @@ associativeKeys: &keys [name, id]
 // exists in both. Each case names the field (Error.Field), and the message text that
 // must appear.
 func TestLoadErrors(t *testing.T) {
-	const dataKeys = "mode, roleAnnotation, originalPath, updatedPath, destPath, srcPath, mergeOnPath, onConflict, keepSources, associativeKeys, schema, plan"
+	const dataKeys = "mode, roleAnnotation, originalPath, updatedPath, destPath, srcPath, mergeOnPath, onConflict, keepSources, associativeKeys, schema, mergeKeys, fieldRules, plan"
 	const specKeys = dataKeys + ", original, updated, src"
 	tests := []struct {
 		name  string

@@ -114,6 +114,9 @@ func validateTyped(data interface{}) (Errors, error) {
 	for _, f := range fails {
 		e := &Error{Message: f.Error()}
 		if v, ok := f.(*openapierrors.Validation); ok {
+			if reportedByRules(v.Name) {
+				continue
+			}
 			if schemaCodesReportedByLoad[v.Code()] {
 				continue
 			}
@@ -182,6 +185,18 @@ func scalarAt(data interface{}, path string) string {
 // reportedByLoad reports whether Load checks the length of the field at path itself.
 func reportedByLoad(path string) bool {
 	return path == "spec."+KeyRoleAnnotation || strings.HasPrefix(path, "spec."+KeyAssociativeKeys+"[")
+}
+
+// reportedByRules reports whether the field at path is in the mergeKeys or fieldRules
+// tables, which Load checks itself in both forms (rules.go), so that each problem is
+// reported once, with the same message.
+func reportedByRules(path string) bool {
+	for _, k := range []string{KeyMergeKeys, KeyFieldRules} {
+		if path == "spec."+k || strings.HasPrefix(path, "spec."+k+"[") || strings.HasPrefix(path, "spec."+k+".") {
+			return true
+		}
+	}
+	return false
 }
 
 // flattenComposite lists the leaf failures of a kube-openapi CompositeError.

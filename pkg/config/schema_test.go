@@ -39,7 +39,7 @@ func TestSchemaMatchesKeys(t *testing.T) {
 		t.Fatalf("spec properties %v differ from Keys() %v", props, names)
 	}
 
-	wantType := map[string]string{"string": "string", "boolean": "boolean", "list of strings": "array", "list of resources": "array"}
+	wantType := map[string]string{"string": "string", "boolean": "boolean", "list of strings": "array", "list of objects": "array", "list of resources": "array"}
 	for _, k := range Keys() {
 		p := specSchema.Properties[k.Name]
 		if !p.Type.Contains(wantType[k.Type]) {

@@ -9,6 +9,7 @@ import (
 
 	"github.com/krm-merge/krm-merge/pkg/config"
 	"github.com/krm-merge/krm-merge/pkg/plan"
+	"github.com/krm-merge/krm-merge/pkg/roles"
 )
 
 // Plan previews a run (functionConfig `plan: true`): it runs the merge (or apply) of
@@ -22,7 +23,11 @@ import (
 // conflict, so that a plan in CI fails on an upgrade that would conflict (the items are
 // then not emitted, as on every error; kpt leaves the package untouched either way).
 func Plan(items []*yaml.RNode, cfg *config.Config) (framework.Results, error) {
-	out, err := Run(items, cfg)
+	assigned, err := roles.Assign(items, cfg)
+	if err != nil {
+		return nil, err
+	}
+	out, err := runAssigned(assigned, cfg)
 	if err != nil {
 		return nil, err
 	}
@@ -35,7 +40,7 @@ func Plan(items []*yaml.RNode, cfg *config.Config) (framework.Results, error) {
 			res[0] = &s
 		}
 	} else {
-		res = plan.ForMerge(out, cfg, listsFor(cfg))
+		res = plan.ForMerge(out, cfg, Lists(cfg, assigned)) // the merge's own list decisions
 	}
 	if cfg.OnConflict == config.ConflictError && len(out.Conflicts) > 0 {
 		return nil, append(framework.Results{{

@@ -23,7 +23,6 @@ import (
 	"github.com/krm-merge/krm-merge/pkg/resources"
 	"github.com/krm-merge/krm-merge/pkg/results"
 	"github.com/krm-merge/krm-merge/pkg/roles"
-	"github.com/krm-merge/krm-merge/pkg/schema"
 )
 
 // Processor is the krm-merge function. The zero value is ready to use.
@@ -99,28 +98,30 @@ func Merge(items []*yaml.RNode, cfg *config.Config) (*resources.Outcome, error) 
 }
 
 // Run merges items by cfg: roles, resource rules and field merges, with merge keys from
-// cfg.Schema and cfg.AssociativeKeys; in mode apply, kubectl client-side apply of the
+// Lists (cfg.MergeKeys, the CRDs among the items, cfg.Schema, cfg.AssociativeKeys) and
+// the field rules of cfg.FieldRules and the items' fn.krm-merge.dev/field-rules
+// annotations; in mode apply, kubectl client-side apply of the
 // updated items onto the dest items (package apply). It does no I/O and never changes
 // items.
 // Errors: *results.ItemError for bad items, as documented by roles.Assign,
-// resources.Merge and apply.Run.
+// resources.Merge and apply.Run; in mode apply, an item with the field-rules annotation.
 func Run(items []*yaml.RNode, cfg *config.Config) (*resources.Outcome, error) {
 	assigned, err := roles.Assign(items, cfg)
 	if err != nil {
 		return nil, err
 	}
-	if cfg.Mode == config.ModeApply {
-		return apply.Run(assigned, cfg)
-	}
-	opts := merge.Options{Lists: listsFor(cfg)}
-	return resources.Merge(assigned, cfg, opts)
+	return runAssigned(assigned, cfg)
 }
 
-// listsFor is the list decisions of a run by cfg: the Kubernetes schema (or none) and
-// the associative keys. Run and Plan share it, so a plan pairs list elements as the
-// merge did.
-func listsFor(cfg *config.Config) *schema.Resolver {
-	return schema.New(cfg.Schema == config.SchemaKubernetes, cfg.AssociativeKeys)
+// runAssigned is Run after roles.Assign.
+func runAssigned(assigned []roles.Item, cfg *config.Config) (*resources.Outcome, error) {
+	if cfg.Mode == config.ModeApply {
+		if err := noFieldRuleAnnotations(assigned); err != nil {
+			return nil, err
+		}
+		return apply.Run(assigned, cfg)
+	}
+	return resources.Merge(assigned, cfg, merge.Options{Lists: Lists(cfg, assigned)})
 }
 
 // located turns functionConfig errors into item errors about the functionConfig, each

@@ -849,8 +849,9 @@ func TestThreeWaySeedMerge3(t *testing.T) {
 
 // TestThreeWayCRDInTheInput: with the CRD of a custom kind among the inputs
 // (schema.Resolver.WithCRDs), its schema decides the kind's lists: here `ports` keyed by
-// two list-map-keys (no seed key at all) and `steps` atomic although its elements carry
-// `name`.
+// two list-map-keys (no seed key at all), `stages` atomic (x-kubernetes-list-type:
+// atomic) although its elements carry `name`, and `steps`, which the CRD declares with
+// no list type, keyed by the seed's inference (name), as without the CRD.
 func TestThreeWayCRDInTheInput(t *testing.T) {
 	crd := parse(t, `apiVersion: apiextensions.k8s.io/v1
 kind: CustomResourceDefinition
@@ -876,16 +877,20 @@ spec:
               steps:
                 type: array
                 items: {type: object}
+              stages:
+                type: array
+                x-kubernetes-list-type: atomic
+                items: {type: object}
 `)
-	o := widgetHead + "spec:\n  ports:\n  - {number: 1, proto: a, v: 1}\n  - {number: 1, proto: b, v: 1}\n  steps:\n  - {name: s, run: x}\n"
-	u := widgetHead + "spec:\n  ports:\n  - {number: 1, proto: a, v: 1}\n  - {number: 1, proto: b, v: 2}\n  steps:\n  - {name: s, run: y}\n"
-	d := widgetHead + "spec:\n  ports:\n  - {number: 1, proto: a, v: 9}\n  - {number: 1, proto: b, v: 1}\n  steps:\n  - {name: s, run: x}\n  - {name: mine, run: z}\n"
-	want := widgetHead + "spec:\n  ports:\n  - {number: 1, proto: a, v: 9}\n  - {number: 1, proto: b, v: 2}\n  steps:\n  - {name: s, run: y}\n"
+	o := widgetHead + "spec:\n  ports:\n  - {number: 1, proto: a, v: 1}\n  - {number: 1, proto: b, v: 1}\n  steps:\n  - {name: s, run: x}\n  stages:\n  - {name: s, run: x}\n"
+	u := widgetHead + "spec:\n  ports:\n  - {number: 1, proto: a, v: 1}\n  - {number: 1, proto: b, v: 2}\n  steps:\n  - {name: s, run: y}\n  stages:\n  - {name: s, run: y}\n"
+	d := widgetHead + "spec:\n  ports:\n  - {number: 1, proto: a, v: 9}\n  - {number: 1, proto: b, v: 1}\n  steps:\n  - {name: s, run: x}\n  - {name: mine, run: z}\n  stages:\n  - {name: s, run: x}\n  - {name: mine, run: z}\n"
+	want := widgetHead + "spec:\n  ports:\n  - {number: 1, proto: a, v: 9}\n  - {number: 1, proto: b, v: 2}\n  steps:\n  - {name: s, run: y}\n  - {name: mine, run: z}\n  stages:\n  - {name: s, run: y}\n"
 	lists := schema.New(true, schema.SeedKeys).WithCRDs([]*yaml.RNode{crd})
 	got, cs, err := merge.ThreeWay(parse(t, o), parse(t, u), parse(t, d), merge.Options{Lists: lists})
 	if err != nil {
 		t.Fatal(err)
 	}
 	checkOutput(t, got, want, true)
-	checkConflicts(t, cs, []conflictWant{{"spec.steps", merge.BothChanged, "updated"}})
+	checkConflicts(t, cs, []conflictWant{{"spec.stages", merge.BothChanged, "updated"}})
 }

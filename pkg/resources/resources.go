@@ -86,8 +86,9 @@ func Merge(items []roles.Item, cfg *config.Config, opts merge.Options) (*Outcome
 type prep struct {
 	out       *yaml.RNode // the merged item (both merges), the cleaned src (2-way add)
 	conflicts []merge.Conflict
-	err       error // a merge error, already located
-	equal     bool  // deleted locally or upstream: the survivor equals the original
+	effects   []merge.RuleEffect // field rules that changed the output (fieldrules.go)
+	err       error              // a merge error, already located
+	equal     bool               // deleted locally or upstream: the survivor equals the original
 	added     *yaml.RNode
 	panicked  interface{}
 }
@@ -104,14 +105,19 @@ func (r *run) prepare(s *roles.Set) (p prep) {
 		src, d := s.Get(roles.Src), s.Get(roles.Dest)
 		switch {
 		case src != nil && d != nil:
-			out, err := merge.TwoWayShared(r.normalized(src, d), d.Node, r.opts)
+			sn := r.normalized(src, d)
+			out, err := merge.TwoWayShared(sn, d.Node, r.opts)
 			if err != nil {
 				return prep{err: src.Errorf(fieldOf(err), "%v", err)}
+			}
+			out, _, effects, err := r.withFieldRules(out, nil, nil, sn, src, d, true)
+			if err != nil {
+				return prep{err: err}
 			}
 			if out != nil { // shares unchanged subtrees with src and dest: see threeWay
 				out = roles.ForgetInputID(withOwnAnnotations(out))
 			}
-			return prep{out: out}
+			return prep{out: out, effects: effects}
 		case src != nil:
 			clean, err := merge.TwoWayShared(src.Node, nil, r.opts)
 			if err != nil {
@@ -130,16 +136,21 @@ func (r *run) prepare(s *roles.Set) (p prep) {
 		if o != nil {
 			on = r.normalized(o, d)
 		}
-		out, conflicts, err := merge.ThreeWayShared(on, r.normalized(u, d), d.Node, r.opts)
+		un := r.normalized(u, d)
+		out, conflicts, err := merge.ThreeWayShared(on, un, d.Node, r.opts)
 		if err != nil {
 			return prep{err: d.Errorf("", "%v", err)}
+		}
+		out, conflicts, effects, err := r.withFieldRules(out, conflicts, on, un, u, d, false)
+		if err != nil {
+			return prep{err: err}
 		}
 		if out == nil { // dest cleared the whole resource: keep it as it was
 			out = d.Node
 		}
 		// out shares unchanged subtrees with dest and updated: give it its own
 		// annotations before changing them.
-		return prep{out: roles.ForgetInputID(withOwnAnnotations(out)), conflicts: conflicts}
+		return prep{out: roles.ForgetInputID(withOwnAnnotations(out)), conflicts: conflicts, effects: effects}
 	case u != nil && o == nil:
 		return prep{added: r.addCopy(u.Node)}
 	case u != nil:
@@ -159,7 +170,8 @@ type run struct {
 	counts    results.Counts
 	conflicts framework.Results
 	warnings  framework.Results
-	fileEnds  map[string]int // last index per dest file
+	notes     framework.Results // info results of field rules, after the warnings
+	fileEnds  map[string]int    // last index per dest file
 }
 
 // resource applies the resource rules to one identity, with its merges from prepare.
@@ -201,6 +213,7 @@ func (r *run) threeWay(s *roles.Set, p *prep) error {
 		for _, c := range p.conflicts {
 			r.conflict(d, c.Path.String(), c.Describe(), c.Winner, results.Value(c.Dest), winnerValue(c))
 		}
+		r.notes = append(r.notes, ruleResults(d, p.effects)...)
 		r.replace[d] = p.out
 		r.counts.Merged++
 	case u != nil && o == nil:
@@ -239,6 +252,7 @@ func (r *run) twoWay(s *roles.Set, p *prep) error {
 		if p.err != nil {
 			return p.err
 		}
+		r.notes = append(r.notes, ruleResults(d, p.effects)...)
 		if p.out == nil {
 			r.drop[d] = true
 			r.counts.Deleted++
@@ -408,6 +422,7 @@ func (r *run) assemble(items []roles.Item) *Outcome {
 	res := framework.Results{results.Summary(string(r.cfg.Mode), r.counts)}
 	res = append(res, r.conflicts...)
 	res = append(res, r.warnings...)
+	res = append(res, r.notes...)
 	var deleted []*roles.Item
 	for i := range items {
 		if r.drop[&items[i]] {

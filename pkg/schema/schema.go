@@ -1,7 +1,10 @@
 // Package schema decides, for each list the merge engine meets, whether it is atomic, a
 // keyed (associative) list and by which merge keys, or a set of primitives.
 //
-// Sources, strongest first (shared/spec/semantics.md, "Which lists are associative"):
+// Strongest of all is the functionConfig's mergeKeys entry for the resource's group, kind
+// and path, in server-side apply's vocabulary (Resolver.WithOverrides; proposed for
+// function.md by issue 5). Then the sources of shared/spec/semantics.md ("Which lists
+// are associative"), strongest first:
 //
 //  0. a field's own inline OpenAPI comment, as kyaml's fieldmeta reads it, e.g.
 //     `items: # {"type":"array","x-kubernetes-patch-strategy":"merge","x-kubernetes-patch-merge-key":"id"}`;
@@ -9,8 +12,10 @@
 //     OpenAPI that kyaml embeds (v1.21.2 in kyaml v0.21.2) for known kinds:
 //     `x-kubernetes-list-type` (atomic, set, map) with `x-kubernetes-list-map-keys`, or
 //     `x-kubernetes-patch-strategy: merge` with `x-kubernetes-patch-merge-key` (no key:
-//     a set of primitives); a list the schema knows without a strategy is atomic.
-//     `metadata` follows ObjectMeta for every kind, custom resources included;
+//     a set of primitives); a list the built-in schema knows without a strategy is
+//     atomic, while one a CRD declares without a list type falls through to rule 2
+//     (WithCRDs says why). `metadata` follows ObjectMeta for every kind, custom
+//     resources included;
 //  2. no schema for the list: the seed documents' associative keys (merge2.md, merge3.md):
 //     the first key that every element of every source carries, with values unique
 //     within each source, is the merge key; when none qualifies the list is atomic.
@@ -73,6 +78,13 @@ type List struct {
 // Node is the schema at one place in a resource. The zero value means "no schema here".
 type Node struct {
 	rs *openapi.ResourceSchema
+	// ov is the functionConfig mergeKeys entries at and below this place (WithOverrides).
+	ov *overlay
+	// crd: rs comes from a CustomResourceDefinition in the input, whose lists without
+	// a list type are left to the seed's inference (see Decide).
+	crd bool
+	// root: this is a resource's root (its metadata is ObjectMeta, never the CRD's).
+	root bool
 }
 
 // Known reports whether a schema is present at this place.
@@ -80,21 +92,33 @@ func (n Node) Known() bool { return n.rs != nil && n.rs.Schema != nil }
 
 // Field returns the schema of a map field; the zero Node where there is none.
 func (n Node) Field(name string) Node {
-	if !n.Known() {
-		return Node{}
+	var out Node
+	if n.ov != nil {
+		out.ov = n.ov.children[name]
 	}
-	return Node{rs: n.rs.Field(name)}
+	if n.Known() {
+		out.rs = n.rs.Field(name)
+		out.crd = n.crd && !(n.root && name == "metadata")
+	}
+	return out
 }
 
 // Elements returns the schema of a list's elements; the zero Node where there is none.
+// mergeKeys paths pass through lists: the elements of a list at spec.groups see the
+// entries under spec.groups (e.g. spec.groups.rules).
 func (n Node) Elements() Node {
+	var out Node
+	if n.ov != nil {
+		out.ov = n.ov.elems
+	}
 	if !n.Known() || n.rs.Schema.Items == nil || n.rs.Schema.Items.Schema == nil {
-		return Node{}
+		return out
 	}
 	if len(n.rs.Schema.Type) != 1 || n.rs.Schema.Type[0] != "array" {
-		return Node{}
+		return out
 	}
-	return Node{rs: n.rs.Elements()}
+	out.rs, out.crd = n.rs.Elements(), n.crd
+	return out
 }
 
 // SeedKeys are the seed documents' associative keys (merge2.md, merge3.md), in
@@ -110,6 +134,12 @@ type Resolver struct {
 	// define, by "group/version/kind", and by "group//kind" for versions the CRD does
 	// not list.
 	crds map[string]*openapi.ResourceSchema
+	// overrides are the functionConfig mergeKeys entries (WithOverrides) as one tree of
+	// field names per kind, by "group\x00kind"; group "*" holds the entries that give
+	// no group.
+	overrides map[string]*overlay
+	// given are the entries as WithOverrides received them, in order.
+	given []Override
 }
 
 // New returns a Resolver. With openAPI true, known kinds use kyaml's embedded Kubernetes
@@ -135,8 +165,12 @@ var metadataOnly = &openapi.ResourceSchema{Schema: &spec.Schema{SchemaProps: spe
 // among items define (semantics.md rule 1: "plus any CustomResourceDefinition present
 // in the input"): apiextensions.k8s.io/v1 `spec.versions[].schema.openAPIV3Schema`, and
 // v1beta1's `spec.validation.openAPIV3Schema` for every version. Their lists follow
-// `x-kubernetes-list-type` and `x-kubernetes-list-map-keys`; a list the CRD's schema
-// leaves without a type is atomic, as the API server treats it. Their `metadata` is
+// `x-kubernetes-list-type` and `x-kubernetes-list-map-keys` (or the patch strategy and
+// merge key extensions); a list the CRD's schema leaves without any of them gets the
+// seed's inference (rule 2), as if no schema described it: controller-gen CRDs (e.g.
+// kube-prometheus's) rarely declare list types, and a kpt user expects their lists to
+// merge as they did before the CRD was in the input (the API server's server-side apply
+// would treat them as atomic). Their `metadata` is
 // ObjectMeta whatever the CRD says. Items that are not CRDs are ignored, and so is a CRD
 // schema that cannot be read (its kind keeps the heuristic keys). r is not changed; with
 // openAPI off (schema: none) CRDs are not used either.
@@ -144,7 +178,8 @@ func (r *Resolver) WithCRDs(items []*yaml.RNode) *Resolver {
 	if r == nil {
 		return nil
 	}
-	out := &Resolver{openAPI: r.openAPI, keys: r.keys, crds: map[string]*openapi.ResourceSchema{}}
+	out := &Resolver{openAPI: r.openAPI, keys: r.keys, crds: map[string]*openapi.ResourceSchema{},
+		overrides: r.overrides, given: r.given}
 	for k, v := range r.crds {
 		out.crds[k] = v
 	}
@@ -217,8 +252,11 @@ func crdSchema(n *yaml.Node) *openapi.ResourceSchema {
 // first of nodes that has both (callers pass dest, updated, original): a kind a CRD in
 // the input defines (WithCRDs), else the embedded OpenAPI's. A kind neither knows gets
 // a schema where only metadata is known.
+//
+// The functionConfig's mergeKeys entries for the kind (WithOverrides) ride along with the
+// schema, also with openAPI off, and take precedence over it in Decide.
 func (r *Resolver) ForResource(nodes ...*yaml.RNode) Node {
-	if r == nil || !r.openAPI {
+	if r == nil {
 		return Node{}
 	}
 	for _, n := range nodes {
@@ -229,18 +267,25 @@ func (r *Resolver) ForResource(nodes ...*yaml.RNode) Node {
 		if apiVersion == "" || kind == "" {
 			continue
 		}
+		ov := r.overlayFor(apiVersion, kind)
+		if !r.openAPI {
+			return Node{ov: ov}
+		}
 		if rs := r.crd(apiVersion, kind); rs != nil {
-			return Node{rs: rs}
+			return Node{rs: rs, ov: ov, crd: true, root: true}
 		}
 		if rs := kptfileSchema(apiVersion, kind); rs != nil {
 			return Node{rs: rs}
 		}
 		if rs := openapi.SchemaForResourceType(yaml.TypeMeta{APIVersion: apiVersion, Kind: kind}); rs != nil {
-			return Node{rs: rs}
+			return Node{rs: rs, ov: ov, root: true}
 		}
-		return Node{rs: metadataOnly}
+		return Node{rs: metadataOnly, ov: ov, root: true}
 	}
-	return Node{rs: metadataOnly}
+	if !r.openAPI {
+		return Node{}
+	}
+	return Node{rs: metadataOnly, root: true}
 }
 
 // crd returns the schema a CRD gives apiVersion's group and kind: the version's own, else
@@ -261,7 +306,8 @@ func (r *Resolver) crd(apiVersion, kind string) *openapi.ResourceSchema {
 
 // WithComments returns the schema a field's inline OpenAPI comment gives (on its key or
 // its value node, in any of the sources), or n when no such comment exists. This is
-// rule 0: the comment overrides every other source for that field.
+// rule 0: the comment overrides every other source for that field but the functionConfig's
+// mergeKeys, which n keeps.
 func WithComments(n Node, nodes ...*yaml.Node) Node {
 	for _, y := range nodes {
 		if y == nil || (y.LineComment == "" && y.HeadComment == "") {
@@ -277,20 +323,28 @@ func WithComments(n Node, nodes ...*yaml.Node) Node {
 				s = *resolved
 			}
 		}
-		return Node{rs: &openapi.ResourceSchema{Schema: &s}}
+		return Node{rs: &openapi.ResourceSchema{Schema: &s}, ov: n.ov}
 	}
 	return n
 }
 
 // Decide returns how the list at schema n is merged, given the list's value in each
 // source (nil or non-sequence entries are skipped).
+//
+// Precedence: the functionConfig's mergeKeys entry for this place (WithOverrides), then
+// the schema (inline comment, CRD, built-in OpenAPI), then the seed's inference. A list
+// the built-in OpenAPI knows without a strategy is atomic, as in kubectl; one a CRD
+// describes without a list type is inferred (see WithCRDs).
 func (r *Resolver) Decide(n Node, lists ...*yaml.Node) List {
+	if n.ov != nil && n.ov.list != nil {
+		return validate(*n.ov.list, lists)
+	}
 	if n.Known() {
 		if l, ok := fromSchema(n.rs.Schema); ok {
 			return validate(l, lists)
 		}
 		// The schema knows this list but gives no strategy: atomic, as in kubectl.
-		if isArray(n.rs.Schema) {
+		if isArray(n.rs.Schema) && !n.crd {
 			return List{Kind: Atomic}
 		}
 	}

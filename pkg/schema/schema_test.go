@@ -372,6 +372,11 @@ spec:
                   type: object
                   properties:
                     name: {type: string}
+              stages:
+                type: array
+                x-kubernetes-list-type: atomic
+                items:
+                  type: object
               rules:
                 type: array
                 x-kubernetes-list-type: map
@@ -418,7 +423,9 @@ func TestCRDsInTheInput(t *testing.T) {
 	}{
 		{"list-type map with two keys", "example.com/v1", "spec.items", "- {id: a, zone: z}\n", "map[id,zone]*"},
 		{"list-type set", "example.com/v1", "spec.tags", "- a\n- b\n", "set"},
-		{"a list without list-type is atomic, although its elements carry the seed key name", "example.com/v1", "spec.steps", "- name: a\n- name: b\n", "atomic"},
+		{"a list without list-type gets the seed's inference (kube-prometheus style CRDs)", "example.com/v1", "spec.steps", "- name: a\n- name: b\n", "map[name]"},
+		{"a list without list-type and no seed key: atomic by inference", "example.com/v1", "spec.steps", "- port: a\n- port: b\n", "atomic"},
+		{"list-type atomic, although its elements carry the seed key name", "example.com/v1", "spec.stages", "- name: a\n- name: b\n", "atomic"},
 		{"nested keyed list", "example.com/v1", "spec.rules.[].hosts", "- host: a\n", "map[host]"},
 		{"a field the schema does not describe: heuristic keys", "example.com/v1", "spec.other", "- name: a\n", "map[name]"},
 		{"metadata is ObjectMeta whatever the CRD says", "example.com/v1", "metadata.finalizers", "- a\n", "set"},
