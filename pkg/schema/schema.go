@@ -85,6 +85,9 @@ type Node struct {
 	crd bool
 	// root: this is a resource's root (its metadata is ObjectMeta, never the CRD's).
 	root bool
+	// builtin: rs is a place in kyaml's embedded OpenAPI, whose lookups are memoised
+	// (memo.go).
+	builtin bool
 }
 
 // Known reports whether a schema is present at this place.
@@ -97,7 +100,11 @@ func (n Node) Field(name string) Node {
 		out.ov = n.ov.children[name]
 	}
 	if n.Known() {
-		out.rs = n.rs.Field(name)
+		if n.builtin {
+			out.rs, out.builtin = memoField(n.rs, name), true
+		} else {
+			out.rs = n.rs.Field(name)
+		}
 		out.crd = n.crd && !(n.root && name == "metadata")
 	}
 	return out
@@ -117,7 +124,11 @@ func (n Node) Elements() Node {
 	if len(n.rs.Schema.Type) != 1 || n.rs.Schema.Type[0] != "array" {
 		return out
 	}
-	out.rs, out.crd = n.rs.Elements(), n.crd
+	if n.builtin {
+		out.rs, out.builtin = memoElements(n.rs), true
+	} else {
+		out.rs, out.crd = n.rs.Elements(), n.crd
+	}
 	return out
 }
 
@@ -275,17 +286,17 @@ func (r *Resolver) ForResource(nodes ...*yaml.RNode) Node {
 			return Node{rs: rs, ov: ov, crd: true, root: true}
 		}
 		if rs := kptfileSchema(apiVersion, kind); rs != nil {
-			return Node{rs: rs}
-		}
-		if rs := openapi.SchemaForResourceType(yaml.TypeMeta{APIVersion: apiVersion, Kind: kind}); rs != nil {
 			return Node{rs: rs, ov: ov, root: true}
 		}
-		return Node{rs: metadataOnly, ov: ov, root: true}
+		if rs := builtinFor(apiVersion, kind); rs != nil {
+			return Node{rs: rs, ov: ov, root: true, builtin: true}
+		}
+		return Node{rs: metadataOnly, ov: ov, root: true, builtin: true}
 	}
 	if !r.openAPI {
 		return Node{}
 	}
-	return Node{rs: metadataOnly, root: true}
+	return Node{rs: metadataOnly, root: true, builtin: true}
 }
 
 // crd returns the schema a CRD gives apiVersion's group and kind: the version's own, else
