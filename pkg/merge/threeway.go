@@ -303,10 +303,12 @@ func (e *threeWay) mergeMap(o, u, d *yaml.Node, sch schema.Node, path *at, quiet
 	of := indexFields(o)
 	dn.Content, _ = mergeMapFields(deref(u), dn, nil, func(k, uk, uv, dv *yaml.Node) (*yaml.Node, error) {
 		ok, ov := of.get(k.Value)
-		pairs := []*yaml.Node{uk, uv, ok, ov}
+		var buf [6]*yaml.Node // on the stack: no garbage per field
+		pairs := buf[:0]
 		if dv != nil {
-			pairs = append([]*yaml.Node{k, dv}, pairs...)
+			pairs = append(pairs, k, dv)
 		}
+		pairs = append(pairs, uk, uv, ok, ov)
 		return e.merge(ov, uv, dv, childSchema(sch, k.Value, pairs...), path.field(k.Value), quiet), nil
 	})
 	return out

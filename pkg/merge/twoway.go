@@ -169,10 +169,12 @@ func (e *twoWay) mergeMap(sn, d *yaml.Node, sch schema.Node, path *at) (*yaml.No
 	}
 	dn, out := e.own(d)
 	dn.Content, err = mergeMapFields(sn, dn, isDirective, func(k, sk, sv, dv *yaml.Node) (*yaml.Node, error) {
-		pairs := []*yaml.Node{sk, sv}
+		var buf [4]*yaml.Node // on the stack: no garbage per field
+		pairs := buf[:0]
 		if dv != nil {
-			pairs = append([]*yaml.Node{k, dv}, pairs...)
+			pairs = append(pairs, k, dv)
 		}
+		pairs = append(pairs, sk, sv)
 		return e.merge(sv, dv, childSchema(sch, k.Value, pairs...), path.field(k.Value))
 	})
 	if err != nil {
