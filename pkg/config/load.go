@@ -231,6 +231,9 @@ func listHint(name string) string {
 	if name == KeyAssociativeKeys {
 		return `; write a list as "mountPath,name"`
 	}
+	if name == KeyMergeKeys || name == KeyFieldRules {
+		return "; write the table as YAML or JSON text, e.g. " + strconvQuote(tableExample(name))
+	}
 	return ""
 }
 

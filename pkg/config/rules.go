@@ -58,6 +58,9 @@ func (l *loader) tableValue(name string, value *yaml.Node) (*yaml.Node, bool) {
 	return value, true
 }
 
+// strconvQuote quotes s for a message, as YAML's single-quoted style would.
+func strconvQuote(s string) string { return "'" + strings.ReplaceAll(s, "'", "''") + "'" }
+
 // tableExample is a one-line example value of a table key, in flow style.
 func tableExample(name string) string {
 	if name == KeyMergeKeys {

@@ -100,6 +100,12 @@ func TestLoadTableErrors(t *testing.T) {
 			})
 		}
 	}
+	t.Run("ConfigMap value that is a YAML list, not a string", func(t *testing.T) {
+		_, err := Load(yaml.MustParse("apiVersion: v1\nkind: ConfigMap\nmetadata: {name: x}\ndata:\n  mergeKeys:\n  - {kind: A, path: x, listType: atomic}\n"))
+		if err == nil || !strings.Contains(err.Error(), "write the table as YAML or JSON text, e.g. '[{group:") {
+			t.Fatalf("got %v", err)
+		}
+	})
 	t.Run("ConfigMap text that is not YAML", func(t *testing.T) {
 		_, err := Load(yaml.MustParse(cm("fieldRules", "[{paths: [x]")))
 		if err == nil || !strings.Contains(err.Error(), "fieldRules is not a YAML or JSON list") {

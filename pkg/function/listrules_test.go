@@ -222,6 +222,23 @@ func TestCRDInTheInputTeachesListTypes(t *testing.T) {
 		t.Errorf("without the CRD the set merged anyway (the test no longer shows the feature):\n%s", res)
 	}
 
+	t.Run("several CRDs for the kind: updated's wins", func(t *testing.T) {
+		text, err := crd.String()
+		if err != nil {
+			t.Fatal(err)
+		}
+		atomic := yaml.MustParse(strings.ReplaceAll(text, "x-kubernetes-list-type: set", "x-kubernetes-list-type: atomic"))
+		in := resourceList(t, "", withRole(t, atomic, "original"), withRole(t, atomic, ""), withRole(t, atomic, "dest"),
+			withRole(t, o, "original"), withRole(t, u, "updated"), withRole(t, d, "dest"), withRole(t, crd, "updated"))
+		if _, res := mergedItem(t, in, "ServiceMonitor"); strings.Contains(res, "spec.scrapeProtocols") {
+			t.Errorf("another role's CRD decided over updated's:\n%s", res)
+		}
+		in = resourceList(t, "", withRole(t, crd, "original"), withRole(t, o, "original"), withRole(t, u, "updated"),
+			withRole(t, d, "dest"), withRole(t, atomic, "updated"))
+		if _, res := mergedItem(t, in, "ServiceMonitor"); !strings.Contains(res, "spec.scrapeProtocols") {
+			t.Errorf("original's CRD decided over updated's:\n%s", res)
+		}
+	})
 	t.Run("schema none leaves the CRD unused", func(t *testing.T) {
 		_, res := mergedItem(t, resourceList(t, "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: x}\ndata: {schema: none}\n", append(roles, crd)...), "ServiceMonitor")
 		if !strings.Contains(res, "spec.scrapeProtocols") {

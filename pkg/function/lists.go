@@ -13,7 +13,9 @@ import (
 // Lists returns the resolver that decides how a run's lists merge (package schema), in
 // precedence order: cfg.MergeKeys (Resolver.WithOverrides), then the
 // CustomResourceDefinitions among items, whatever their role (original, updated, dest,
-// src, inline or pass-through: Resolver.WithCRDs), then kyaml's built-in Kubernetes
+// src, inline or pass-through: Resolver.WithCRDs; for a kind several CRDs define,
+// updated's (src's) wins, then dest's, then a pass-through's, then original's), then
+// kyaml's built-in Kubernetes
 // OpenAPI (unless cfg.Schema is none, which also leaves CRDs unused), then the seed's
 // inference with cfg.AssociativeKeys. items are roles.Assign's output (inline sources
 // included); they are only read.
@@ -22,11 +24,15 @@ func Lists(cfg *config.Config, items []roles.Item) *schema.Resolver {
 	if cfg.Schema != config.SchemaKubernetes {
 		return r
 	}
+	// When several CRDs define one kind (original's, updated's and dest's copies of a
+	// package's CRD), the last one given wins: order them so that updated's (src's)
+	// does, the schema the merged resources will be applied with; then dest's.
 	var crds []*yaml.RNode
-	for i := range items {
-		n := items[i].Node
-		if n.GetKind() == "CustomResourceDefinition" {
-			crds = append(crds, n)
+	for _, role := range []roles.Role{roles.Original, roles.None, roles.Dest, roles.Src, roles.Updated} {
+		for i := range items {
+			if n := items[i].Node; items[i].Role == role && n.GetKind() == "CustomResourceDefinition" {
+				crds = append(crds, n)
+			}
 		}
 	}
 	if len(crds) == 0 {

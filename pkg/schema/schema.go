@@ -26,7 +26,9 @@
 package schema
 
 import (
+	"encoding/json"
 	"strings"
+	"sync"
 
 	"k8s.io/kube-openapi/pkg/validation/spec"
 	"sigs.k8s.io/kustomize/kyaml/fieldmeta"
@@ -141,10 +143,11 @@ var SeedKeys = []string{"mountPath", "devicePath", "ip", "type", "topologyKey", 
 type Resolver struct {
 	openAPI bool
 	keys    []string
-	// crds are the root schemas of the kinds CustomResourceDefinitions in the input
-	// define, by "group/version/kind", and by "group//kind" for versions the CRD does
-	// not list.
-	crds map[string]*openapi.ResourceSchema
+	// crds are the schemas of the kinds CustomResourceDefinitions in the input define,
+	// by "group/version/kind", and by "group//kind" for versions the CRD does not list;
+	// each is read on first use (a big CRD takes tens of milliseconds to read, and most
+	// runs merge resources of only some of the kinds the input defines).
+	crds map[string]*crdEntry
 	// overrides are the functionConfig mergeKeys entries (WithOverrides) as one tree of
 	// field names per kind, by "group\x00kind"; group "*" holds the entries that give
 	// no group.
@@ -183,13 +186,15 @@ var metadataOnly = &openapi.ResourceSchema{Schema: &spec.Schema{SchemaProps: spe
 // merge as they did before the CRD was in the input (the API server's server-side apply
 // would treat them as atomic). Their `metadata` is
 // ObjectMeta whatever the CRD says. Items that are not CRDs are ignored, and so is a CRD
-// schema that cannot be read (its kind keeps the heuristic keys). r is not changed; with
+// schema that cannot be read (its kind keeps the heuristic keys). When several CRDs
+// define one kind and version, the last one in items wins; schemas are read on first
+// use, so the items must not change while the Resolver is used. r is not changed; with
 // openAPI off (schema: none) CRDs are not used either.
 func (r *Resolver) WithCRDs(items []*yaml.RNode) *Resolver {
 	if r == nil {
 		return nil
 	}
-	out := &Resolver{openAPI: r.openAPI, keys: r.keys, crds: map[string]*openapi.ResourceSchema{},
+	out := &Resolver{openAPI: r.openAPI, keys: r.keys, crds: map[string]*crdEntry{},
 		overrides: r.overrides, given: r.given}
 	for k, v := range r.crds {
 		out.crds[k] = v
@@ -212,9 +217,13 @@ func (r *Resolver) WithCRDs(items []*yaml.RNode) *Resolver {
 			continue
 		}
 		kind := scalarField(names, "kind")
+		// "group//kind" is this CRD's schema for versions it does not list: its common
+		// (v1beta1) schema, else its first version's.
+		fallback := false
 		// v1beta1: one schema for all versions
-		if common := crdSchema(fieldValue(fieldValue(sp, "validation"), "openAPIV3Schema")); common != nil {
+		if common := newCRDEntry(fieldValue(fieldValue(sp, "validation"), "openAPIV3Schema")); common != nil {
 			out.crds[group+"//"+kind] = common
+			fallback = true
 			if v := scalarField(sp, "version"); v != "" {
 				out.crds[group+"/"+v+"/"+kind] = common
 			}
@@ -224,10 +233,11 @@ func (r *Resolver) WithCRDs(items []*yaml.RNode) *Resolver {
 				if v.Kind != yaml.MappingNode {
 					continue
 				}
-				if s := crdSchema(fieldValue(fieldValue(v, "schema"), "openAPIV3Schema")); s != nil {
+				if s := newCRDEntry(fieldValue(fieldValue(v, "schema"), "openAPIV3Schema")); s != nil {
 					out.crds[group+"/"+scalarField(v, "name")+"/"+kind] = s
-					if _, ok := out.crds[group+"//"+kind]; !ok {
+					if !fallback {
 						out.crds[group+"//"+kind] = s
+						fallback = true
 					}
 				}
 			}
@@ -236,13 +246,41 @@ func (r *Resolver) WithCRDs(items []*yaml.RNode) *Resolver {
 	return out
 }
 
+// crdEntry is one CRD version's openAPIV3Schema, read on first use.
+type crdEntry struct {
+	once sync.Once
+	node *yaml.Node
+	rs   *openapi.ResourceSchema
+}
+
+// newCRDEntry returns an entry for an openAPIV3Schema node; nil when n is not a map.
+func newCRDEntry(n *yaml.Node) *crdEntry {
+	if n == nil || n.Kind != yaml.MappingNode {
+		return nil
+	}
+	return &crdEntry{node: n}
+}
+
+// schema returns the entry's root schema, reading it the first time (safe for
+// concurrent use); nil when it cannot be read.
+func (e *crdEntry) schema() *openapi.ResourceSchema {
+	e.once.Do(func() { e.rs = crdSchema(e.node) })
+	return e.rs
+}
+
 // crdSchema reads a CRD's openAPIV3Schema into a root schema whose metadata is
 // ObjectMeta; nil when there is none or it cannot be read.
 func crdSchema(n *yaml.Node) *openapi.ResourceSchema {
 	if n == nil || n.Kind != yaml.MappingNode {
 		return nil
 	}
-	js, err := yaml.NewRNode(n).MarshalJSON()
+	// Decoding to plain values and encoding/json is several times faster than
+	// RNode.MarshalJSON on CRD-sized schemas.
+	var v interface{}
+	if err := n.Decode(&v); err != nil {
+		return nil
+	}
+	js, err := json.Marshal(v)
 	if err != nil {
 		return nil
 	}
@@ -309,10 +347,14 @@ func (r *Resolver) crd(apiVersion, kind string) *openapi.ResourceSchema {
 	if i := strings.LastIndex(apiVersion, "/"); i >= 0 {
 		group, version = apiVersion[:i], apiVersion[i+1:]
 	}
-	if rs, ok := r.crds[group+"/"+version+"/"+kind]; ok {
-		return rs
+	e, ok := r.crds[group+"/"+version+"/"+kind]
+	if !ok {
+		e = r.crds[group+"//"+kind]
 	}
-	return r.crds[group+"//"+kind]
+	if e == nil {
+		return nil
+	}
+	return e.schema()
 }
 
 // WithComments returns the schema a field's inline OpenAPI comment gives (on its key or
