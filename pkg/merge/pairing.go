@@ -6,6 +6,7 @@ import (
 	"sigs.k8s.io/kustomize/kyaml/yaml"
 
 	"github.com/krm-merge/krm-merge/pkg/fieldpath"
+	"github.com/krm-merge/krm-merge/pkg/schema"
 )
 
 // elemID is a keyed list element's identity: id pairs elements across sources; keys and
@@ -27,7 +28,8 @@ type elemID struct {
 // dest: deciding it list by list re-paired, e.g., a port without protocol in original
 // with another port of updated, and brought back a port dest had deleted. Elements are
 // hashed, never compared pairwise.
-func keyedIDs(keys []string, wildcard bool, lists ...*yaml.Node) [][]elemID {
+func keyedIDs(l schema.List, lists ...*yaml.Node) [][]elemID {
+	keys, wildcard := l.Keys, l.Wildcard
 	raw := make([][][]string, len(lists))
 	var complete map[string][][]string
 	for li, list := range lists {
@@ -37,7 +39,7 @@ func keyedIDs(keys []string, wildcard bool, lists ...*yaml.Node) [][]elemID {
 		}
 		raw[li] = make([][]string, len(list.Content))
 		for ei, el := range list.Content {
-			vals, full := keyValues(el, keys)
+			vals, full := keyValues(el, keys, l.Untagged)
 			raw[li][ei] = vals
 			if wildcard && full {
 				if complete == nil {
@@ -101,9 +103,9 @@ func keyedIDs(keys []string, wildcard bool, lists ...*yaml.Node) [][]elemID {
 	return out
 }
 
-// keyValues returns the scalar values of keys in element el ("" where absent) and
-// whether all are present.
-func keyValues(el *yaml.Node, keys []string) ([]string, bool) {
+// keyValues returns the scalar values of keys in element el ("" where absent; untagged
+// keys' without image tag, schema.KeyValue) and whether all are present.
+func keyValues(el *yaml.Node, keys, untagged []string) ([]string, bool) {
 	f := indexFields(el)
 	vals := make([]string, len(keys))
 	full := true
@@ -113,7 +115,7 @@ func keyValues(el *yaml.Node, keys []string) ([]string, bool) {
 			full = false
 			continue
 		}
-		vals[i] = v.Value
+		vals[i] = schema.KeyValue(untagged, k, v.Value)
 	}
 	return vals, full
 }

@@ -338,7 +338,7 @@ func (e *threeWay) mapDelta(o, u *yaml.Node, sch schema.Node, path *at) *yaml.No
 // An emptied list stays as an empty list (dest and updated both have the field).
 func (e *threeWay) mergeKeyed(o, u, d *yaml.Node, l schema.List, elem schema.Node, path *at, quiet bool) *yaml.Node {
 	on, un, dn := deref(o), deref(u), deref(d)
-	ids := keyedIDs(l.Keys, l.Wildcard, on, un, dn)
+	ids := keyedIDs(l, on, un, dn)
 	oi := byID(on, ids[0])
 	if d == nil {
 		if missingOrNull(o) && !e.hasNullField(u) {

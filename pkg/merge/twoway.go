@@ -363,7 +363,7 @@ func (e *twoWay) mergeList(sn, d *yaml.Node, sch schema.Node, path *at) (*yaml.N
 	l := e.lists.Decide(sch, sn, dn)
 	switch l.Kind {
 	case schema.Keyed:
-		ids := keyedIDs(l.Keys, l.Wildcard, sn, dn)
+		ids := keyedIDs(l, sn, dn)
 		si := byID(sn, ids[0])
 		elem := sch.Elements()
 		content := make([]*yaml.Node, 0, len(dn.Content)+len(sn.Content))

@@ -20,6 +20,7 @@ import (
 	"strings"
 
 	"github.com/krm-merge/krm-merge/pkg/fieldpath"
+	"github.com/krm-merge/krm-merge/pkg/schema"
 )
 
 // Op is what a run does to one field.
@@ -62,6 +63,8 @@ type List struct {
 	// AnyKey pairs elements that carry any of Keys, none required (schema.List.AnyKey,
 	// the Kptfile pipeline); else every element needs the primary key.
 	AnyKey bool
+	// Untagged are keys compared without image tag (schema.List.Untagged).
+	Untagged []string
 	// Set is true for a set of primitives, paired by value.
 	Set bool
 	// Elem is the schema of the elements (nil: unknown).
@@ -175,14 +178,14 @@ func (d *differ) lists(path fieldpath.Path, cur, prop []interface{}, base interf
 	}
 	bl, _ := base.([]interface{})
 	switch {
-	case len(lm.Keys) > 0 && allHaveKeys(cur, lm.Keys, lm.AnyKey) && allHaveKeys(prop, lm.Keys, lm.AnyKey):
+	case len(lm.Keys) > 0 && allHaveKeys(cur, lm) && allHaveKeys(prop, lm):
 		keys := lm.Keys
 		sel := func(v interface{}) fieldpath.Path {
-			ks, vs := keyValues(v.(map[string]interface{}), keys)
+			ks, vs := keyValues(v.(map[string]interface{}), keys, lm.Untagged)
 			return path.Key(ks, vs)
 		}
 		ident := func(v interface{}) string {
-			ks, vs := keyValues(v.(map[string]interface{}), keys)
+			ks, vs := keyValues(v.(map[string]interface{}), keys, lm.Untagged)
 			return strings.Join(ks, "\x00") + "\x01" + strings.Join(vs, "\x00")
 		}
 		d.elements(path, cur, prop, bl, hasBase, ident, sel, func(p fieldpath.Path, c, pr, b interface{}, hb bool) {
@@ -196,10 +199,10 @@ func (d *differ) lists(path fieldpath.Path, cur, prop []interface{}, base interf
 }
 
 // keyValues returns the merge keys an element carries and their values, in key order.
-func keyValues(m map[string]interface{}, keys []string) (ks, vs []string) {
+func keyValues(m map[string]interface{}, keys, untagged []string) (ks, vs []string) {
 	for _, k := range keys {
 		if v, ok := m[k]; ok {
-			ks, vs = append(ks, k), append(vs, ScalarText(v))
+			ks, vs = append(ks, k), append(vs, schema.KeyValue(untagged, k, ScalarText(v)))
 		}
 	}
 	return ks, vs
@@ -261,7 +264,8 @@ func readable(ids []interface{}) []interface{} {
 
 // allHaveKeys reports whether every element is a map with the primary key (with anyKey:
 // with one of the keys), and no two elements carry the same key values.
-func allHaveKeys(l []interface{}, keys []string, anyKey bool) bool {
+func allHaveKeys(l []interface{}, lm List) bool {
+	keys, anyKey := lm.Keys, lm.AnyKey
 	seen := map[string]bool{}
 	for _, v := range l {
 		m, ok := v.(map[string]interface{})
@@ -271,7 +275,7 @@ func allHaveKeys(l []interface{}, keys []string, anyKey bool) bool {
 		if _, ok := m[keys[0]]; !ok && !anyKey {
 			return false
 		}
-		ks, vs := keyValues(m, keys)
+		ks, vs := keyValues(m, keys, lm.Untagged)
 		if len(ks) == 0 {
 			return false
 		}

@@ -223,7 +223,7 @@ func (s schemaMeta) List(name string, cur, prop []interface{}) List {
 	out := List{Elem: schemaMeta{n: field.Elements(), r: s.r}}
 	switch l.Kind {
 	case schema.Keyed:
-		out.Keys, out.AnyKey = l.Keys, l.AnyKey
+		out.Keys, out.AnyKey, out.Untagged = l.Keys, l.AnyKey, l.Untagged
 	case schema.Set:
 		out.Set = true
 	}

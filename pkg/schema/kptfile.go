@@ -12,10 +12,16 @@ import (
 // own extension; the Kubernetes API has no such list.
 const AnyKeyExtension = "x-krm-merge-any-key"
 
+// UntaggedKeysExtension lists the keys of an AnyKeyExtension list whose values are
+// container image references, compared without tag or digest (List.Untagged).
+// krm-merge's own extension.
+const UntaggedKeysExtension = "x-krm-merge-untagged-keys"
+
 // PipelineFunctionKeys identify a function of a Kptfile pipeline (kpt.dev/v1 Kptfile
-// pipeline.mutators and pipeline.validators): its image, or its exec path, plus its name
-// when it has one (kpt #2529, #4582). Two entries of one image are told apart by name,
-// so a list with two unnamed entries of one image is merged whole (atomic), as before.
+// pipeline.mutators and pipeline.validators): its image without tag or digest, or its
+// exec path, plus its name when it has one (kpt #2529, #4582). Two entries of one image
+// are told apart by name, so a list with two unnamed entries of one image is merged
+// whole (atomic), as before.
 var PipelineFunctionKeys = []string{"image", "exec", "name"}
 
 // kptfileRoot is the schema krm-merge gives every kpt.dev Kptfile: ObjectMeta metadata
@@ -25,8 +31,8 @@ var PipelineFunctionKeys = []string{"image", "exec", "name"}
 //
 // With it a 3-way merge of a Kptfile (selected by its own role annotation) keeps the
 // local functions and their order, changes a function upstream changed (a new image
-// tag is a new identity, so it comes as an upstream deletion plus an addition: the
-// local entry of the old tag is replaced unless dest changed it, which is a conflict),
+// tag is the same function: its image field takes upstream's new tag, and the local
+// configMap or configPath stay as they merge),
 // adds an upstream-added function after its predecessor in updated (first when updated
 // has it first), and deletes a function upstream deleted unless dest changed it (a
 // conflict; onConflict decides). Without it the lists had no merge key (functions
@@ -39,6 +45,7 @@ var kptfileRoot = func() *openapi.ResourceSchema {
 			"x-kubernetes-list-type":     "map",
 			"x-kubernetes-list-map-keys": []interface{}{"image", "exec", "name"},
 			AnyKeyExtension:              true,
+			UntaggedKeysExtension:        []interface{}{"image"},
 		}},
 	}
 	pipeline := spec.Schema{SchemaProps: spec.SchemaProps{Type: []string{"object"},
@@ -58,4 +65,28 @@ func kptfileSchema(apiVersion, kind string) *openapi.ResourceSchema {
 		return nil
 	}
 	return kptfileRoot
+}
+
+// ImageName returns a container image reference without its tag and digest:
+// "gcr.io/kpt-fn/set-labels:v0.2.0" and "gcr.io/kpt-fn/set-labels@sha256:..." give
+// "gcr.io/kpt-fn/set-labels"; a registry port ("localhost:5000/fn:v1") is kept.
+func ImageName(ref string) string {
+	if i := strings.Index(ref, "@"); i >= 0 {
+		ref = ref[:i]
+	}
+	if i := strings.LastIndex(ref, ":"); i > strings.LastIndex(ref, "/") {
+		ref = ref[:i]
+	}
+	return ref
+}
+
+// KeyValue is the value by which a list element's key compares: ImageName(value) for
+// the untagged keys of its list (List.Untagged), else value.
+func KeyValue(untagged []string, key, value string) string {
+	for _, u := range untagged {
+		if u == key {
+			return ImageName(value)
+		}
+	}
+	return value
 }

@@ -102,3 +102,61 @@ func TestKptfilePipelineDecision(t *testing.T) {
 		t.Errorf("a Kptfile kind of another group got the kpt schema")
 	}
 }
+
+// An upstream version bump of a function is the same function: its image takes the new
+// tag and the local configuration stays (kpt #2529). With the tag in the identity it
+// was an upstream deletion of a locally changed entry (a conflict) plus an addition,
+// and the default policy dropped the local configMap.
+func TestKptfilePipelineImageTagBumpKeepsLocalConfig(t *testing.T) {
+	original := kptfile(`  mutators:
+  - image: gcr.io/kpt-fn/set-labels:v0.1.5
+    configMap: {app: web}
+  - image: localhost:5000/fn/check@sha256:aaaa
+`)
+	updated := kptfile(`  mutators:
+  - image: gcr.io/kpt-fn/set-labels:v0.2.0
+    configMap: {app: web}
+  - image: localhost:5000/fn/check@sha256:bbbb
+`)
+	dest := kptfile(`  mutators:
+  - image: gcr.io/kpt-fn/set-labels:v0.1.5
+    configMap: {app: web, team: payments} # ours
+  - image: localhost:5000/fn/check@sha256:aaaa
+`)
+	out, conflicts, err := merge.ThreeWay(original, updated, dest, merge.Options{Lists: schema.New(true, schema.SeedKeys)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(conflicts) != 0 {
+		t.Errorf("conflicts: %v", conflicts)
+	}
+	want := `apiVersion: kpt.dev/v1
+kind: Kptfile
+metadata:
+  name: app
+pipeline:
+  mutators:
+  - image: gcr.io/kpt-fn/set-labels:v0.2.0
+    configMap: {app: web, team: payments} # ours
+  - image: localhost:5000/fn/check@sha256:bbbb
+`
+	if got := out.MustString(); got != want {
+		t.Errorf("merged Kptfile\n%s\nwant\n%s", got, want)
+	}
+}
+
+func TestImageName(t *testing.T) {
+	for in, want := range map[string]string{
+		"gcr.io/kpt-fn/set-labels:v0.2.0":         "gcr.io/kpt-fn/set-labels",
+		"gcr.io/kpt-fn/set-labels":                "gcr.io/kpt-fn/set-labels",
+		"gcr.io/kpt-fn/set-labels@sha256:abc":     "gcr.io/kpt-fn/set-labels",
+		"gcr.io/kpt-fn/set-labels:v1@sha256:abc":  "gcr.io/kpt-fn/set-labels",
+		"localhost:5000/fn/check":                 "localhost:5000/fn/check",
+		"localhost:5000/fn/check:v2":              "localhost:5000/fn/check",
+		"ghcr.io/krm-merge/krm-merge:v0.1.0-rc.1": "ghcr.io/krm-merge/krm-merge",
+	} {
+		if got := schema.ImageName(in); got != want {
+			t.Errorf("ImageName(%q) = %q, want %q", in, got, want)
+		}
+	}
+}

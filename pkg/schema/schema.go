@@ -75,6 +75,10 @@ type List struct {
 	// name): an element's identity is the values of the keys it carries, absent keys
 	// included, and never matches an element that carries other keys. Not with Wildcard.
 	AnyKey bool
+	// Untagged are keys whose values are container image references, compared without
+	// their tag or digest (UntaggedKeysExtension; ImageName): a Kptfile function whose
+	// image version changed is the same function.
+	Untagged []string
 }
 
 // Node is the schema at one place in a resource. The zero value means "no schema here".
@@ -431,7 +435,7 @@ func fromSchema(s *spec.Schema) (List, bool) {
 				return List{Kind: Atomic}, true
 			}
 			if any, _ := ext.GetBool(AnyKeyExtension); any {
-				return List{Kind: Keyed, Keys: keys, AnyKey: true}, true
+				return List{Kind: Keyed, Keys: keys, AnyKey: true, Untagged: stringList(ext[UntaggedKeysExtension])}, true
 			}
 			return List{Kind: Keyed, Keys: keys, Wildcard: len(keys) > 1}, true
 		}
@@ -482,7 +486,7 @@ func validate(l List, lists []*yaml.Node) List {
 	switch l.Kind {
 	case Keyed:
 		for _, list := range lists {
-			if !keyedFits(list, l.Keys, l.Wildcard || l.AnyKey, l.AnyKey) {
+			if !keyedFits(list, l.Keys, l.Wildcard || l.AnyKey, l.AnyKey, l.Untagged) {
 				return List{Kind: Atomic}
 			}
 		}
@@ -510,7 +514,7 @@ func (r *Resolver) infer(lists []*yaml.Node) List {
 	for _, key := range r.keys {
 		fits := true
 		for _, list := range lists {
-			if !keyedFits(list, []string{key}, false, false) {
+			if !keyedFits(list, []string{key}, false, false, nil) {
 				fits = false
 				break
 			}
@@ -527,7 +531,7 @@ func isSeq(n *yaml.Node) bool { return n != nil && n.Kind == yaml.SequenceNode }
 // keyedFits reports whether every element of list is a map with a scalar value for the
 // primary key (and, unless wildcard, every key; with anyKey for at least one key), and
 // no two elements share key values.
-func keyedFits(list *yaml.Node, keys []string, wildcard, anyKey bool) bool {
+func keyedFits(list *yaml.Node, keys []string, wildcard, anyKey bool, untagged []string) bool {
 	if !isSeq(list) {
 		return true
 	}
@@ -550,7 +554,7 @@ func keyedFits(list *yaml.Node, keys []string, wildcard, anyKey bool) bool {
 			}
 			present++
 			b.WriteString("\x00=")
-			b.WriteString(v.Value)
+			b.WriteString(KeyValue(untagged, k, v.Value))
 		}
 		if present == 0 {
 			return false
