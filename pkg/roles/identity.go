@@ -65,7 +65,7 @@ const (
 	// user-facing annotation, for hosts and tools that drop comments (kustomize) and for
 	// people writing an override by hand; kpt's own annotation is internal (kpt
 	// documents that users are not expected to touch internal.kpt.dev/ annotations).
-	UpstreamIdentityAnnotation = "krm-merge.dev/upstream-identity"
+	UpstreamIdentityAnnotation = "fn.krm-merge.dev/upstream-identity"
 	// KptUpstreamIdentifier is the annotation kpt (1.0.0-beta.2x and later, kpt pkg get
 	// and update) records a resource's upstream origin in: "group|kind|namespace|name",
 	// group empty for the core group, namespace "~C" for a cluster-scoped (or unknown
