@@ -187,10 +187,10 @@ func ParseAnnotation(value, source string) ([]PathRule, error) {
 	return out, nil
 }
 
-// splitEntries splits s at commas and newlines outside [..] selectors.
-func splitEntries(s string) []string {
-	var out []string
-	depth, start := 0, 0
+// topLevel calls f with the index of every byte of s outside [..] selectors (a
+// backslash escapes the next byte).
+func topLevel(s string, f func(i int)) {
+	depth := 0
 	for i := 0; i < len(s); i++ {
 		switch s[i] {
 		case '\\':
@@ -201,35 +201,35 @@ func splitEntries(s string) []string {
 			if depth > 0 {
 				depth--
 			}
-		case ',', '\n':
+		default:
 			if depth == 0 {
-				out = append(out, s[start:i])
-				start = i + 1
+				f(i)
 			}
 		}
 	}
+}
+
+// splitEntries splits s at commas and newlines outside [..] selectors.
+func splitEntries(s string) []string {
+	var out []string
+	start := 0
+	topLevel(s, func(i int) {
+		if s[i] == ',' || s[i] == '\n' {
+			out = append(out, s[start:i])
+			start = i + 1
+		}
+	})
 	return append(out, s[start:])
 }
 
 // lastTopLevel returns the index of the last c outside [..] selectors, or -1.
 func lastTopLevel(s string, c byte) int {
-	depth, last := 0, -1
-	for i := 0; i < len(s); i++ {
-		switch s[i] {
-		case '\\':
-			i++
-		case '[':
-			depth++
-		case ']':
-			if depth > 0 {
-				depth--
-			}
-		case c:
-			if depth == 0 {
-				last = i
-			}
+	last := -1
+	topLevel(s, func(i int) {
+		if s[i] == c {
+			last = i
 		}
-	}
+	})
 	return last
 }
 
