@@ -5,11 +5,14 @@ import (
 	"strings"
 
 	"github.com/krm-merge/krm-merge/pkg/config"
+	"github.com/krm-merge/krm-merge/pkg/fieldrules"
+	"github.com/krm-merge/krm-merge/pkg/roles"
 )
 
 // Help returns the long help text of the binary: what it does, how hosts run it, and
 // every functionConfig key with its type, default, valid values and meaning (from
-// config.Keys, so it cannot drift from what Load accepts).
+// config.Keys, so it cannot drift from what Load accepts), and the per-object
+// annotations (field rules, identity overrides).
 func Help() string {
 	var b strings.Builder
 	b.WriteString(`krm-merge merges Kubernetes resources as a KRM function.
@@ -45,6 +48,14 @@ Keys:
 		}
 		fmt.Fprintf(&b, "      %s\n", k.Meaning)
 	}
+	fmt.Fprintf(&b, `
+Per-object annotations:
+  %s: "path=policy, ..."
+      Field rules for this object (policies as in fieldRules); on dest or updated (src).
+  %s: namespace/name
+      The upstream resource this item pairs with, when renamed or re-namespaced. kpt's
+      %s annotation and "# %s namespace/name" comment on metadata: are read too.
+`, fieldrules.Annotation, roles.UpstreamIdentityAnnotation, roles.KptUpstreamIdentifier, roles.KptMergeComment)
 	b.WriteString("\nOn any error it writes no items, an error result saying where, and exits 1.\n")
 	return b.String()
 }
