@@ -22,13 +22,15 @@ func fuzzOptions(b byte) merge.Options {
 }
 
 // parseAll parses each text as one YAML document; ok is false when one does not parse
-// (the engine is only specified for well-formed YAML). An empty text is an absent input.
+// or repeats a key in a map (the engine is only specified for well-formed YAML, whose
+// map keys are unique; yaml.v3 parses repeated keys into a node without complaint, and
+// the fuzzer's first 2-way finding was such an input). An empty text is an absent input.
 func parseAll(texts ...string) (nodes []*yaml.RNode, snapshot []string, ok bool) {
 	for _, s := range texts {
 		var n *yaml.RNode
 		if s != "" {
 			var err error
-			if n, err = yaml.Parse(s); err != nil {
+			if n, err = yaml.Parse(s); err != nil || repeatsKey(n.YNode()) {
 				return nil, nil, false
 			}
 		}
@@ -36,6 +38,26 @@ func parseAll(texts ...string) (nodes []*yaml.RNode, snapshot []string, ok bool)
 		snapshot = append(snapshot, str(n))
 	}
 	return nodes, snapshot, true
+}
+
+// repeatsKey reports whether a map in n (aliases not followed) has a key twice.
+func repeatsKey(n *yaml.Node) bool {
+	if n.Kind == yaml.MappingNode {
+		seen := map[string]bool{}
+		for i := 0; i+1 < len(n.Content); i += 2 {
+			k := n.Content[i].Value
+			if seen[k] {
+				return true
+			}
+			seen[k] = true
+		}
+	}
+	for _, c := range n.Content {
+		if repeatsKey(c) {
+			return true
+		}
+	}
+	return false
 }
 
 // checkFuzzOutput fails t unless out prints as YAML that parses again, and the inputs still
