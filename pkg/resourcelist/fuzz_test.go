@@ -1,7 +1,9 @@
 package resourcelist_test
 
 import (
+	"fmt"
 	"testing"
+	"time"
 
 	"github.com/krm-merge/krm-merge/internal/fuzzseed"
 	"github.com/krm-merge/krm-merge/pkg/function"
@@ -24,7 +26,20 @@ func FuzzRead(f *testing.F) {
 		if len(in) > 64<<10 { // big inputs only slow the search down
 			return
 		}
+		// The fuzzer has no per-input time limit and reports nothing about an input
+		// that runs for minutes: this guard (generous, against a hang) makes one a
+		// failure with its input saved.
+		done := make(chan struct{})
+		timer := time.AfterFunc(30*time.Second, func() {
+			select {
+			case <-done:
+			default:
+				panic(fmt.Sprintf("one input took over 30 s (%d bytes):\n%s", len(in), in))
+			}
+		})
+		defer timer.Stop()
 		same(t, "noop", noop, in)
 		same(t, "krm-merge", function.Processor{}, in)
+		close(done)
 	})
 }
