@@ -7,7 +7,7 @@ IMAGE ?= ghcr.io/krm-merge/krm-merge:$(VERSION)
 
 export GOTOOLCHAIN := local
 
-.PHONY: help build test unit e2e vet demo tools image image-test bench bench-smoke clean
+.PHONY: help build test unit e2e vet demo tools image image-test bench bench-smoke fuzz fuzz-smoke clean
 
 help: ## list the targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | sed 's/:.*## /\t/' | column -t -s $$'\t'
@@ -30,7 +30,7 @@ unit: ## unit, rule and differential tests (no external tools)
 e2e: build tools ## end-to-end tests through the real kpt and kustomize
 	PATH="$(BIN):$$PATH" go test -count=1 -timeout 20m ./e2e/...
 
-test: vet build tools ## everything CI runs: vet, unit, e2e (exec), and the image cases when a container runtime works
+test: vet build tools fuzz-smoke ## everything CI runs: vet, fuzz seeds (fuzz-smoke), unit, e2e (exec), and the image cases when a container runtime works
 	@img=$$(bash hack/image.sh build-if-possible $(IMAGE) $(VERSION)) || exit 1; \
 	imgenv=""; if [ -n "$$img" ]; then imgenv="E2E_IMAGE=$$img KPT_FN_RUNTIME=$$(bash hack/image.sh runtime)"; fi; \
 	echo "go test ./... (image under test: $${img:-none})"; \
@@ -51,6 +51,12 @@ bench: ## benchmark krm-merge against kyaml (issue 6): ~10 min, ~11 GB at the pe
 
 bench-smoke: ## the same at small sizes, under a minute, no goal verdicts
 	go run ./bench/cmd/krm-merge-bench -quick
+
+fuzz-smoke: ## every fuzz target for 25 s (about 2.5 min): the seeds and a short search stay green
+	bash hack/fuzz.sh 25s
+
+fuzz: ## every fuzz target for 10 min, one after another; logs in $(BIN)/fuzz (issue 7, README "Reliability")
+	bash hack/fuzz.sh 10m $(BIN)/fuzz
 
 clean: ## remove build output
 	rm -rf $(BIN)

@@ -4,6 +4,7 @@ go 1.26.8
 
 require (
 	k8s.io/kube-openapi v0.0.0-20260721132016-d427ff9ee9ad
+	pgregory.net/rapid v1.3.0
 	sigs.k8s.io/kustomize/kyaml v0.21.2
 )
 
@@ -50,7 +51,6 @@ require (
 	k8s.io/apimachinery v0.37.2 // indirect
 	k8s.io/klog/v2 v2.140.0 // indirect
 	k8s.io/utils v0.0.0-20260626114624-be93311217bd // indirect
-	pgregory.net/rapid v1.3.0 // indirect
 	sigs.k8s.io/json v0.0.0-20250730193827-2d320260d730 // indirect
 	sigs.k8s.io/randfill v1.0.0 // indirect
 	sigs.k8s.io/structured-merge-diff/v6 v6.4.2 // indirect

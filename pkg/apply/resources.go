@@ -98,6 +98,10 @@ type run struct {
 	fileEnds  map[string]int
 }
 
+// resourceHook, when set, is called first in resource; tests set it to panic, to check
+// that a panic while applying a resource becomes an error naming the resource.
+var resourceHook func(*roles.Set)
+
 func (r *run) resource(s *roles.Set) (err error) {
 	u, d := s.Get(roles.Updated), s.Get(roles.Dest)
 	defer func() {
@@ -109,6 +113,9 @@ func (r *run) resource(s *roles.Set) (err error) {
 			err = it.Errorf("", "internal error applying %s: %v (please report this with the input)", s.ID, p)
 		}
 	}()
+	if resourceHook != nil {
+		resourceHook(s)
+	}
 	switch {
 	case u != nil && d != nil:
 		return r.apply(u, d)

@@ -79,7 +79,8 @@ func LoadConfig(fc *yaml.RNode) (*config.Config, error) {
 	return cfg, nil
 }
 
-// Merge is Run plus the onConflict=error policy: when cfg.OnConflict is error and the
+// Merge is Run plus the onConflict=error policy, with every YAML alias of the output
+// items resolving to an anchor before it (resolveAliases): when cfg.OnConflict is error and the
 // merge found conflicts, it returns no outcome and a framework.Results error holding one
 // summary error and one error result per conflict (resourceRef, file, field.path).
 // Other errors are Run's.
@@ -87,6 +88,9 @@ func Merge(items []*yaml.RNode, cfg *config.Config) (*resources.Outcome, error) 
 	out, err := Run(items, cfg)
 	if err != nil {
 		return nil, err
+	}
+	for i, it := range out.Items {
+		out.Items[i] = resolveAliases(it)
 	}
 	if cfg.OnConflict == config.ConflictError && len(out.Conflicts) > 0 {
 		return nil, framework.Results(append(framework.Results{{
@@ -104,7 +108,9 @@ func Merge(items []*yaml.RNode, cfg *config.Config) (*resources.Outcome, error) 
 // updated items onto the dest items (package apply). It does no I/O and never changes
 // items.
 // Errors: *results.ItemError for bad items, as documented by roles.Assign,
-// resources.Merge and apply.Run; in mode apply, an item with the field-rules annotation.
+// resources.Merge and apply.Run; for an item whose YAML aliases expand past
+// MaxExpandedNodes (checkExpansion); in mode apply, an item with the field-rules
+// annotation.
 func Run(items []*yaml.RNode, cfg *config.Config) (*resources.Outcome, error) {
 	assigned, err := roles.Assign(items, cfg)
 	if err != nil {
@@ -115,6 +121,9 @@ func Run(items []*yaml.RNode, cfg *config.Config) (*resources.Outcome, error) {
 
 // runAssigned is Run after roles.Assign.
 func runAssigned(assigned []roles.Item, cfg *config.Config) (*resources.Outcome, error) {
+	if err := checkExpansion(assigned); err != nil {
+		return nil, err
+	}
 	if cfg.Mode == config.ModeApply {
 		if err := noFieldRuleAnnotations(assigned); err != nil {
 			return nil, err

@@ -39,6 +39,18 @@ func kindIs(n *yaml.Node, kind yaml.Kind) bool {
 // comment or quoting style), maps by field name regardless of order, lists element by
 // element in order. All spellings of null are equal; absent equals only absent.
 func equal(a, b *yaml.Node) bool {
+	var m aliasMemo
+	return m.equal(a, b)
+}
+
+// aliasMemo remembers the answers for map and list pairs reached through an alias, so
+// that comparing values full of aliases costs their size as written, not as expanded
+// (two copies of a YAML alias bomb took minutes; issue 7, bounds). It is allocated on
+// the first alias met: comparing values without aliases allocates nothing.
+type aliasMemo map[[2]*yaml.Node]bool
+
+func (m *aliasMemo) equal(a, b *yaml.Node) bool {
+	aliased := (a != nil && a.Kind == yaml.AliasNode) || (b != nil && b.Kind == yaml.AliasNode)
 	a, b = deref(a), deref(b)
 	if a == nil || b == nil {
 		return a == b
@@ -49,6 +61,23 @@ func equal(a, b *yaml.Node) bool {
 	if a.Kind != b.Kind {
 		return false
 	}
+	if aliased && a.Kind != yaml.ScalarNode {
+		key := [2]*yaml.Node{a, b}
+		if v, ok := (*m)[key]; ok {
+			return v
+		}
+		if *m == nil {
+			*m = aliasMemo{}
+		}
+		v := m.equalContent(a, b)
+		(*m)[key] = v
+		return v
+	}
+	return m.equalContent(a, b)
+}
+
+// equalContent compares two dereferenced nodes of the same kind.
+func (m *aliasMemo) equalContent(a, b *yaml.Node) bool {
 	switch a.Kind {
 	case yaml.ScalarNode:
 		ta, tb := a.ShortTag(), b.ShortTag()
@@ -61,7 +90,7 @@ func equal(a, b *yaml.Node) bool {
 			return false
 		}
 		for i := range a.Content {
-			if !equal(a.Content[i], b.Content[i]) {
+			if !m.equal(a.Content[i], b.Content[i]) {
 				return false
 			}
 		}
@@ -73,7 +102,7 @@ func equal(a, b *yaml.Node) bool {
 		bi := indexFields(b)
 		for i := 0; i+1 < len(a.Content); i += 2 {
 			_, bv := bi.get(a.Content[i].Value)
-			if bv == nil || !equal(a.Content[i+1], bv) {
+			if bv == nil || !m.equal(a.Content[i+1], bv) {
 				return false
 			}
 		}

@@ -16,6 +16,13 @@ import (
 // keeps output order independent of scheduling. When n is below serialBelow, or only
 // one goroutine would run, the calls run in order on the caller's goroutine (for small
 // n the goroutines cost more than they save).
+//
+// A panic in f does not crash the process from a worker goroutine, where no caller
+// could recover it: the workers stop taking indexes, and once all have returned ForEach
+// panics on the caller's goroutine with the panic of the lowest index that panicked
+// (the first one in a serial run), so the caller's
+// recover (e.g. the function's, which turns it into an error result) sees it as in a
+// serial run.
 func ForEach(n, serialBelow int, f func(i int)) {
 	workers := min(runtime.GOMAXPROCS(0), n)
 	if workers <= 1 || n < serialBelow {
@@ -26,14 +33,30 @@ func ForEach(n, serialBelow int, f func(i int)) {
 	}
 	var next atomic.Int64
 	var wg sync.WaitGroup
+	var mu sync.Mutex
+	panicked, panicAt := any(nil), n
 	for w := 0; w < workers; w++ {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			for i := int(next.Add(1)) - 1; i < n; i = int(next.Add(1)) - 1 {
+			i := 0
+			defer func() {
+				if p := recover(); p != nil {
+					next.Store(int64(n)) // stop the other workers
+					mu.Lock()
+					if i < panicAt {
+						panicked, panicAt = p, i
+					}
+					mu.Unlock()
+				}
+			}()
+			for i = int(next.Add(1)) - 1; i < n; i = int(next.Add(1)) - 1 {
 				f(i)
 			}
 		}()
 	}
 	wg.Wait()
+	if panicAt < n {
+		panic(panicked)
+	}
 }

@@ -33,3 +33,25 @@ func TestForEachSerialBelowRunsInOrder(t *testing.T) {
 		}
 	}
 }
+
+// TestForEachPanicReachesTheCaller: a panic in a worker goroutine is re-raised on the
+// caller's goroutine, where a deferred recover sees it (issue 7: no panic escapes).
+func TestForEachPanicReachesTheCaller(t *testing.T) {
+	for _, serialBelow := range []int{0, 1 << 20} {
+		got := func() (p any) {
+			defer func() { p = recover() }()
+			ForEach(1000, serialBelow, func(i int) {
+				if i == 700 || i == 900 {
+					panic(i)
+				}
+			})
+			return nil
+		}()
+		if got != 700 && (serialBelow > 0 || got != 900) {
+			t.Errorf("serialBelow %d: recovered %v, want the panic of index 700", serialBelow, got)
+		}
+		if got == nil {
+			t.Errorf("serialBelow %d: the panic was lost", serialBelow)
+		}
+	}
+}

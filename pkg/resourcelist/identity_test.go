@@ -84,7 +84,7 @@ var processors = []struct {
 
 // packageList reads a package directory as kpt does (path, index and seqindent
 // annotations, plus kpt's id) and wraps it in a ResourceList with fnConfig.
-func packageList(t *testing.T, dir string, fnConfig string) []byte {
+func packageList(t testing.TB, dir string, fnConfig string) []byte {
 	t.Helper()
 	nodes, err := (&kio.LocalPackageReader{PackagePath: dir, PreserveSeqIndent: true, WrapBareSeqNode: true}).Read()
 	if err != nil {

@@ -17,7 +17,13 @@ import (
 // prints the error to errw as command.Build does ("%v") and returns it. Input the fast
 // reader declines (and a failed read) goes to kyaml, which gets the same bytes:
 // kyamlPath reads the ResourceList from its argument and does all of the above itself.
-func Run(p framework.ResourceListProcessor, r io.Reader, w, errw io.Writer, kyamlPath func(io.Reader) error) error {
+//
+// No panic escapes (issue 7): a panic in the fast reader sends the input to kyamlPath,
+// as input it declines (so malformed input still gets kyaml's error result); a panic
+// while processing or writing (the processor's own are its to report: the function's
+// become error results) is returned as an "internal error" error, printed to errw, and
+// the caller exits 1, so a host writes nothing.
+func Run(p framework.ResourceListProcessor, r io.Reader, w, errw io.Writer, kyamlPath func(io.Reader) error) (err error) {
 	data, err := readAll(r)
 	if err != nil {
 		return kyamlPath(io.MultiReader(bytes.NewReader(data), errReader{err}))
@@ -29,7 +35,7 @@ func Run(p framework.ResourceListProcessor, r io.Reader, w, errw io.Writer, kyam
 	// (collect when the heap has doubled) would; below the limit GC runs as usual. (A
 	// floor of 1 GiB of garbage made small lists faster than large ones per byte.)
 	old := debug.SetGCPercent(-1)
-	l, err := Read(data)
+	l, err := safeRead(data)
 	debug.SetGCPercent(old)
 	if errors.Is(err, ErrUnsupported) {
 		return kyamlPath(bytes.NewReader(data))
@@ -38,6 +44,12 @@ func Run(p framework.ResourceListProcessor, r io.Reader, w, errw io.Writer, kyam
 		debug.SetMemoryLimit(heapBytes()*3/2 + 64<<20)
 	}
 	data = nil // the items hold their own strings: let the input go
+	defer func() {
+		if x := recover(); x != nil {
+			err = fmt.Errorf("internal error processing the ResourceList: %v (please report this with the input)", x)
+			_, _ = fmt.Fprintf(errw, "%v", err)
+		}
+	}()
 	if err == nil {
 		err = Process(p, l, w)
 	}
@@ -45,6 +57,21 @@ func Run(p framework.ResourceListProcessor, r io.Reader, w, errw io.Writer, kyam
 		_, _ = fmt.Fprintf(errw, "%v", err)
 	}
 	return err
+}
+
+// read is the fast reader Run uses; tests replace it to check that a reader panic is
+// recovered.
+var read = Read
+
+// safeRead is read, with a panic turned into ErrUnsupported (kyaml's reader then gets
+// the input).
+func safeRead(data []byte) (l *List, err error) {
+	defer func() {
+		if x := recover(); x != nil {
+			l, err = nil, fmt.Errorf("%w (the fast reader failed: %v)", ErrUnsupported, x)
+		}
+	}()
+	return read(data)
 }
 
 // heapBytes is the memory the heap's objects take now (live and not yet collected).

@@ -93,6 +93,10 @@ type prep struct {
 	panicked  interface{}
 }
 
+// prepareHook, when set, is called first in prepare; tests set it to panic, to check
+// that a panic in a resource's merge becomes an error naming the resource.
+var prepareHook func(*roles.Set)
+
 // prepare computes a set's field merges and comparisons; a panic is kept for resource
 // to report.
 func (r *run) prepare(s *roles.Set) (p prep) {
@@ -101,6 +105,9 @@ func (r *run) prepare(s *roles.Set) (p prep) {
 			p = prep{panicked: x}
 		}
 	}()
+	if prepareHook != nil {
+		prepareHook(s)
+	}
 	if r.cfg.Mode == config.Mode2Way {
 		src, d := s.Get(roles.Src), s.Get(roles.Dest)
 		switch {

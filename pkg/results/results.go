@@ -153,7 +153,10 @@ func Conflict(sev framework.Severity, ref *yaml.ResourceIdentifier, file string,
 }
 
 // Value turns a node into a plain value for currentValue/proposedValue: scalars as
-// their string, maps and lists as decoded YAML; nil for absent.
+// their string, maps and lists as decoded YAML; nil for absent. A map or list nested
+// deeper than MaxValueDepth is given as a string saying so instead: written into the
+// results, below their own levels, it would pass YAML's limit of 10,000 levels, and the
+// whole ResourceList would fail to encode (issue 7, bounds).
 func Value(n *yaml.RNode) interface{} {
 	if n.IsNil() {
 		return nil
@@ -161,11 +164,33 @@ func Value(n *yaml.RNode) interface{} {
 	if n.YNode().Kind == yaml.ScalarNode {
 		return n.YNode().Value
 	}
+	if deeper(n.YNode(), MaxValueDepth) {
+		return fmt.Sprintf("(a value nested more than %d levels deep; not shown)", MaxValueDepth)
+	}
 	var v interface{}
 	if err := n.YNode().Decode(&v); err != nil {
 		return nil
 	}
 	return v
+}
+
+// MaxValueDepth is the deepest nesting of maps and lists Value shows.
+const MaxValueDepth = 1000
+
+// deeper reports whether n nests maps, lists and aliases more than limit levels deep.
+func deeper(n *yaml.Node, limit int) bool {
+	if limit < 0 {
+		return true
+	}
+	for _, c := range n.Content {
+		if deeper(c, limit-1) {
+			return true
+		}
+	}
+	if n.Kind == yaml.AliasNode && n.Alias != nil {
+		return deeper(n.Alias, limit-1)
+	}
+	return false
 }
 
 // Warning is a plain warning result about one resource.

@@ -1,0 +1,111 @@
+package function
+
+import (
+	"sigs.k8s.io/kustomize/kyaml/yaml"
+
+	"github.com/krm-merge/krm-merge/pkg/roles"
+)
+
+// resolveAliases makes every YAML alias in an output item refer to an anchor defined
+// before it in the same item, as a YAML encoder and parser need. A merge can replace
+// the node that carried an anchor (updated changes dest's `a: &a [...]` while dest's
+// `b: *a` stays), which would write `*a` with no `&a`: output no parser reads (found by
+// the alias-bomb bound test, issue 7). Each such dangling alias is replaced by a copy of
+// the node it stood for, anchor included, so later aliases of the same name resolve to
+// it: the value each alias denotes is unchanged, and the copy keeps its own aliases, so
+// nothing is expanded (an alias bomb stays small).
+//
+// Input: an output item (not changed). Output: the item itself when every alias
+// resolves (the usual case, found by one walk), else a fixed copy.
+func resolveAliases(item *yaml.RNode) *yaml.RNode {
+	n := item.YNode()
+	if n == nil || !walkAliases(n, map[string]bool{}, false) {
+		return item
+	}
+	c := yaml.CopyYNode(n)
+	walkAliases(c, map[string]bool{}, true)
+	return yaml.NewRNode(c)
+}
+
+// walkAliases walks n in document order (the order an encoder writes it), recording
+// anchors in defined, and reports whether an alias names no anchor defined before it;
+// with fix it replaces each such alias by a copy of its target and goes on into it.
+func walkAliases(n *yaml.Node, defined map[string]bool, fix bool) bool {
+	if n.Anchor != "" {
+		defined[n.Anchor] = true
+	}
+	found := false
+	for i, c := range n.Content {
+		if c.Kind == yaml.AliasNode {
+			if defined[c.Value] || c.Alias == nil {
+				continue
+			}
+			if !fix {
+				return true
+			}
+			found = true
+			cp := yaml.CopyYNode(c.Alias)
+			cp.Anchor = c.Value
+			n.Content[i] = cp
+			c = cp
+		}
+		if walkAliases(c, defined, fix) {
+			if !fix {
+				return true
+			}
+			found = true
+		}
+	}
+	return found
+}
+
+// MaxExpandedNodes is the most YAML nodes an item may stand for with its aliases
+// expanded. Merges and the apply mode's JSON form can expand aliases (the 2-way engine
+// writes aliased values out in full), so an alias bomb (a few lines standing for 10^9
+// nodes) would take unbounded time and memory; such an item is refused before any
+// merge. One million nodes is ten times the largest CRD in shared/data.
+const MaxExpandedNodes = 1_000_000
+
+// checkExpansion returns an *results.ItemError for the first item whose aliases expand
+// to more than MaxExpandedNodes nodes. Cost: one walk of each item (of each aliased
+// node once).
+func checkExpansion(items []roles.Item) error {
+	for i := range items {
+		var sizes aliasSizes
+		if sizes.of(items[i].Node.YNode()) > MaxExpandedNodes {
+			return items[i].Errorf("", "its YAML aliases expand to more than %d nodes (an alias bomb?): "+
+				"write the values out or use fewer aliases", MaxExpandedNodes)
+		}
+	}
+	return nil
+}
+
+// aliasSizes holds the expanded sizes of alias targets; allocated on the first alias.
+type aliasSizes map[*yaml.Node]int
+
+// of counts the nodes of n with aliases expanded, saturating just above
+// MaxExpandedNodes.
+func (m *aliasSizes) of(n *yaml.Node) int {
+	if n == nil {
+		return 0
+	}
+	if n.Kind == yaml.AliasNode && n.Alias != nil {
+		if s, ok := (*m)[n.Alias]; ok {
+			return s
+		}
+		s := m.of(n.Alias)
+		if *m == nil {
+			*m = aliasSizes{}
+		}
+		(*m)[n.Alias] = s
+		return s
+	}
+	size := 1
+	for _, c := range n.Content {
+		size += m.of(c)
+		if size > MaxExpandedNodes {
+			return MaxExpandedNodes + 1
+		}
+	}
+	return size
+}

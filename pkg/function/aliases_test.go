@@ -1,0 +1,69 @@
+package function
+
+import (
+	"fmt"
+	"strings"
+	"testing"
+
+	"sigs.k8s.io/kustomize/kyaml/fn/framework"
+	"sigs.k8s.io/kustomize/kyaml/yaml"
+
+	"github.com/krm-merge/krm-merge/pkg/config"
+)
+
+// TestReplacedAnchorKeepsItsAliasesValid: updated changes the field that carries dest's
+// anchor while another dest field aliases it; the output must still parse, with the
+// alias standing for dest's old value (found by the alias bound test; the output held
+// `*a` without `&a`).
+func TestReplacedAnchorKeepsItsAliasesValid(t *testing.T) {
+	items := []*yaml.RNode{
+		yaml.MustParse("apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: x\n  annotations: {config.kubernetes.io/merge-source: original}\ndata:\n  a: b\n"),
+		yaml.MustParse("apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: x\n  annotations: {config.kubernetes.io/merge-source: updated}\ndata:\n  a: c\n"),
+		yaml.MustParse("apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: x\n  annotations: {config.kubernetes.io/merge-source: dest}\ndata:\n  a: &a [x, y]\n  b: [*a, *a]\n"),
+	}
+	out, err := Merge(items, config.Defaults())
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := out.Items[0].MustString()
+	back, err := yaml.Parse(s)
+	if err != nil {
+		t.Fatalf("output does not parse: %v\n%s", err, s)
+	}
+	b, _ := back.Pipe(yaml.Lookup("data", "b"))
+	var v interface{}
+	if err := b.YNode().Decode(&v); err != nil || fmt.Sprint(v) != "[[x y] [x y]]" {
+		t.Fatalf("data.b = %v (%v)\n%s", v, err, s)
+	}
+	if strings.Count(s, "&a") != 1 {
+		t.Fatalf("want one anchor, the alias's first use:\n%s", s)
+	}
+}
+
+// TestAliasBombIsRefused: an item whose aliases stand for 10^9 nodes is refused before
+// any merge, in every mode, with an error result naming it.
+func TestAliasBombIsRefused(t *testing.T) {
+	var bomb strings.Builder
+	bomb.WriteString("  a: &a [lol, lol, lol, lol, lol, lol, lol, lol, lol, lol]\n")
+	prev := "a"
+	for _, c := range "bcdefghi" {
+		fmt.Fprintf(&bomb, "  %c: &%c [%s]\n", c, c, strings.TrimSuffix(strings.Repeat("*"+prev+", ", 10), ", "))
+		prev = string(c)
+	}
+	for _, mode := range []string{"3way", "2way", "apply"} {
+		role := map[string]string{"3way": "dest", "2way": "src", "apply": "updated"}[mode]
+		rl := &framework.ResourceList{
+			FunctionConfig: yaml.MustParse("apiVersion: v1\nkind: ConfigMap\nmetadata: {name: fc}\ndata: {mode: " + mode + "}\n"),
+			Items: []*yaml.RNode{yaml.MustParse("apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: bomb\n" +
+				"  annotations: {config.kubernetes.io/merge-source: " + role + "}\ndata:\n" + bomb.String())},
+		}
+		err := Processor{}.Process(rl)
+		if err == nil || len(rl.Items) != 0 {
+			t.Fatalf("%s: not refused (err %v, %d items)", mode, err, len(rl.Items))
+		}
+		r := rl.Results[len(rl.Results)-1]
+		if r.Severity != framework.Error || r.ResourceRef == nil || r.ResourceRef.Name != "bomb" || !strings.Contains(r.Message, "alias") {
+			t.Fatalf("%s: result %+v", mode, r)
+		}
+	}
+}

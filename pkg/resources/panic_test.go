@@ -1,0 +1,58 @@
+package resources
+
+import (
+	"errors"
+	"fmt"
+	"strings"
+	"testing"
+
+	"sigs.k8s.io/kustomize/kyaml/yaml"
+
+	"github.com/krm-merge/krm-merge/pkg/config"
+	"github.com/krm-merge/krm-merge/pkg/merge"
+	"github.com/krm-merge/krm-merge/pkg/results"
+	"github.com/krm-merge/krm-merge/pkg/roles"
+)
+
+// TestPanicInAMergeNamesTheResource: a panic while merging one resource (forced through
+// prepareHook, on the parallel path: 200 resources) is an *results.ItemError naming that
+// resource and its file, and its results entry carries the resourceRef (issue 7: a
+// recovered panic is an error result naming the resource).
+func TestPanicInAMergeNamesTheResource(t *testing.T) {
+	defer func() { prepareHook = nil }()
+	prepareHook = func(s *roles.Set) {
+		if it := s.Get(roles.Dest); it != nil && it.Node.GetName() == "cm-137" {
+			panic("engine bug")
+		}
+	}
+	for _, mode := range []config.Mode{config.Mode3Way, config.Mode2Way} {
+		var items []*yaml.RNode
+		roleNames := map[config.Mode][]string{config.Mode3Way: {"original", "updated", "dest"}, config.Mode2Way: {"src", "dest"}}
+		for i := 0; i < 200; i++ {
+			for _, role := range roleNames[mode] {
+				items = append(items, yaml.MustParse(strings.NewReplacer("ROLE", role, "N", fmt.Sprintf("%03d", i)).Replace(
+					"apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: cm-N\n  annotations:\n"+
+						"    config.kubernetes.io/merge-source: ROLE\n    internal.config.kubernetes.io/path: ROLE/cm-N.yaml\ndata: {k: ROLE}\n")))
+			}
+		}
+		cfg := config.Defaults()
+		cfg.Mode = mode
+		assigned, err := roles.Assign(items, cfg)
+		if err != nil {
+			t.Fatal(err)
+		}
+		out, err := Merge(assigned, cfg, merge.Options{})
+		var ie *results.ItemError
+		if out != nil || !errors.As(err, &ie) {
+			t.Fatalf("%s: want an ItemError and no outcome, got %v, %T %v", mode, out != nil, err, err)
+		}
+		if ie.Resource == nil || ie.Resource.Name != "cm-137" || ie.File != "dest/cm-137.yaml" ||
+			!strings.Contains(ie.Msg, "internal error") || !strings.Contains(ie.Msg, "engine bug") {
+			t.Fatalf("%s: error does not name the resource and file: %+v", mode, ie)
+		}
+		rs := results.FromError(err)
+		if len(rs) != 1 || rs[0].Severity != "error" || rs[0].ResourceRef == nil || rs[0].ResourceRef.Name != "cm-137" {
+			t.Fatalf("%s: results entry %+v", mode, rs)
+		}
+	}
+}
