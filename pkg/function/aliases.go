@@ -6,31 +6,37 @@ import (
 	"github.com/krm-merge/krm-merge/pkg/roles"
 )
 
-// resolveAliases makes every YAML alias in an output item refer to an anchor defined
-// before it in the same item, as a YAML encoder and parser need. A merge can replace
-// the node that carried an anchor (updated changes dest's `a: &a [...]` while dest's
-// `b: *a` stays), which would write `*a` with no `&a`: output no parser reads (found by
-// the alias-bomb bound test, issue 7). Each such dangling alias is replaced by a copy of
-// the node it stood for, anchor included, so later aliases of the same name resolve to
-// it: the value each alias denotes is unchanged, and the copy keeps its own aliases, so
-// nothing is expanded (an alias bomb stays small).
+// writable returns an output item as a YAML encoder can write it and a parser read it
+// back. Two shapes a merge can make are written by yaml.v3 as text no parser reads:
 //
-// Input: an output item (not changed). Output: the item itself when every alias
-// resolves (the usual case, found by one walk), else a fixed copy.
-func resolveAliases(item *yaml.RNode) *yaml.RNode {
+//   - an alias whose anchor is gone: a merge can replace the node that carried an
+//     anchor (updated changes dest's `a: &a [...]` while dest's `b: *a` stays), which
+//     would write `*a` with no `&a` (found by the alias-bomb bound test, issue 7). Each
+//     such dangling alias becomes a copy of the node it stood for, anchor included, so
+//     later aliases of the same name resolve to it: the value each alias denotes is
+//     unchanged, and the copy keeps its own aliases, so nothing is expanded (an alias
+//     bomb stays small);
+//   - an empty block-style map or list, which a merge makes by emptying one: under a key
+//     with a line comment yaml.v3 writes `b: #c` and `{}` on the next line (found by
+//     FuzzTwoWay, issue 7). It is set to flow style, which writes `b: {} #c`; without a
+//     comment both styles write `{}` or `[]`, so nothing else changes.
+//
+// Input: an output item (not changed). Output: the item itself when it is already
+// writable (the usual case, found by one walk), else a fixed copy.
+func writable(item *yaml.RNode) *yaml.RNode {
 	n := item.YNode()
-	if n == nil || !walkAliases(n, map[string]bool{}, false) {
+	if n == nil || !walkWritable(n, map[string]bool{}, false) {
 		return item
 	}
 	c := yaml.CopyYNode(n)
-	walkAliases(c, map[string]bool{}, true)
+	walkWritable(c, map[string]bool{}, true)
 	return yaml.NewRNode(c)
 }
 
-// walkAliases walks n in document order (the order an encoder writes it), recording
-// anchors in defined, and reports whether an alias names no anchor defined before it;
-// with fix it replaces each such alias by a copy of its target and goes on into it.
-func walkAliases(n *yaml.Node, defined map[string]bool, fix bool) bool {
+// walkWritable walks n in document order (the order an encoder writes it), recording
+// anchors in defined, and reports whether n needs a fix (see writable); with fix it
+// makes the fixes in place, going on into the copies it makes.
+func walkWritable(n *yaml.Node, defined map[string]bool, fix bool) bool {
 	if n.Anchor != "" {
 		defined[n.Anchor] = true
 	}
@@ -49,7 +55,18 @@ func walkAliases(n *yaml.Node, defined map[string]bool, fix bool) bool {
 			n.Content[i] = cp
 			c = cp
 		}
-		if walkAliases(c, defined, fix) {
+		if (c.Kind == yaml.MappingNode || c.Kind == yaml.SequenceNode) && len(c.Content) == 0 && c.Style&yaml.FlowStyle == 0 {
+			if !fix {
+				return true
+			}
+			found = true
+			c.Style |= yaml.FlowStyle
+			// the key's line comment goes after the flow value, where yaml.v3 writes it
+			if k := n.Content[i-i%2]; n.Kind == yaml.MappingNode && i%2 == 1 && k.LineComment != "" && c.LineComment == "" {
+				c.LineComment, k.LineComment = k.LineComment, ""
+			}
+		}
+		if walkWritable(c, defined, fix) {
 			if !fix {
 				return true
 			}

@@ -67,3 +67,32 @@ func TestAliasBombIsRefused(t *testing.T) {
 		}
 	}
 }
+
+// TestEmptiedMapUnderCommentedKeyIsValidYAML: a 2-way src that nulls every field of a
+// dest map whose key has a line comment leaves an empty block map, which yaml.v3 writes
+// as `b: #c` and `{}` on the next line (FuzzTwoWay's finding, issue 7). The output must
+// parse, keep the comment and hold the empty map.
+func TestEmptiedMapUnderCommentedKeyIsValidYAML(t *testing.T) {
+	cfg := config.Defaults()
+	cfg.Mode = config.Mode2Way
+	items := []*yaml.RNode{
+		yaml.MustParse("apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: x\n  annotations: {config.kubernetes.io/merge-source: src}\ndata:\n  b:\n    d: null\n  e: []\n"),
+		yaml.MustParse("apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: x\n  annotations: {config.kubernetes.io/merge-source: dest}\ndata:\n  b: #c\n    d: x\n  e: #f\n  - 1\n"),
+	}
+	out, err := Merge(items, cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := out.Items[0].MustString()
+	back, err := yaml.Parse(s)
+	if err != nil {
+		t.Fatalf("output does not parse: %v\n%s", err, s)
+	}
+	if !strings.Contains(s, "b: {} #c") {
+		t.Errorf("want the emptied map in flow style with its comment:\n%s", s)
+	}
+	b, _ := back.Pipe(yaml.Lookup("data", "b"))
+	if b == nil || b.YNode().Kind != yaml.MappingNode || len(b.YNode().Content) != 0 {
+		t.Errorf("data.b is not an empty map:\n%s", s)
+	}
+}

@@ -20,6 +20,7 @@ import (
 	"github.com/krm-merge/krm-merge/pkg/apply"
 	"github.com/krm-merge/krm-merge/pkg/config"
 	"github.com/krm-merge/krm-merge/pkg/merge"
+	"github.com/krm-merge/krm-merge/pkg/parallel"
 	"github.com/krm-merge/krm-merge/pkg/resources"
 	"github.com/krm-merge/krm-merge/pkg/results"
 	"github.com/krm-merge/krm-merge/pkg/roles"
@@ -79,8 +80,9 @@ func LoadConfig(fc *yaml.RNode) (*config.Config, error) {
 	return cfg, nil
 }
 
-// Merge is Run plus the onConflict=error policy, with every YAML alias of the output
-// items resolving to an anchor before it (resolveAliases): when cfg.OnConflict is error and the
+// Merge is Run plus the onConflict=error policy, with output items an encoder writes as
+// valid YAML (writable: aliases resolve to an anchor before them, emptied maps and
+// lists are flow style): when cfg.OnConflict is error and the
 // merge found conflicts, it returns no outcome and a framework.Results error holding one
 // summary error and one error result per conflict (resourceRef, file, field.path).
 // Other errors are Run's.
@@ -89,9 +91,7 @@ func Merge(items []*yaml.RNode, cfg *config.Config) (*resources.Outcome, error) 
 	if err != nil {
 		return nil, err
 	}
-	for i, it := range out.Items {
-		out.Items[i] = resolveAliases(it)
-	}
+	parallel.ForEach(len(out.Items), 256, func(i int) { out.Items[i] = writable(out.Items[i]) })
 	if cfg.OnConflict == config.ConflictError && len(out.Conflicts) > 0 {
 		return nil, framework.Results(append(framework.Results{{
 			Severity: framework.Error,
