@@ -11,6 +11,7 @@ import (
 	"k8s.io/apimachinery/pkg/util/strategicpatch"
 	"sigs.k8s.io/kustomize/kyaml/yaml"
 
+	"github.com/krm-merge/krm-merge/pkg/bounds"
 	"github.com/krm-merge/krm-merge/pkg/fieldpath"
 	"github.com/krm-merge/krm-merge/pkg/results"
 )
@@ -87,11 +88,19 @@ func (e *ConflictError) Error() string {
 // Errors (*results.ItemError naming the live resource and the field; File is left to
 // the caller): a last-applied annotation that is not a JSON object; YAML without a JSON
 // form; a changed apiVersion, kind or name of a custom resource; a JSON merge patch
-// conflict. With NoOverwrite, a refused apply is a *ConflictError (not an ItemError).
+// conflict; live or config whose aliases expand past bounds.MaxExpandedNodes (an alias
+// bomb, whose JSON form would take unbounded time). With NoOverwrite, a refused apply is
+// a *ConflictError (not an ItemError).
 func Apply(live, config *yaml.RNode, opts Options) (*Result, error) {
 	ref := results.ResourceRef(live)
 	fail := func(field string, format string, args ...interface{}) error {
 		return &results.ItemError{Resource: ref, Field: field, Msg: fmt.Sprintf(format, args...)}
+	}
+	for _, n := range []*yaml.RNode{live, config} {
+		if bounds.TooExpanded(n.YNode()) { // the JSON form expands aliases: refuse a bomb up front
+			return nil, fail("", "its YAML aliases expand to more than %d nodes (an alias bomb?): "+
+				"write the values out or use fewer aliases", bounds.MaxExpandedNodes)
+		}
 	}
 	sch, err := SchemaFor(config.GetApiVersion(), config.GetKind())
 	if err != nil {

@@ -583,3 +583,23 @@ func contains(l []string, s string) bool {
 	}
 	return false
 }
+
+// An alias bomb in the live object (or the config) is refused before its JSON form is
+// built, which would take unbounded time (FuzzApply stalled on one, issue 7).
+func TestApplyRefusesAliasBomb(t *testing.T) {
+	var b strings.Builder
+	b.WriteString("apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: x\ndata:\n  a: &a [x, x, x, x, x, x, x, x, x, x]\n")
+	prev := "a"
+	for _, l := range []string{"b", "c", "d", "e", "f", "g", "h"} {
+		b.WriteString("  " + l + ": &" + l + " [" + strings.TrimSuffix(strings.Repeat("*"+prev+", ", 10), ", ") + "]\n")
+		prev = l
+	}
+	live := yaml.MustParse(b.String())
+	config := yaml.MustParse("apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: x\ndata:\n  k: v\n")
+	for _, tc := range []struct{ live, config *yaml.RNode }{{live, config}, {config, live}} {
+		_, err := Apply(tc.live, tc.config, Options{})
+		if err == nil || !strings.Contains(err.Error(), "alias") {
+			t.Errorf("alias bomb: error %v, want a refusal naming aliases", err)
+		}
+	}
+}

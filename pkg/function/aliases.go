@@ -3,6 +3,7 @@ package function
 import (
 	"sigs.k8s.io/kustomize/kyaml/yaml"
 
+	"github.com/krm-merge/krm-merge/pkg/bounds"
 	"github.com/krm-merge/krm-merge/pkg/roles"
 )
 
@@ -76,53 +77,19 @@ func walkWritable(n *yaml.Node, defined map[string]bool, fix bool) bool {
 	return found
 }
 
-// MaxExpandedNodes is the most YAML nodes an item may stand for with its aliases
-// expanded. Merges and the apply mode's JSON form can expand aliases (the 2-way engine
-// writes aliased values out in full), so an alias bomb (a few lines standing for 10^9
-// nodes) would take unbounded time and memory; such an item is refused before any
-// merge. One million nodes is ten times the largest CRD in shared/data.
-const MaxExpandedNodes = 1_000_000
+// MaxExpandedNodes is bounds.MaxExpandedNodes: the most YAML nodes an item may stand for
+// with its aliases expanded.
+const MaxExpandedNodes = bounds.MaxExpandedNodes
 
 // checkExpansion returns an *results.ItemError for the first item whose aliases expand
-// to more than MaxExpandedNodes nodes. Cost: one walk of each item (of each aliased
-// node once).
+// to more than MaxExpandedNodes nodes (bounds.TooExpanded). Cost: one walk of each item
+// (of each aliased node once).
 func checkExpansion(items []roles.Item) error {
 	for i := range items {
-		var sizes aliasSizes
-		if sizes.of(items[i].Node.YNode()) > MaxExpandedNodes {
+		if bounds.TooExpanded(items[i].Node.YNode()) {
 			return items[i].Errorf("", "its YAML aliases expand to more than %d nodes (an alias bomb?): "+
 				"write the values out or use fewer aliases", MaxExpandedNodes)
 		}
 	}
 	return nil
-}
-
-// aliasSizes holds the expanded sizes of alias targets; allocated on the first alias.
-type aliasSizes map[*yaml.Node]int
-
-// of counts the nodes of n with aliases expanded, saturating just above
-// MaxExpandedNodes.
-func (m *aliasSizes) of(n *yaml.Node) int {
-	if n == nil {
-		return 0
-	}
-	if n.Kind == yaml.AliasNode && n.Alias != nil {
-		if s, ok := (*m)[n.Alias]; ok {
-			return s
-		}
-		s := m.of(n.Alias)
-		if *m == nil {
-			*m = aliasSizes{}
-		}
-		(*m)[n.Alias] = s
-		return s
-	}
-	size := 1
-	for _, c := range n.Content {
-		size += m.of(c)
-		if size > MaxExpandedNodes {
-			return MaxExpandedNodes + 1
-		}
-	}
-	return size
 }

@@ -1,0 +1,53 @@
+// Package bounds holds the limits krm-merge puts on its input so that hostile YAML ends
+// in a clear error instead of unbounded time or memory (issue 7): today, the size of an
+// item with its YAML aliases expanded. It only measures; callers turn a breach into
+// their own error (a results entry naming the resource, or an API error).
+package bounds
+
+import "sigs.k8s.io/kustomize/kyaml/yaml"
+
+// MaxExpandedNodes is the most YAML nodes an item may stand for with its aliases
+// expanded. Merges and the apply mode's JSON form can expand aliases (the 2-way engine
+// writes aliased values out in full; apply converts objects to JSON), so an alias bomb
+// (a few lines standing for 10^9 nodes) would take unbounded time and memory; such an
+// item is refused before any merge. One million nodes is ten times the largest CRD in
+// shared/data.
+const MaxExpandedNodes = 1_000_000
+
+// TooExpanded reports whether n, with its aliases expanded, stands for more than
+// MaxExpandedNodes nodes. Cost: one walk of n, each aliased node walked once. A nil n
+// is not.
+func TooExpanded(n *yaml.Node) bool {
+	var sizes aliasSizes
+	return sizes.of(n) > MaxExpandedNodes
+}
+
+// aliasSizes holds the expanded sizes of alias targets; allocated on the first alias.
+type aliasSizes map[*yaml.Node]int
+
+// of counts the nodes of n with aliases expanded, saturating just above
+// MaxExpandedNodes.
+func (m *aliasSizes) of(n *yaml.Node) int {
+	if n == nil {
+		return 0
+	}
+	if n.Kind == yaml.AliasNode && n.Alias != nil {
+		if s, ok := (*m)[n.Alias]; ok {
+			return s
+		}
+		s := m.of(n.Alias)
+		if *m == nil {
+			*m = aliasSizes{}
+		}
+		(*m)[n.Alias] = s
+		return s
+	}
+	size := 1
+	for _, c := range n.Content {
+		size += m.of(c)
+		if size > MaxExpandedNodes {
+			return MaxExpandedNodes + 1
+		}
+	}
+	return size
+}

@@ -1,0 +1,40 @@
+package bounds
+
+import (
+	"strings"
+	"testing"
+
+	"sigs.k8s.io/kustomize/kyaml/yaml"
+)
+
+// bomb returns a map whose last field stands for 10^levels scalars through aliases.
+func bomb(levels int) *yaml.Node {
+	var b strings.Builder
+	b.WriteString("l0: &l0 [x, x, x, x, x, x, x, x, x, x]\n")
+	for i := 1; i < levels; i++ {
+		b.WriteString("l" + string(rune('0'+i)) + ": &l" + string(rune('0'+i)) + " [")
+		for j := 0; j < 10; j++ {
+			if j > 0 {
+				b.WriteString(", ")
+			}
+			b.WriteString("*l" + string(rune('0'+i-1)))
+		}
+		b.WriteString("]\n")
+	}
+	return yaml.MustParse(b.String()).YNode()
+}
+
+func TestTooExpanded(t *testing.T) {
+	if TooExpanded(nil) {
+		t.Error("nil is too expanded")
+	}
+	if TooExpanded(bomb(5)) { // about 10^5 nodes: a large but honest use of aliases
+		t.Error("10^5 nodes refused")
+	}
+	if !TooExpanded(bomb(9)) { // 10^9 nodes, a billion laughs: must be refused, and fast
+		t.Error("an alias bomb of 10^9 nodes is not refused")
+	}
+	if TooExpanded(yaml.MustParse("a: [1, 2, 3]\nb: {c: d}\n").YNode()) {
+		t.Error("a small map without aliases refused")
+	}
+}
