@@ -136,8 +136,11 @@ func FuzzThreeWay(f *testing.F) {
 		if err != nil || len(conflicts) > 0 {
 			t.Fatalf("original == updated: error %v, %d conflicts", err, len(conflicts))
 		}
-		if str(same) != snap[2] {
-			t.Fatalf("original == updated changed dest:\n%s\nto\n%s", snap[2], str(same))
+		// dest's own node, as the engine sees it: kyaml's RNode writes the comments of a
+		// scalar document ("#c\n!tag") that are on no node, which no engine can return
+		// (a resource is a map, whose comments are on its nodes; corpus 0dc183e00aefbf58)
+		if want := str(yaml.NewRNode(in[2].YNode())); str(same) != want {
+			t.Fatalf("original == updated changed dest:\n%s\nto\n%s", want, str(same))
 		}
 	})
 }
