@@ -1,7 +1,9 @@
-// Package bounds holds the limits krm-merge puts on its input so that hostile YAML ends
-// in a clear error instead of unbounded time or memory (issue 7): today, the size of an
-// item with its YAML aliases expanded. It only measures; callers turn a breach into
-// their own error (a results entry naming the resource, or an API error).
+// Package bounds holds what krm-merge checks of YAML aliases, which let a few lines stand
+// for unbounded data: whether a tree holds any (HasAlias: the readers and merges take
+// a slower, alias-safe path then) and the limit on an item's size with its aliases
+// expanded, so that hostile YAML ends in a clear error instead of unbounded time or
+// memory (issue 7). It only measures; callers turn a breach into their own error (a
+// results entry naming the resource, or an API error).
 package bounds
 
 import "sigs.k8s.io/kustomize/kyaml/yaml"
@@ -50,4 +52,23 @@ func (m *aliasSizes) of(n *yaml.Node) int {
 		}
 	}
 	return size
+}
+
+// HasAlias reports whether the tree under n holds a YAML alias node; false for nil. It
+// does not follow aliases, so it takes time linear in the size of the text, and it walks
+// with its own stack, so any depth of nesting is fine.
+func HasAlias(n *yaml.Node) bool {
+	if n == nil {
+		return false
+	}
+	stack := []*yaml.Node{n}
+	for len(stack) > 0 {
+		n := stack[len(stack)-1]
+		stack = stack[:len(stack)-1]
+		if n.Kind == yaml.AliasNode {
+			return true
+		}
+		stack = append(stack, n.Content...)
+	}
+	return false
 }

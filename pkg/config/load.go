@@ -8,6 +8,8 @@ import (
 	"strings"
 
 	"sigs.k8s.io/kustomize/kyaml/yaml"
+
+	"github.com/krm-merge/krm-merge/pkg/bounds"
 )
 
 // The accepted functionConfig forms (function.md, "functionConfig").
@@ -108,7 +110,7 @@ func Load(fc *yaml.RNode) (*Config, error) {
 	if len(node.Content) == 0 {
 		return cfg, nil
 	}
-	if hasAlias(node) {
+	if bounds.HasAlias(node) {
 		expanded, err := deAnchor(node)
 		if err != nil {
 			return nil, Errors{{Message: oneLine(fmt.Sprintf("cannot expand YAML aliases: %v", err))}}
@@ -719,21 +721,6 @@ func contains(list []string, s string) bool {
 		if x == s {
 			return true
 		}
-	}
-	return false
-}
-
-// hasAlias reports whether the tree under n holds a YAML alias. It does not follow
-// aliases, so it takes time linear in the size of the text.
-func hasAlias(n *yaml.Node) bool {
-	stack := []*yaml.Node{n}
-	for len(stack) > 0 {
-		n := stack[len(stack)-1]
-		stack = stack[:len(stack)-1]
-		if n.Kind == yaml.AliasNode {
-			return true
-		}
-		stack = append(stack, n.Content...)
 	}
 	return false
 }

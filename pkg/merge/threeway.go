@@ -3,6 +3,7 @@ package merge
 import (
 	"sigs.k8s.io/kustomize/kyaml/yaml"
 
+	"github.com/krm-merge/krm-merge/pkg/bounds"
 	"github.com/krm-merge/krm-merge/pkg/schema"
 )
 
@@ -33,7 +34,7 @@ func ThreeWay(original, updated, dest *yaml.RNode, opts Options) (*yaml.RNode, [
 func ThreeWayShared(original, updated, dest *yaml.RNode, opts Options) (*yaml.RNode, []Conflict, error) {
 	e := &threeWay{lists: opts.lists(), policy: opts.Policy}
 	o, u, d := ynode(original), ynode(updated), ynode(dest)
-	if hasAlias(u) || hasAlias(d) {
+	if bounds.HasAlias(u) || bounds.HasAlias(d) {
 		// Aliases share nodes inside one input: work on private copies changed in
 		// place, as the engine always did for them.
 		u, d = copyNode(u), copyNode(d)
@@ -42,22 +43,6 @@ func ThreeWayShared(original, updated, dest *yaml.RNode, opts Options) (*yaml.RN
 	sch := e.lists.ForResource(dest, updated, original)
 	out := e.merge(o, u, d, sch, nil, false)
 	return rnode(out), e.conflicts, nil
-}
-
-// hasAlias reports whether n holds an alias node.
-func hasAlias(n *yaml.Node) bool {
-	if n == nil {
-		return false
-	}
-	if n.Kind == yaml.AliasNode {
-		return true
-	}
-	for _, c := range n.Content {
-		if hasAlias(c) {
-			return true
-		}
-	}
-	return false
 }
 
 // lists returns the resolver to use: the configured one, or heuristic keys only.

@@ -6,6 +6,7 @@ import (
 
 	"sigs.k8s.io/kustomize/kyaml/yaml"
 
+	"github.com/krm-merge/krm-merge/pkg/bounds"
 	"github.com/krm-merge/krm-merge/pkg/fieldpath"
 	"github.com/krm-merge/krm-merge/pkg/schema"
 )
@@ -44,7 +45,7 @@ func TwoWay(src, dest *yaml.RNode, opts Options) (*yaml.RNode, error) {
 func TwoWayShared(src, dest *yaml.RNode, opts Options) (*yaml.RNode, error) {
 	e := &twoWay{lists: opts.lists()}
 	s, d := ynode(src), ynode(dest)
-	if hasAlias(s) || hasAlias(d) {
+	if bounds.HasAlias(s) || bounds.HasAlias(d) {
 		// Aliases share nodes inside one input: work on private copies changed in
 		// place, as the engine always did for them.
 		s, d = copyNode(s), copyNode(d)

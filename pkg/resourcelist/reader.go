@@ -30,6 +30,7 @@ import (
 	"sigs.k8s.io/kustomize/kyaml/kio"
 	"sigs.k8s.io/kustomize/kyaml/yaml"
 
+	"github.com/krm-merge/krm-merge/pkg/bounds"
 	"github.com/krm-merge/krm-merge/pkg/parallel"
 )
 
@@ -234,7 +235,7 @@ func decodeItems(data []byte, lay *itemsLayout) ([]*yaml.RNode, bool, error) {
 		for i, n := range m.Content[1].Content {
 			items[r.from+i] = yaml.NewRNode(n)
 		}
-		aliases[k] = hasAlias(m)
+		aliases[k] = bounds.HasAlias(m)
 	})
 	anyAlias := false
 	for k, err := range errs {
@@ -244,19 +245,6 @@ func decodeItems(data []byte, lay *itemsLayout) ([]*yaml.RNode, bool, error) {
 		anyAlias = anyAlias || aliases[k]
 	}
 	return items, anyAlias, nil
-}
-
-// hasAlias reports whether n holds an alias node.
-func hasAlias(n *yaml.Node) bool {
-	if n.Kind == yaml.AliasNode {
-		return true
-	}
-	for _, c := range n.Content {
-		if hasAlias(c) {
-			return true
-		}
-	}
-	return false
 }
 
 // describe is for error messages in tests.
