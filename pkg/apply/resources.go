@@ -233,24 +233,7 @@ func (r *run) destDir() string {
 }
 
 func (r *run) assemble(items []roles.Item) *resources.Outcome {
-	out := make([]*yaml.RNode, 0, len(items)+len(r.created))
-	for i := range items {
-		it := &items[i]
-		switch {
-		case it.Inline:
-		case it.Role == roles.None:
-			out = append(out, it.Node)
-		case it.Role == roles.Dest:
-			if m, ok := r.replace[it]; ok {
-				out = append(out, m)
-			} else {
-				out = append(out, it.Node)
-			}
-		case r.cfg.KeepSources:
-			out = append(out, it.Node)
-		}
-	}
-	out = append(out, r.created...)
+	out := resources.OutputItems(items, r.cfg.KeepSources, r.replace, nil, r.created) // apply deletes no resource
 	res := framework.Results{Summary(r.counts)}
 	res = append(res, r.conflicts...)
 	res = append(res, r.plan...)

@@ -403,9 +403,14 @@ func (r *run) normalized(it, dest *roles.Item) *yaml.RNode {
 	return n
 }
 
-// assemble builds the output items and results.
-func (r *run) assemble(items []roles.Item) *Outcome {
-	out := make([]*yaml.RNode, 0, len(items)+len(r.added))
+// OutputItems is the output order of every mode (function.md, "Output"): the input items
+// in their order, pass-through items as they are, each dest item replaced by its entry in
+// replace (or dropped when drop says so, or kept as it is when in neither), original,
+// updated and src items left out unless keepSources, inline sources never; then added,
+// in order. Nothing is copied.
+func OutputItems(items []roles.Item, keepSources bool, replace map[*roles.Item]*yaml.RNode,
+	drop map[*roles.Item]bool, added []*yaml.RNode) []*yaml.RNode {
+	out := make([]*yaml.RNode, 0, len(items)+len(added))
 	for i := range items {
 		it := &items[i]
 		switch {
@@ -413,19 +418,24 @@ func (r *run) assemble(items []roles.Item) *Outcome {
 		case it.Role == roles.None:
 			out = append(out, it.Node)
 		case it.Role == roles.Dest:
-			if r.drop[it] {
+			if drop[it] {
 				continue
 			}
-			if m, ok := r.replace[it]; ok {
+			if m, ok := replace[it]; ok {
 				out = append(out, m)
 			} else {
 				out = append(out, it.Node)
 			}
-		case r.cfg.KeepSources:
+		case keepSources:
 			out = append(out, it.Node)
 		}
 	}
-	out = append(out, r.added...)
+	return append(out, added...)
+}
+
+// assemble builds the output items and results.
+func (r *run) assemble(items []roles.Item) *Outcome {
+	out := OutputItems(items, r.cfg.KeepSources, r.replace, r.drop, r.added)
 	res := framework.Results{results.Summary(string(r.cfg.Mode), r.counts)}
 	res = append(res, r.conflicts...)
 	res = append(res, r.warnings...)
