@@ -6,8 +6,10 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"runtime"
 	"runtime/debug"
 	"runtime/metrics"
+	"sync/atomic"
 
 	"sigs.k8s.io/kustomize/kyaml/fn/framework"
 )
@@ -32,16 +34,22 @@ func Run(p framework.ResourceListProcessor, r io.Reader, w, errw io.Writer, kyam
 	// it only re-marks the growing tree: collect after it instead. Then a soft memory
 	// limit of 1.5 times the heap the items take keeps the garbage of processing and
 	// writing (replaced and written items) from doubling the peak, as Go's default
-	// (collect when the heap has doubled) would; below the limit GC runs as usual. (A
-	// floor of 1 GiB of garbage made small lists faster than large ones per byte.)
+	// (collect when the heap has doubled) would. Below the limit nothing is collected
+	// (collectAtLimit): each collection re-marks all the items, and Go's pacer, whose
+	// last mark saw the input alone, would start one at once and then several during
+	// processing. (A floor of 1 GiB of garbage made small lists faster than large ones
+	// per byte.)
 	old := debug.SetGCPercent(-1)
 	l, err := safeRead(data)
-	debug.SetGCPercent(old)
 	if errors.Is(err, ErrUnsupported) {
+		debug.SetGCPercent(old)
 		return kyamlPath(bytes.NewReader(data))
 	}
 	if os.Getenv("GOMEMLIMIT") == "" && os.Getenv("GOGC") == "" {
-		debug.SetMemoryLimit(heapBytes()*3/2 + 64<<20)
+		restore := collectAtLimit(heapBytes()*3/2+64<<20, old)
+		defer restore()
+	} else {
+		debug.SetGCPercent(old)
 	}
 	data = nil // the items hold their own strings: let the input go
 	defer func() {
@@ -72,6 +80,53 @@ func safeRead(data []byte) (l *List, err error) {
 		}
 	}()
 	return read(data)
+}
+
+// collectAtLimit sets a soft memory limit and leaves the collector off (GOGC=off) so
+// that it runs only when the heap nears the limit; gcPercent is the setting to go back
+// to. After each collection, if the live heap takes more than 3/4 of the limit (each
+// collection would then free little and the next come soon), it turns gcPercent back
+// on, so the pacer and the limit together decide, as they would without this. The
+// returned func restores the previous limit and gcPercent; until then the process's
+// collector settings are changed, so Run is for one call at a time.
+func collectAtLimit(limit int64, gcPercent int) (restore func()) {
+	prevLimit := debug.SetMemoryLimit(limit)
+	debug.SetGCPercent(-1)
+	var done atomic.Bool
+	var arm func()
+	arm = func() {
+		s := new(gcSentinel)
+		runtime.SetFinalizer(s, func(*gcSentinel) { // runs after a collection
+			if done.Load() {
+				return
+			}
+			if liveHeapBytes() > limit/4*3 {
+				debug.SetGCPercent(gcPercent)
+				return
+			}
+			arm()
+		})
+	}
+	arm()
+	return func() {
+		done.Store(true)
+		debug.SetGCPercent(gcPercent)
+		debug.SetMemoryLimit(prevLimit)
+	}
+}
+
+// gcSentinel is a heap object whose finalizer tells collectAtLimit a collection ran
+// (large enough not to be a tiny allocation, which finalizers may not see promptly).
+type gcSentinel struct{ _ [32]byte }
+
+// liveHeapBytes is the heap the last collection found live.
+func liveHeapBytes() int64 {
+	s := []metrics.Sample{{Name: "/gc/heap/live:bytes"}}
+	metrics.Read(s)
+	if s[0].Value.Kind() != metrics.KindUint64 {
+		return 0
+	}
+	return int64(s[0].Value.Uint64())
 }
 
 // heapBytes is the memory the heap's objects take now (live and not yet collected).

@@ -1,0 +1,59 @@
+package resourcelist
+
+import (
+	"runtime"
+	"runtime/debug"
+	"testing"
+	"time"
+)
+
+// TestCollectAtLimit checks the collector settings Run uses: off below the limit, back
+// to the given GOGC once a collection finds the live heap above 3/4 of the limit, and
+// both settings restored afterwards.
+func TestCollectAtLimit(t *testing.T) {
+	prevLimit := debug.SetMemoryLimit(-1)
+	prevPercent := debug.SetGCPercent(-1)
+	debug.SetGCPercent(prevPercent)
+
+	// Plenty of room: a collection leaves the collector off.
+	restore := collectAtLimit(1<<40, 77)
+	runtime.GC()
+	time.Sleep(50 * time.Millisecond) // the finalizer goroutine runs after the collection
+	if p := debug.SetGCPercent(-1); p != -1 {
+		t.Errorf("with room under the limit, GOGC is %d, want off (-1)", p)
+	}
+	restore()
+	if p := debug.SetGCPercent(prevPercent); p != 77 {
+		t.Errorf("after restore, GOGC is %d, want the given 77", p)
+	}
+	if l := debug.SetMemoryLimit(-1); l != prevLimit {
+		t.Errorf("after restore, the memory limit is %d, want %d", l, prevLimit)
+	}
+
+	// Live heap above 3/4 of the limit: the next collection turns GOGC back on.
+	keep := make([][]byte, 0, 64)
+	for i := 0; i < 64; i++ {
+		keep = append(keep, make([]byte, 1<<20))
+	}
+	runtime.GC()
+	limit := liveHeapBytes() // the live heap alone fills the limit
+	restore = collectAtLimit(limit, 55)
+	runtime.GC()
+	deadline := time.Now().Add(2 * time.Second)
+	for {
+		p := debug.SetGCPercent(-1)
+		debug.SetGCPercent(p)
+		if p == 55 {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("live heap %d above 3/4 of limit %d: GOGC is %d, want 55", liveHeapBytes(), limit, p)
+		}
+		runtime.GC()
+		time.Sleep(10 * time.Millisecond)
+	}
+	restore()
+	runtime.KeepAlive(keep)
+	debug.SetGCPercent(prevPercent)
+	debug.SetMemoryLimit(prevLimit)
+}
