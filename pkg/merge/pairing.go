@@ -38,8 +38,9 @@ func keyedIDs(l schema.List, lists ...*yaml.Node) [][]elemID {
 			continue
 		}
 		raw[li] = make([][]string, len(list.Content))
+		slab := make([]string, len(list.Content)*len(keys)) // every element's values, one allocation
 		for ei, el := range list.Content {
-			vals, full := keyValues(el, keys, l.Untagged)
+			vals, full := keyValues(slab[ei*len(keys):(ei+1)*len(keys):(ei+1)*len(keys)], el, keys, l.Untagged)
 			raw[li][ei] = vals
 			if wildcard && full {
 				if complete == nil {
@@ -103,11 +104,11 @@ func keyedIDs(l schema.List, lists ...*yaml.Node) [][]elemID {
 	return out
 }
 
-// keyValues returns the scalar values of keys in element el ("" where absent; untagged
-// keys' without image tag, schema.KeyValue) and whether all are present.
-func keyValues(el *yaml.Node, keys, untagged []string) ([]string, bool) {
+// keyValues sets vals (len(keys) long) to the scalar values of keys in element el (""
+// where absent; untagged keys' without image tag, schema.KeyValue), returns it, and
+// reports whether all are present.
+func keyValues(vals []string, el *yaml.Node, keys, untagged []string) ([]string, bool) {
 	f := indexFields(el)
-	vals := make([]string, len(keys))
 	full := true
 	for i, k := range keys {
 		v := deref(f.value(k))
@@ -159,7 +160,14 @@ func containsTuple(list [][]string, t []string) bool {
 	return false
 }
 
+// makeID is the identity of an element whose key values are vals ("" for absent): a
+// string that differs whenever the present values or the set of absent keys differ.
+// With one key present it is the value itself (no allocation), unless the value starts
+// with \x01, which only the built forms ("\x01=" value, "\x01-" absent) do.
 func makeID(keys, vals []string) elemID {
+	if len(vals) == 1 && vals[0] != "" && vals[0][0] != '\x01' { // the common case
+		return elemID{id: vals[0], keys: keys[:1:1], values: vals[:1:1]}
+	}
 	var b strings.Builder
 	e := elemID{}
 	for i, v := range vals {

@@ -170,6 +170,9 @@ func (e *twoWay) mergeMap(sn, d *yaml.Node, sch schema.Node, path *at) (*yaml.No
 	}
 	dn, out := e.own(d)
 	dn.Content, err = mergeMapFields(sn, dn, isDirective, func(k, sk, sv, dv *yaml.Node) (*yaml.Node, error) {
+		if !e.inPlace && sv != nil && dv != nil && sameScalar(sv, dv) && !isNull(sv) {
+			return dv, nil // what merge returns here, without the schema lookup and path link
+		}
 		var buf [4]*yaml.Node // on the stack: no garbage per field
 		pairs := buf[:0]
 		if dv != nil {

@@ -536,6 +536,23 @@ func keyedFits(list *yaml.Node, keys []string, wildcard, anyKey bool, untagged [
 		return true
 	}
 	seen := make(map[string]struct{}, len(list.Content))
+	if len(keys) == 1 { // the value itself is the identity: no string built per element
+		for _, el := range list.Content {
+			if el.Kind != yaml.MappingNode {
+				return false
+			}
+			v := fieldValue(el, keys[0])
+			if v == nil || v.Kind != yaml.ScalarNode || v.ShortTag() == "!!null" {
+				return false // the only key is the primary one, and it is missing
+			}
+			id := KeyValue(untagged, keys[0], v.Value)
+			if _, dup := seen[id]; dup {
+				return false
+			}
+			seen[id] = struct{}{}
+		}
+		return true
+	}
 	var b strings.Builder
 	for _, el := range list.Content {
 		if el.Kind != yaml.MappingNode {
