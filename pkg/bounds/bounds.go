@@ -20,28 +20,46 @@ const MaxExpandedNodes = 1_000_000
 // MaxExpandedNodes nodes. Cost: one walk of n, each aliased node walked once. A nil n
 // is not.
 func TooExpanded(n *yaml.Node) bool {
-	var sizes aliasSizes
-	return sizes.of(n) > MaxExpandedNodes
+	tooExpanded, _ := Measure(n)
+	return tooExpanded
 }
 
-// aliasSizes holds the expanded sizes of alias targets; allocated on the first alias.
-type aliasSizes map[*yaml.Node]int
+// Measure is TooExpanded and HasAlias from one walk: whether n, with its aliases
+// expanded, stands for more than MaxExpandedNodes nodes, and whether it holds an alias
+// node (when it is too expanded, it does). Cost: one walk of n, each aliased node
+// walked once.
+func Measure(n *yaml.Node) (tooExpanded, hasAlias bool) {
+	var m measure
+	tooExpanded = m.of(n) > MaxExpandedNodes
+	return tooExpanded, m.aliased
+}
+
+// measure holds the expanded sizes of alias targets (allocated on the first alias) and
+// whether an alias node was seen.
+type measure struct {
+	sizes   map[*yaml.Node]int
+	aliased bool
+}
 
 // of counts the nodes of n with aliases expanded, saturating just above
 // MaxExpandedNodes.
-func (m *aliasSizes) of(n *yaml.Node) int {
+func (m *measure) of(n *yaml.Node) int {
 	if n == nil {
 		return 0
 	}
-	if n.Kind == yaml.AliasNode && n.Alias != nil {
-		if s, ok := (*m)[n.Alias]; ok {
+	if n.Kind == yaml.AliasNode {
+		m.aliased = true
+		if n.Alias == nil {
+			return 1
+		}
+		if s, ok := m.sizes[n.Alias]; ok {
 			return s
 		}
 		s := m.of(n.Alias)
-		if *m == nil {
-			*m = aliasSizes{}
+		if m.sizes == nil {
+			m.sizes = map[*yaml.Node]int{}
 		}
-		(*m)[n.Alias] = s
+		m.sizes[n.Alias] = s
 		return s
 	}
 	size := 1

@@ -38,3 +38,22 @@ func TestTooExpanded(t *testing.T) {
 		t.Error("a small map without aliases refused")
 	}
 }
+
+// TestMeasureAliases: Measure's alias answer is HasAlias's, dangling aliases included.
+func TestMeasureAliases(t *testing.T) {
+	for _, n := range []*yaml.Node{
+		nil,
+		yaml.MustParse("a: [1, 2, 3]\nb: {c: d}\n").YNode(),
+		yaml.MustParse("a: &x [1]\nb: *x\n").YNode(),
+		bomb(3),
+		{Kind: yaml.SequenceNode, Content: []*yaml.Node{{Kind: yaml.AliasNode}}},
+	} {
+		too, aliased := Measure(n)
+		if aliased != HasAlias(n) || too != TooExpanded(n) {
+			t.Errorf("Measure = (%v, %v), want TooExpanded %v, HasAlias %v", too, aliased, TooExpanded(n), HasAlias(n))
+		}
+	}
+	if too, aliased := Measure(bomb(9)); !too || !aliased {
+		t.Errorf("bomb: Measure = (%v, %v), want (true, true)", too, aliased)
+	}
+}

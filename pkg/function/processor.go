@@ -121,7 +121,8 @@ func Run(items []*yaml.RNode, cfg *config.Config) (*resources.Outcome, error) {
 
 // runAssigned is Run after roles.Assign.
 func runAssigned(assigned []roles.Item, cfg *config.Config) (*resources.Outcome, error) {
-	if err := checkExpansion(assigned); err != nil {
+	anyAlias, err := checkExpansion(assigned)
+	if err != nil {
 		return nil, err
 	}
 	if cfg.Mode == config.ModeApply {
@@ -130,7 +131,7 @@ func runAssigned(assigned []roles.Item, cfg *config.Config) (*resources.Outcome,
 		}
 		return apply.Run(assigned, cfg)
 	}
-	return resources.Merge(assigned, cfg, merge.Options{Lists: Lists(cfg, assigned)})
+	return resources.Merge(assigned, cfg, merge.Options{Lists: Lists(cfg, assigned), AliasFree: !anyAlias})
 }
 
 // located turns functionConfig errors into item errors about the functionConfig, each

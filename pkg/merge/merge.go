@@ -42,6 +42,11 @@ type Options struct {
 	// Lists decides which lists are associative and by which merge keys. Nil means
 	// schema.Heuristic with the seed's default associative keys.
 	Lists *schema.Resolver
+	// AliasFree says the caller has checked that no input tree holds a YAML alias
+	// (package function measures every item before merging); the engines then skip
+	// their own check, a walk of each input. Set it wrongly and aliased inputs may be
+	// changed (the engines copy them before merging in place).
+	AliasFree bool
 }
 
 // ConflictKind says which three-sided disagreement a Conflict is.

@@ -34,7 +34,7 @@ func ThreeWay(original, updated, dest *yaml.RNode, opts Options) (*yaml.RNode, [
 func ThreeWayShared(original, updated, dest *yaml.RNode, opts Options) (*yaml.RNode, []Conflict, error) {
 	e := &threeWay{lists: opts.lists(), policy: opts.Policy}
 	o, u, d := ynode(original), ynode(updated), ynode(dest)
-	if bounds.HasAlias(u) || bounds.HasAlias(d) {
+	if !opts.AliasFree && (bounds.HasAlias(u) || bounds.HasAlias(d)) {
 		// Aliases share nodes inside one input: work on private copies changed in
 		// place, as the engine always did for them.
 		u, d = copyNode(u), copyNode(d)
