@@ -1,18 +1,19 @@
 package yamlenc
 
 import (
-	"os"
 	"strconv"
 	"testing"
 
+	"github.com/krm-merge/krm-merge/internal/fuzzseed"
 	"sigs.k8s.io/kustomize/kyaml/yaml"
 )
 
 // FuzzAppendItem: YAML decoded by yaml.v3; its root and the mappings and sequences in
-// it, as decoded and in variants (comments dropped, scalar styles and explicit tags'
-// TaggedStyle cleared so that the tags decide the quoting, scalar styles cycled), are
-// declined by AppendItem or written as yaml.v3 writes them. resolve agrees with the
-// decoder's tags of plain scalars.
+// it, as decoded and in variants (comments dropped; scalar styles and explicit tags'
+// TaggedStyle cleared, so that the tags decide the quoting; scalar styles cycled), and
+// its first scalars' values under each style in each of scalarContexts, are declined
+// by AppendItem or written as yaml.v3 writes them. resolve agrees with the decoder's
+// tags of plain scalars.
 func FuzzAppendItem(f *testing.F) {
 	for _, v := range tricky {
 		f.Add("k: " + strconv.Quote(v) + "\n" + strconv.Quote(v) + ": v\nl:\n- " + strconv.Quote(v) + "\n")
@@ -22,10 +23,11 @@ func FuzzAppendItem(f *testing.F) {
 	f.Add("a: 'it''s'\nb: \"\\t\\u2028\"\nc: [a, b]\nd: {}\ne: []\nf: !!str 80\ng: !!int 80\n")
 	f.Add("# head\na: b # line\n# foot\n")
 	f.Add("a: &x 1\nb: *x\n? [a]\n: b\n")
-	for _, p := range []string{"../../examples/demo/local/deployment.yaml", "../../fn-config-examples/3way-fieldrules.yaml"} {
-		if b, err := os.ReadFile(p); err == nil {
-			f.Add(string(b))
-		}
+	f.Add("a:\n- []\n- {}\n- - - x\n  - ''\n-\n- k: {}\n  l: []\n  m:\n  - |+\n    x\n\n")
+	// The repository's YAML documents: e2e case packages, examples, functionConfig
+	// examples.
+	for _, d := range fuzzseed.Docs(f) {
+		f.Add(d)
 	}
 	f.Fuzz(func(t *testing.T, in string) {
 		var doc yaml.Node
@@ -64,6 +66,20 @@ func FuzzAppendItem(f *testing.F) {
 			}
 		})
 		checkNested(t, "styles cycled", cycled)
+		// The first scalars' values in every style and context.
+		var values []string
+		walk(root, 0, func(n *yaml.Node, _ int) {
+			if n.Kind == yaml.ScalarNode && len(values) < 3 {
+				values = append(values, n.Value)
+			}
+		})
+		for _, v := range values {
+			for _, style := range styles[:4] {
+				for _, c := range scalarContexts {
+					check(t, c.name, c.item(&yaml.Node{Kind: yaml.ScalarNode, Tag: "!!str", Style: style, Value: v}))
+				}
+			}
+		}
 	})
 }
 
