@@ -34,11 +34,33 @@ var boring = func() (t [256]bool) {
 	return t
 }()
 
+// quiet marks the bytes that, as the first byte of a value, change none of the
+// analysis's flags: boring, not an indicator, and not '-' or '.', which may start
+// "---" or "...".
+var quiet = func() (t [256]bool) {
+	t = boring
+	for _, c := range ",[]{}&*!|>'\"%@`?-." {
+		t[c] = false
+	}
+	return t
+}()
+
 // analyze is yaml_emitter_analyze_scalar (emitterc.go) with unicode enabled; it also
 // checks that v is valid UTF-8.
 func analyze(v string) scalarInfo {
 	if len(v) == 0 {
 		return scalarInfo{blockPlain: true, singleQuote: true}
+	}
+	if quiet[v[0]] {
+		// The common case: nothing to record on the way, as the general loop below
+		// would find.
+		i := 1
+		for i < len(v) && boring[v[i]] {
+			i++
+		}
+		if i == len(v) {
+			return scalarInfo{blockPlain: true, singleQuote: true, block: true}
+		}
 	}
 	var (
 		blockIndicators bool
