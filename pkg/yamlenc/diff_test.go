@@ -116,6 +116,9 @@ func (s *stats) log(t *testing.T, what string) {
 		rs = append(rs, fmt.Sprintf("%s: %d", r, n))
 	}
 	sort.Strings(rs)
+	if len(rs) == 0 {
+		rs = []string{"none declined"}
+	}
 	t.Logf("%s: documents declined because of: %s", what, strings.Join(rs, ", "))
 }
 
