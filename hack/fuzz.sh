@@ -19,6 +19,7 @@ targets=(
 	"FuzzThreeWay ./pkg/merge"
 	"FuzzTwoWay ./pkg/merge"
 	"FuzzApply ./pkg/apply"
+	"FuzzAppendItem ./pkg/yamlenc"
 )
 failed=()
 for t in "${targets[@]}"; do
