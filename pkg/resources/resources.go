@@ -23,7 +23,6 @@ package resources
 
 import (
 	"fmt"
-	"sort"
 
 	"sigs.k8s.io/kustomize/kyaml/fn/framework"
 	"sigs.k8s.io/kustomize/kyaml/yaml"
@@ -384,22 +383,7 @@ func (r *run) normalized(it, dest *roles.Item) *yaml.RNode {
 			host[k] = v
 		}
 	}
-	for k := range n.GetAnnotations() {
-		if roles.IsHostAnnotation(k, r.cfg.RoleAnnotation) {
-			if _, ok := host[k]; !ok {
-				_ = n.PipeE(yaml.ClearAnnotation(k))
-			}
-		}
-	}
-	keys := make([]string, 0, len(host))
-	for k := range host {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	for _, k := range keys {
-		_ = n.PipeE(yaml.SetAnnotation(k, host[k]))
-	}
-	roles.ClearEmptyAnnotations(n)
+	setHostAnnotations(n, host, func(k string) bool { return roles.IsHostAnnotation(k, r.cfg.RoleAnnotation) })
 	return n
 }
 

@@ -1,0 +1,139 @@
+package resources
+
+import (
+	"sort"
+	"unicode/utf8"
+
+	"sigs.k8s.io/kustomize/kyaml/yaml"
+
+	"github.com/krm-merge/krm-merge/pkg/roles"
+)
+
+// setHostAnnotations makes n's host annotations (isHost) exactly host: those not in
+// host are removed, and each of host, in key order, is set. n's annotations are its own
+// (withOwnAnnotations). The result is the node tree of kyaml's calls
+// (yaml.ClearAnnotation for each removed key, then yaml.SetAnnotation for each key in
+// order, then roles.ClearEmptyAnnotations), which it makes directly when n's annotations
+// are a non-empty map with distinct keys that keeps at least one annotation (setHostFast),
+// and through those calls otherwise.
+func setHostAnnotations(n *yaml.RNode, host map[string]string, isHost func(string) bool) {
+	keys := make([]string, 0, len(host))
+	for k := range host {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	if !setHostFast(n.YNode(), host, keys, isHost) {
+		for k := range n.GetAnnotations() {
+			if isHost(k) {
+				if _, ok := host[k]; !ok {
+					_ = n.PipeE(yaml.ClearAnnotation(k))
+				}
+			}
+		}
+		for _, k := range keys {
+			_ = n.PipeE(yaml.SetAnnotation(k, host[k]))
+		}
+	}
+	roles.ClearEmptyAnnotations(n)
+}
+
+// setHostFast is setHostAnnotations's direct path; it reports false, having changed
+// nothing, when n is outside it. The kyaml calls it stands for:
+//   - ClearAnnotation(k) removes the key's pair;
+//   - SetAnnotation(k, v) on a map that is not empty (its ClearEmptyAnnotations does
+//     nothing then) replaces the value node of an existing key with a !!str scalar of v
+//     in the old node's style (FieldSetter keeps the style), or appends the key (no tag,
+//     no style) and a single-quoted !!str scalar of v.
+//
+// Maps that could become empty before a SetAnnotation (which would then drop and
+// re-create them at the end of metadata), repeated keys (kyaml clears the first and
+// sets the last), values that are not valid UTF-8 (kyaml writes them as !!binary) and
+// annotations that are not a plain mapping go the slow way.
+func setHostFast(root *yaml.Node, host map[string]string, keys []string, isHost func(string) bool) bool {
+	an := annotationsOf(root)
+	if an == nil {
+		return false
+	}
+	kept := 0
+	seen := make(map[string]bool, len(an.Content)/2)
+	for i := 0; i < len(an.Content); i += 2 {
+		k := an.Content[i]
+		if k.Kind != yaml.ScalarNode || an.Content[i+1].Kind != yaml.ScalarNode || seen[k.Value] {
+			return false
+		}
+		seen[k.Value] = true
+		if _, ok := host[k.Value]; ok || !isHost(k.Value) {
+			kept++
+		}
+	}
+	if kept == 0 && len(keys) > 0 {
+		return false
+	}
+	for _, k := range keys {
+		if !utf8.ValidString(host[k]) {
+			return false
+		}
+	}
+	out := an.Content[:0]
+	for i := 0; i < len(an.Content); i += 2 {
+		k, v := an.Content[i], an.Content[i+1]
+		if _, ok := host[k.Value]; !ok && isHost(k.Value) {
+			continue // cleared
+		}
+		out = append(out, k, v)
+	}
+	for i := len(out); i < len(an.Content); i++ {
+		an.Content[i] = nil
+	}
+	an.Content = out
+	for _, k := range keys {
+		v := host[k]
+		if seen[k] {
+			for i := 0; i < len(an.Content); i += 2 {
+				if an.Content[i].Value == k {
+					old := an.Content[i+1]
+					*old = yaml.Node{Kind: yaml.ScalarNode, Tag: yaml.NodeTagString, Value: v, Style: old.Style}
+					break
+				}
+			}
+			continue
+		}
+		an.Content = append(an.Content,
+			&yaml.Node{Kind: yaml.ScalarNode, Value: k},
+			&yaml.Node{Kind: yaml.ScalarNode, Tag: yaml.NodeTagString, Value: v, Style: yaml.SingleQuotedStyle})
+	}
+	return true
+}
+
+// annotationsOf returns root's metadata.annotations mapping when root is a mapping with
+// one metadata field, a non-empty mapping with one annotations field, a non-empty
+// mapping of an even number of nodes; else nil.
+func annotationsOf(root *yaml.Node) *yaml.Node {
+	md := onlyField(root, yaml.MetadataField)
+	if md == nil || md.Kind != yaml.MappingNode || len(md.Content) == 0 {
+		return nil
+	}
+	an := onlyField(md, yaml.AnnotationsField)
+	if an == nil || an.Kind != yaml.MappingNode || len(an.Content) == 0 || len(an.Content)%2 != 0 {
+		return nil
+	}
+	return an
+}
+
+// onlyField returns the value of m's field name when m is a mapping holding it exactly
+// once, else nil.
+func onlyField(m *yaml.Node, name string) *yaml.Node {
+	if m == nil || m.Kind != yaml.MappingNode || len(m.Content)%2 != 0 {
+		return nil
+	}
+	var v *yaml.Node
+	for i := 0; i < len(m.Content); i += 2 {
+		if m.Content[i].Value == name {
+			if v != nil {
+				return nil
+			}
+			v = m.Content[i+1]
+		}
+	}
+	return v
+}
