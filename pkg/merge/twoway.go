@@ -51,6 +51,9 @@ func TwoWayShared(src, dest *yaml.RNode, opts Options) (*yaml.RNode, error) {
 		s, d = copyNode(s), copyNode(d)
 		e.inPlace = true
 	}
+	if !e.inPlace && plainEqual(s, d) {
+		return rnode(d), nil // what the merge gives (see plainEqual), without its walk
+	}
 	sch := e.lists.ForResource(dest, src)
 	out, err := e.merge(s, d, sch, nil)
 	if err != nil {
