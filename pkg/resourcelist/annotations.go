@@ -1,0 +1,334 @@
+package resourcelist
+
+import (
+	"fmt"
+	"strings"
+
+	"sigs.k8s.io/kustomize/kyaml/kio"
+	"sigs.k8s.io/kustomize/kyaml/kio/kioutil"
+	"sigs.k8s.io/kustomize/kyaml/yaml"
+)
+
+// This file does kyaml's internal-annotation migration (kio's
+// PreprocessResourcesForInternalAnnotationMigration before the processor,
+// ReconcileInternalAnnotations after it) item by item with direct node edits where the
+// item's annotations have the common shape, and through kyaml's own calls otherwise.
+// The result is kyaml's node tree either way (preprocess_test.go and
+// reconcile_test.go compare them on every shape).
+
+// preprocessItem is the loop body of kio.PreprocessResourcesForInternalAnnotationMigration
+// for one item (index id): set the migration id annotation, record the internal
+// annotations, copy legacy and internal path/index/id annotations where one of a pair
+// is missing (kioutil.CopyLegacyAnnotations), check the pairs agree. It reads the
+// annotations once (kyaml reads them three times, each through GetMeta) and goes
+// through kyaml's own calls where it would change anything else.
+func preprocessItem(it *yaml.RNode, id string) (map[string]string, error) {
+	if !appendAnnotation(it.YNode(), kioutil.InternalAnnotationsMigrationResourceIDAnnotation, id) {
+		if err := it.PipeE(yaml.SetAnnotation(kioutil.InternalAnnotationsMigrationResourceIDAnnotation, id)); err != nil {
+			return nil, err
+		}
+	}
+	meta, err := it.GetMeta()
+	internal := make(map[string]string)
+	for k, v := range meta.Annotations { // kioutil.GetInternalAnnotations
+		if strings.HasPrefix(k, "internal.config.kubernetes.io/") || k == kioutil.LegacyPathAnnotation ||
+			k == kioutil.LegacyIndexAnnotation || k == kioutil.LegacyIdAnnotation {
+			internal[k] = v
+		}
+	}
+	if err != nil { // ErrMissingMetadata: CopyLegacyAnnotations is a no-op
+		return internal, checkMismatchedAnnos(meta.Annotations)
+	}
+	if !copyLegacy(it.YNode(), meta.Annotations) {
+		if err := kioutil.CopyLegacyAnnotations(it); err != nil {
+			return nil, err
+		}
+		meta, _ = it.GetMeta()
+	}
+	return internal, checkMismatchedAnnos(meta.Annotations)
+}
+
+// legacyPairs are the internal and legacy annotation pairs kioutil.CopyLegacyAnnotations
+// keeps in step, in its order.
+var legacyPairs = [][2]string{
+	{kioutil.PathAnnotation, kioutil.LegacyPathAnnotation},
+	{kioutil.IndexAnnotation, kioutil.LegacyIndexAnnotation},
+	{kioutil.IdAnnotation, kioutil.LegacyIdAnnotation},
+}
+
+// copyLegacy is kioutil.CopyLegacyAnnotations on item, whose annotations (as GetMeta
+// reads them) are a, for the common case, and reports whether it applied: for each
+// pair with one annotation set and the other empty, the empty one is set to the other's
+// value (through appendAnnotation, so only when the missing key is absent from the
+// annotations node), and a is updated to match. When it reports false it has changed
+// nothing and the caller uses kioutil.CopyLegacyAnnotations.
+func copyLegacy(item *yaml.Node, a map[string]string) bool {
+	var set [][2]string // key, value
+	for _, p := range legacyPairs {
+		v, lv := a[p[0]], a[p[1]]
+		switch {
+		case v != "" && lv == "":
+			set = append(set, [2]string{p[1], v})
+		case v == "" && lv != "":
+			set = append(set, [2]string{p[0], lv})
+		}
+	}
+	if len(set) == 0 {
+		return true
+	}
+	an := annotationsNode(item)
+	if an == nil {
+		return false
+	}
+	for _, kv := range set {
+		if hasKey(an, kv[0]) {
+			return false // set but empty: kyaml replaces the value node
+		}
+	}
+	for _, kv := range set {
+		appendAnnotation(item, kv[0], kv[1])
+		a[kv[0]] = kv[1]
+	}
+	return true
+}
+
+// appendAnnotation is yaml.SetAnnotation(key, value) for the common shape, and reports
+// whether it applied: item's annotations node (annotationsNode) exists and lacks key.
+// SetAnnotation then clears nothing (ClearEmptyAnnotations) and appends the same two
+// nodes as its FieldSetter: the key with no tag and style, the value a !!str scalar in
+// single quotes. On any other shape it does nothing and the caller uses SetAnnotation.
+func appendAnnotation(item *yaml.Node, key, value string) bool {
+	an := annotationsNode(item)
+	if an == nil || hasKey(an, key) {
+		return false
+	}
+	an.Content = append(an.Content,
+		&yaml.Node{Kind: yaml.ScalarNode, Value: key},
+		&yaml.Node{Kind: yaml.ScalarNode, Tag: yaml.NodeTagString, Value: value, Style: yaml.SingleQuotedStyle})
+	return true
+}
+
+// annotationsNode returns item's metadata.annotations mapping when item is a mapping
+// with one metadata field, a non-empty mapping with one annotations field, a non-empty
+// mapping; else nil.
+func annotationsNode(item *yaml.Node) *yaml.Node {
+	md := uniqueField(item, yaml.MetadataField)
+	if md == nil || md.Kind != yaml.MappingNode || len(md.Content) == 0 {
+		return nil
+	}
+	an := uniqueField(md, yaml.AnnotationsField)
+	if an == nil || an.Kind != yaml.MappingNode || len(an.Content) == 0 || len(an.Content)%2 != 0 {
+		return nil
+	}
+	return an
+}
+
+// hasKey reports whether mapping m has the key.
+func hasKey(m *yaml.Node, key string) bool {
+	for i := 0; i < len(m.Content); i += 2 {
+		if m.Content[i].Value == key {
+			return true
+		}
+	}
+	return false
+}
+
+// uniqueField returns the value of m's field name when m is a mapping holding it
+// exactly once (kyaml's Field takes the last of repeated keys), else nil.
+func uniqueField(m *yaml.Node, name string) *yaml.Node {
+	if m == nil || m.Kind != yaml.MappingNode || len(m.Content)%2 != 0 {
+		return nil
+	}
+	var v *yaml.Node
+	for i := 0; i < len(m.Content); i += 2 {
+		if m.Content[i].Value == name {
+			if v != nil {
+				return nil
+			}
+			v = m.Content[i+1]
+		}
+	}
+	return v
+}
+
+// annotationsFormat is kio's determineAnnotationsFormat (unexported there): whether the
+// input items used the internal path/index/id annotations, the legacy ones, or both,
+// from the internal annotations preprocessing recorded; an error when items disagree.
+func annotationsFormat(nodeAnnos map[string]map[string]string) (useInternal, useLegacy bool, err error) {
+	if len(nodeAnnos) == 0 {
+		return true, true, nil
+	}
+	var internal, legacy *bool
+	for _, a := range nodeAnnos {
+		_, p := a[kioutil.PathAnnotation]
+		_, i := a[kioutil.IndexAnnotation]
+		_, d := a[kioutil.IdAnnotation]
+		_, lp := a[kioutil.LegacyPathAnnotation]
+		_, li := a[kioutil.LegacyIndexAnnotation]
+		_, ld := a[kioutil.LegacyIdAnnotation]
+		if !(p || i || d || lp || li || ld) {
+			continue
+		}
+		in, lg := p || i || d, lp || li || ld
+		if internal == nil {
+			internal = &in
+		}
+		if in != *internal {
+			return false, false, fmt.Errorf("the annotation formatting in the input resources is not consistent")
+		}
+		if legacy == nil {
+			legacy = &lg
+		}
+		if lg != *legacy {
+			return false, false, fmt.Errorf("the annotation formatting in the input resources is not consistent")
+		}
+	}
+	if internal != nil {
+		useInternal = *internal
+	}
+	if legacy != nil {
+		useLegacy = *legacy
+	}
+	return useInternal, useLegacy, nil
+}
+
+// reconcileItem is the loop body of kio.ReconcileInternalAnnotations for one item, made
+// directly on its annotations node, and reports whether it applied; when it reports
+// false it has changed nothing and the caller runs kyaml's loop body on the item. It
+// applies when the item's annotations are a non-empty map (annotationsNode) of scalar
+// keys and values, each key once. kyaml's calls it stands for: SetAnnotation replaces an
+// existing key's value with a !!str scalar in the old style, or appends the key and a
+// single-quoted !!str value (the map is never empty when kyaml sets); ClearAnnotation
+// removes the pair; annotations are read as GetMeta reads them (a null value is "").
+func reconcileItem(item *yaml.Node, nodeAnnos map[string]map[string]string, useInternal, useLegacy bool) (bool, error) {
+	an := annotationsNode(item)
+	if an == nil {
+		return false, nil
+	}
+	for i := 0; i < len(an.Content); i += 2 {
+		k, v := an.Content[i], an.Content[i+1]
+		if k.Kind != yaml.ScalarNode || v.Kind != yaml.ScalarNode || k.Tag == yaml.NodeTagNull {
+			return false, nil
+		}
+		for j := i + 2; j < len(an.Content); j += 2 {
+			if an.Content[j].Value == k.Value {
+				return false, nil
+			}
+		}
+	}
+	find := func(key string) int {
+		for i := 0; i < len(an.Content); i += 2 {
+			if an.Content[i].Value == key {
+				return i
+			}
+		}
+		return -1
+	}
+	get := func(key string) string {
+		if i := find(key); i >= 0 && an.Content[i+1].Tag != yaml.NodeTagNull {
+			return an.Content[i+1].Value
+		}
+		return ""
+	}
+	set := func(key, value string) {
+		if i := find(key); i >= 0 {
+			old := an.Content[i+1]
+			*old = yaml.Node{Kind: yaml.ScalarNode, Tag: yaml.NodeTagString, Value: value, Style: old.Style}
+			return
+		}
+		an.Content = append(an.Content,
+			&yaml.Node{Kind: yaml.ScalarNode, Value: key},
+			&yaml.Node{Kind: yaml.ScalarNode, Tag: yaml.NodeTagString, Value: value, Style: yaml.SingleQuotedStyle})
+	}
+	clear := func(key string) {
+		if i := find(key); i >= 0 {
+			an.Content = append(an.Content[:i], an.Content[i+2:]...)
+		}
+	}
+	// missingInternalOrLegacyAnnotations: if only one of a pair is set, set the other.
+	for _, p := range legacyPairs {
+		v, lv := get(p[0]), get(p[1])
+		switch {
+		case v == "" && lv == "":
+		case v == "":
+			set(p[0], lv)
+		case lv == "":
+			set(p[1], v)
+		}
+	}
+	// checkAnnotationsAltered: a path or index the function changed in one form is
+	// copied to the other.
+	if orig, found := nodeAnnos[get(kioutil.InternalAnnotationsMigrationResourceIDAnnotation)]; found {
+		for _, f := range []struct{ key, legacy, what string }{
+			{kioutil.PathAnnotation, kioutil.LegacyPathAnnotation, "path"},
+			{kioutil.IndexAnnotation, kioutil.LegacyIndexAnnotation, "index"},
+		} {
+			in, lg := get(f.key), get(f.legacy)
+			was, ok := orig[f.key]
+			if !ok {
+				was = orig[f.legacy]
+			}
+			if was == "" {
+				continue
+			}
+			switch {
+			case was != in && was != lg && in != lg:
+				return true, fmt.Errorf("resource input to function has mismatched legacy and internal %s annotations", f.what)
+			case was != in:
+				set(f.legacy, in)
+			case was != lg:
+				set(f.key, lg)
+			}
+		}
+	}
+	// formatInternalAnnotations: keep the format(s) the input used.
+	if !useInternal {
+		clear(kioutil.IdAnnotation)
+		clear(kioutil.PathAnnotation)
+		clear(kioutil.IndexAnnotation)
+	}
+	if !useLegacy {
+		clear(kioutil.LegacyIdAnnotation)
+		clear(kioutil.LegacyPathAnnotation)
+		clear(kioutil.LegacyIndexAnnotation)
+	}
+	for _, p := range [][3]string{
+		{kioutil.PathAnnotation, kioutil.LegacyPathAnnotation, "path"},
+		{kioutil.IndexAnnotation, kioutil.LegacyIndexAnnotation, "index"},
+		{kioutil.IdAnnotation, kioutil.LegacyIdAnnotation, "id"},
+	} {
+		if v, lv := get(p[0]), get(p[1]); v != "" && lv != "" && v != lv {
+			return true, fmt.Errorf("resource input to function has mismatched legacy and internal %s annotations", p[2])
+		}
+	}
+	clear(kioutil.InternalAnnotationsMigrationResourceIDAnnotation)
+	return true, nil
+}
+
+// reconcileOne is the loop body of kio.ReconcileInternalAnnotations for one item, given
+// the format annotationsFormat found: reconcileItem, or kyaml's own loop body when the
+// item's shape is not the common one. kyaml's is run as ReconcileInternalAnnotations on
+// the item alone with a map of two entries: the item's own record, and one that gives
+// the same format (kyaml derives the format from the whole map, at a cost of the whole
+// map per call).
+func reconcileOne(it *yaml.RNode, nodeAnnos map[string]map[string]string, useInternal, useLegacy bool) error {
+	if ok, err := reconcileItem(it.YNode(), nodeAnnos, useInternal, useLegacy); ok {
+		return err
+	}
+	if len(nodeAnnos) == 0 {
+		return kio.ReconcileInternalAnnotations([]*yaml.RNode{it}, nodeAnnos)
+	}
+	format := map[string]string{} // only which keys are present counts; empty values
+	if useInternal {
+		format[kioutil.PathAnnotation] = ""
+	}
+	if useLegacy {
+		format[kioutil.LegacyPathAnnotation] = ""
+	}
+	small := map[string]map[string]string{"krm-merge-format": format}
+	rid := it.GetAnnotations()[kioutil.InternalAnnotationsMigrationResourceIDAnnotation]
+	if own, ok := nodeAnnos[rid]; ok {
+		small[rid] = own
+	}
+	return kio.ReconcileInternalAnnotations([]*yaml.RNode{it}, small)
+}
