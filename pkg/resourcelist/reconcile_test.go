@@ -28,22 +28,29 @@ func TestReconcileMatchesKio(t *testing.T) {
 		return func(n *yaml.RNode) { _ = n.PipeE(yaml.ClearAnnotation(k)) }
 	}
 	edits := map[string]func(*yaml.RNode){
-		"none":            func(*yaml.RNode) {},
-		"internal path":   set("internal.config.kubernetes.io/path", "q.yaml"),
-		"legacy path":     set("config.kubernetes.io/path", "q.yaml"),
-		"legacy index":    set("config.kubernetes.io/index", "7"),
-		"both paths":      func(n *yaml.RNode) { set("internal.config.kubernetes.io/path", "q")(n); set("config.kubernetes.io/path", "r")(n) },
-		"drop internal":   clear("internal.config.kubernetes.io/path"),
-		"drop legacy":     clear("config.kubernetes.io/path"),
-		"drop id":         clear("internal.config.kubernetes.io/annotations-migration-resource-id"),
-		"wrong id":        set("internal.config.kubernetes.io/annotations-migration-resource-id", "99999"),
-		"null value":      func(n *yaml.RNode) { setRaw(n, "internal.config.kubernetes.io/path", &yaml.Node{Kind: yaml.ScalarNode, Tag: "!!null", Value: "null"}) },
-		"map value":       func(n *yaml.RNode) { setRaw(n, "x", &yaml.Node{Kind: yaml.MappingNode}) },
-		"repeated key":    func(n *yaml.RNode) { appendRaw(n, "x", "1"); appendRaw(n, "x", "2") },
-		"no annotations":  func(n *yaml.RNode) { _ = n.PipeE(yaml.Lookup("metadata"), yaml.Clear("annotations")) },
-		"empty":           func(n *yaml.RNode) { setRaw(n, "", nil) },
-		"new id":          set("internal.config.kubernetes.io/id", "5"),
-		"comment":         func(n *yaml.RNode) { setRaw(n, "x", &yaml.Node{Kind: yaml.ScalarNode, Tag: "!!str", Value: "v", LineComment: "# c"}) },
+		"none":          func(*yaml.RNode) {},
+		"internal path": set("internal.config.kubernetes.io/path", "q.yaml"),
+		"legacy path":   set("config.kubernetes.io/path", "q.yaml"),
+		"legacy index":  set("config.kubernetes.io/index", "7"),
+		"both paths": func(n *yaml.RNode) {
+			set("internal.config.kubernetes.io/path", "q")(n)
+			set("config.kubernetes.io/path", "r")(n)
+		},
+		"drop internal": clear("internal.config.kubernetes.io/path"),
+		"drop legacy":   clear("config.kubernetes.io/path"),
+		"drop id":       clear("internal.config.kubernetes.io/annotations-migration-resource-id"),
+		"wrong id":      set("internal.config.kubernetes.io/annotations-migration-resource-id", "99999"),
+		"null value": func(n *yaml.RNode) {
+			setRaw(n, "internal.config.kubernetes.io/path", &yaml.Node{Kind: yaml.ScalarNode, Tag: "!!null", Value: "null"})
+		},
+		"map value":      func(n *yaml.RNode) { setRaw(n, "x", &yaml.Node{Kind: yaml.MappingNode}) },
+		"repeated key":   func(n *yaml.RNode) { appendRaw(n, "x", "1"); appendRaw(n, "x", "2") },
+		"no annotations": func(n *yaml.RNode) { _ = n.PipeE(yaml.Lookup("metadata"), yaml.Clear("annotations")) },
+		"empty":          func(n *yaml.RNode) { setRaw(n, "", nil) },
+		"new id":         set("internal.config.kubernetes.io/id", "5"),
+		"comment": func(n *yaml.RNode) {
+			setRaw(n, "x", &yaml.Node{Kind: yaml.ScalarNode, Tag: "!!str", Value: "v", LineComment: "# c"})
+		},
 		"every other one": nil, // half the items get "internal path"
 	}
 	for i, in := range inputs {
