@@ -13,7 +13,9 @@
 // every resource with every other, so it runs at 1,000 resources only; the read-write
 // function needs ~11 GB at 10,000 resources and runs out of memory at 30,000, so it runs
 // at 10,000 only. krm-merge runs under 30 s are repeated and the best kept (2 runs; 5
-// for the keyed lists); the reference functions, which take minutes, run once.
+// for the keyed lists; 2-way and 3-way at 10,000 run alternately, 3 rounds, for goal 4);
+// the reference functions, which take minutes, run once. krm-merge is built with the
+// flags of `make build`.
 // Timings are only comparable within one run: run nothing else meanwhile.
 package main
 
@@ -96,8 +98,18 @@ func run(quick bool, workdir string, out io.Writer) error {
 	}
 	bins := map[string]string{"krm-merge": ".", "ref-merge3": "./bench/reference/merge3", "ref-readwrite": "./bench/reference/readwrite",
 		"gen": "./bench/cmd/krm-merge-gen"}
+	// krm-merge is built as `make build` builds it (hack/gcflags.txt: inlining only in
+	// the packages the merge spends its time in, to keep the image small).
+	gcflags, err := os.ReadFile(filepath.Join(root, "hack", "gcflags.txt"))
+	if err != nil {
+		return err
+	}
 	for name, pkg := range bins {
-		b := exec.Command("go", "build", "-trimpath", "-ldflags", "-s -w", "-o", filepath.Join(dir, name), pkg)
+		args := []string{"build", "-trimpath", "-ldflags", "-s -w"}
+		if name == "krm-merge" {
+			args = append(args, strings.Fields(string(gcflags))...)
+		}
+		b := exec.Command("go", append(args, "-o", filepath.Join(dir, name), pkg)...)
 		b.Dir, b.Stderr = root, os.Stderr
 		b.Env = append(os.Environ(), "CGO_ENABLED=0")
 		if err := b.Run(); err != nil {
@@ -240,16 +252,32 @@ func run(quick bool, workdir string, out io.Writer) error {
 		row(fmt.Sprintf("3-way, %d resources", sz.vsReadWrite), in, k2, rw, "read-write only")
 	}
 
-	// Goal 4: 2-way throughput per input byte at vsReadWrite resources.
+	// Goal 4: 2-way throughput per input byte at vsReadWrite resources, against 3-way on
+	// the same resources: the two run alternately, reps+1 rounds, the best of each kept,
+	// so that both see the machine in the same state (the 3-way runs above came before
+	// the read-write reference's 11 GB, these after it).
 	in4, err := list(gen.TwoWay, sz.vsReadWrite)
 	if err != nil {
 		return err
 	}
-	k4, err := measure("krm-merge", in4, 20*time.Minute, sz.reps)
-	if err != nil {
-		return err
+	var k4, k3 result
+	for i := 0; i <= sz.reps; i++ {
+		for _, m := range []struct {
+			in   input
+			best *result
+		}{{in2, &k3}, {in4, &k4}} {
+			r, err := measure("krm-merge", m.in, 20*time.Minute, 1)
+			if err != nil {
+				return err
+			}
+			if m.best.wall == 0 || r.wall < m.best.wall {
+				m.best.wall = r.wall
+			}
+			m.best.peakKB = max(m.best.peakKB, r.peakKB)
+		}
 	}
-	row(fmt.Sprintf("2-way, %d resources", sz.vsReadWrite), in4, k4, result{}, "")
+	row(fmt.Sprintf("3-way, %d resources (alternating with 2-way)", sz.vsReadWrite), in2, k3, result{}, "")
+	row(fmt.Sprintf("2-way, %d resources (alternating with 3-way)", sz.vsReadWrite), in4, k4, result{}, "")
 
 	// Keyed lists: the process end to end, and the engine in process.
 	keyedRes := map[string]map[int]result{}
@@ -315,7 +343,7 @@ func run(quick bool, workdir string, out io.Writer) error {
 		fmt.Fprintf(out, "| 3b. linear in one keyed list (%s), %d → %d elements | exponent ≤ 1.1 | engine %.3f (%.1f → %.1f ms); whole process %.3f | %s |\n",
 			kind, klo, khi, e, float64(engine[kind][klo].Microseconds())/1000, float64(engine[kind][khi].Microseconds())/1000, p, verdict(e <= 1.1 && p <= 1.1))
 	}
-	tp3 := float64(in2.bytes) / k2.wall.Seconds()
+	tp3 := float64(in2.bytes) / k3.wall.Seconds()
 	tp2 := float64(in4.bytes) / k4.wall.Seconds()
 	fmt.Fprintf(out, "| 4. 2-way keeps up, %d resources | 2-way throughput ≥ 3-way's / 1.2 | 2-way %.1f MB/s, 3-way %.1f MB/s (3-way/2-way %.2f) | %s |\n",
 		sz.vsReadWrite, tp2/1e6, tp3/1e6, tp3/tp2, verdict(tp2*1.2 >= tp3))
