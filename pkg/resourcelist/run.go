@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math"
 	"os"
 	"runtime"
 	"runtime/debug"
@@ -32,11 +33,11 @@ func Run(p framework.ResourceListProcessor, r io.Reader, w, errw io.Writer, kyam
 	}
 	// Nearly all that decoding allocates stays live (the items), so collecting during
 	// it only re-marks the growing tree: collect after it instead. Then a soft memory
-	// limit of 1.25 times the heap after decoding (the items and the parser's garbage,
-	// about a fifth) keeps the garbage of processing and writing (replaced and written
-	// items) from doubling the peak, as Go's default (collect when the heap has
-	// doubled) would; at 10,000 resources 1.5 times gave a 2.6 GB peak, 1.25 times
-	// 2.2 GB, in the same time. Below the limit nothing is collected
+	// limit of 1.2 times the memory held after decoding (limitAfterRead; the items and
+	// the parser's garbage, about a third of the heap) keeps the garbage of processing
+	// and writing (replaced and written items) from doubling the peak, as Go's default
+	// (collect when the heap has doubled) would: at 10,000 resources the peak went from
+	// 2.6 GB (1.5 times the heap objects) to 2.2 GB, in the same time. Below the limit nothing is collected
 	// (collectAtLimit): each collection re-marks all the items, and Go's pacer, whose
 	// last mark saw the input alone, would start one at once and then several during
 	// processing. (A floor of 1 GiB of garbage made small lists faster than large ones
@@ -48,7 +49,7 @@ func Run(p framework.ResourceListProcessor, r io.Reader, w, errw io.Writer, kyam
 		return kyamlPath(bytes.NewReader(data))
 	}
 	if os.Getenv("GOMEMLIMIT") == "" && os.Getenv("GOGC") == "" {
-		restore := collectAtLimit(heapBytes()*5/4+64<<20, old)
+		restore := collectAtLimit(limitAfterRead(), old)
 		defer restore()
 	} else {
 		debug.SetGCPercent(old)
@@ -131,14 +132,18 @@ func liveHeapBytes() int64 {
 	return int64(s[0].Value.Uint64())
 }
 
-// heapBytes is the memory the heap's objects take now (live and not yet collected).
-func heapBytes() int64 {
-	s := []metrics.Sample{{Name: "/memory/classes/heap/objects:bytes"}}
+// limitAfterRead is the soft memory limit Run sets once the items are decoded: the
+// memory the process holds from the Go runtime then (what the limit measures: heap
+// spans, including the decoder's garbage, stacks and runtime metadata, less what was
+// returned to the system) plus a fifth, and at least 64 MiB more.
+func limitAfterRead() int64 {
+	s := []metrics.Sample{{Name: "/memory/classes/total:bytes"}, {Name: "/memory/classes/heap/released:bytes"}}
 	metrics.Read(s)
-	if s[0].Value.Kind() != metrics.KindUint64 {
-		return 1 << 40
+	if s[0].Value.Kind() != metrics.KindUint64 || s[1].Value.Kind() != metrics.KindUint64 {
+		return math.MaxInt64
 	}
-	return int64(s[0].Value.Uint64())
+	inUse := int64(s[0].Value.Uint64() - s[1].Value.Uint64())
+	return inUse + max(inUse/5, 64<<20)
 }
 
 // readAll reads r whole, sizing the buffer once when r is a regular file.
