@@ -7,6 +7,8 @@ import (
 	"sigs.k8s.io/kustomize/kyaml/kio"
 	"sigs.k8s.io/kustomize/kyaml/kio/kioutil"
 	"sigs.k8s.io/kustomize/kyaml/yaml"
+
+	"github.com/krm-merge/krm-merge/pkg/metanode"
 )
 
 // This file does kyaml's internal-annotation migration (kio's
@@ -76,7 +78,7 @@ func copyLegacy(item *yaml.Node, a map[string]string) bool {
 	if len(set) == 0 {
 		return true
 	}
-	an := annotationsNode(item)
+	an := metanode.Annotations(item)
 	if an == nil {
 		return false
 	}
@@ -93,12 +95,12 @@ func copyLegacy(item *yaml.Node, a map[string]string) bool {
 }
 
 // appendAnnotation is yaml.SetAnnotation(key, value) for the common shape, and reports
-// whether it applied: item's annotations node (annotationsNode) exists and lacks key.
+// whether it applied: item's annotations node (metanode.Annotations) exists and lacks key.
 // SetAnnotation then clears nothing (ClearEmptyAnnotations) and appends the same two
 // nodes as its FieldSetter: the key with no tag and style, the value a !!str scalar in
 // single quotes. On any other shape it does nothing and the caller uses SetAnnotation.
 func appendAnnotation(item *yaml.Node, key, value string) bool {
-	an := annotationsNode(item)
+	an := metanode.Annotations(item)
 	if an == nil || hasKey(an, key) {
 		return false
 	}
@@ -106,21 +108,6 @@ func appendAnnotation(item *yaml.Node, key, value string) bool {
 		&yaml.Node{Kind: yaml.ScalarNode, Value: key},
 		&yaml.Node{Kind: yaml.ScalarNode, Tag: yaml.NodeTagString, Value: value, Style: yaml.SingleQuotedStyle})
 	return true
-}
-
-// annotationsNode returns item's metadata.annotations mapping when item is a mapping
-// with one metadata field, a non-empty mapping with one annotations field, a non-empty
-// mapping; else nil.
-func annotationsNode(item *yaml.Node) *yaml.Node {
-	md := uniqueField(item, yaml.MetadataField)
-	if md == nil || md.Kind != yaml.MappingNode || len(md.Content) == 0 {
-		return nil
-	}
-	an := uniqueField(md, yaml.AnnotationsField)
-	if an == nil || an.Kind != yaml.MappingNode || len(an.Content) == 0 || len(an.Content)%2 != 0 {
-		return nil
-	}
-	return an
 }
 
 // hasKey reports whether mapping m has the key.
@@ -131,24 +118,6 @@ func hasKey(m *yaml.Node, key string) bool {
 		}
 	}
 	return false
-}
-
-// uniqueField returns the value of m's field name when m is a mapping holding it
-// exactly once (kyaml's Field takes the last of repeated keys), else nil.
-func uniqueField(m *yaml.Node, name string) *yaml.Node {
-	if m == nil || m.Kind != yaml.MappingNode || len(m.Content)%2 != 0 {
-		return nil
-	}
-	var v *yaml.Node
-	for i := 0; i < len(m.Content); i += 2 {
-		if m.Content[i].Value == name {
-			if v != nil {
-				return nil
-			}
-			v = m.Content[i+1]
-		}
-	}
-	return v
 }
 
 // annotationsFormat is kio's determineAnnotationsFormat (unexported there): whether the
@@ -195,13 +164,13 @@ func annotationsFormat(nodeAnnos map[string]map[string]string) (useInternal, use
 // reconcileItem is the loop body of kio.ReconcileInternalAnnotations for one item, made
 // directly on its annotations node, and reports whether it applied; when it reports
 // false it has changed nothing and the caller runs kyaml's loop body on the item. It
-// applies when the item's annotations are a non-empty map (annotationsNode) of scalar
+// applies when the item's annotations are a non-empty map (metanode.Annotations) of scalar
 // keys and values, each key once. kyaml's calls it stands for: SetAnnotation replaces an
 // existing key's value with a !!str scalar in the old style, or appends the key and a
 // single-quoted !!str value (the map is never empty when kyaml sets); ClearAnnotation
 // removes the pair; annotations are read as GetMeta reads them (a null value is "").
 func reconcileItem(item *yaml.Node, nodeAnnos map[string]map[string]string, useInternal, useLegacy bool) (bool, error) {
-	an := annotationsNode(item)
+	an := metanode.Annotations(item)
 	if an == nil {
 		return false, nil
 	}

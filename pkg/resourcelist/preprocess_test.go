@@ -7,6 +7,8 @@ import (
 
 	"sigs.k8s.io/kustomize/kyaml/kio"
 	"sigs.k8s.io/kustomize/kyaml/yaml"
+
+	"github.com/krm-merge/krm-merge/internal/nodediff"
 )
 
 // TestPreprocessMatchesKio checks preprocessParallel against
@@ -62,31 +64,10 @@ func TestPreprocessMatchesKio(t *testing.T) {
 				t.Errorf("%q: maps differ:\nfast %v\nkio  %v", c, gm, wm)
 			}
 			for i := range fast {
-				if d := nodeDiff(fast[i].YNode(), slow[i].YNode(), "$"); d != "" {
+				if d := nodediff.Diff(fast[i].YNode(), slow[i].YNode(), "$"); d != "" {
 					t.Errorf("%q item %d: %s", c, i, d)
 				}
 			}
 		})
 	}
-}
-
-// nodeDiff describes the first difference between two node trees, "" when none.
-func nodeDiff(a, b *yaml.Node, at string) string {
-	if (a == nil) != (b == nil) {
-		return at + ": one is nil"
-	}
-	if a == nil {
-		return ""
-	}
-	if a.Kind != b.Kind || a.Tag != b.Tag || a.Style != b.Style || a.Value != b.Value || a.Anchor != b.Anchor ||
-		a.HeadComment != b.HeadComment || a.LineComment != b.LineComment || a.FootComment != b.FootComment ||
-		len(a.Content) != len(b.Content) {
-		return fmt.Sprintf("%s: %+v vs %+v", at, *a, *b)
-	}
-	for i := range a.Content {
-		if d := nodeDiff(a.Content[i], b.Content[i], fmt.Sprintf("%s[%d]", at, i)); d != "" {
-			return d
-		}
-	}
-	return ""
 }

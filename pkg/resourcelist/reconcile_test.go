@@ -6,6 +6,9 @@ import (
 
 	"sigs.k8s.io/kustomize/kyaml/kio"
 	"sigs.k8s.io/kustomize/kyaml/yaml"
+
+	"github.com/krm-merge/krm-merge/internal/nodediff"
+	"github.com/krm-merge/krm-merge/pkg/metanode"
 )
 
 // TestReconcileMatchesKio checks reconcile (item by item, direct edits in the common
@@ -86,7 +89,7 @@ func TestReconcileMatchesKio(t *testing.T) {
 					return
 				}
 				for j := range fast {
-					if d := nodeDiff(fast[j].YNode(), slow[j].YNode(), "$"); d != "" {
+					if d := nodediff.Diff(fast[j].YNode(), slow[j].YNode(), "$"); d != "" {
 						t.Fatalf("item %d: %s\nfast:\n%s\nkio:\n%s", j, d, fast[j].MustString(), slow[j].MustString())
 					}
 				}
@@ -97,7 +100,7 @@ func TestReconcileMatchesKio(t *testing.T) {
 
 // setRaw sets annotation key to the node v (an empty key: empties the map).
 func setRaw(n *yaml.RNode, key string, v *yaml.Node) {
-	an := annotationsNode(n.YNode())
+	an := metanode.Annotations(n.YNode())
 	if an == nil {
 		return
 	}
@@ -116,7 +119,7 @@ func setRaw(n *yaml.RNode, key string, v *yaml.Node) {
 
 // appendRaw appends key: value to the annotations, repeated or not.
 func appendRaw(n *yaml.RNode, key, value string) {
-	if an := annotationsNode(n.YNode()); an != nil {
+	if an := metanode.Annotations(n.YNode()); an != nil {
 		an.Content = append(an.Content, &yaml.Node{Kind: yaml.ScalarNode, Value: key},
 			&yaml.Node{Kind: yaml.ScalarNode, Tag: "!!str", Value: value})
 	}

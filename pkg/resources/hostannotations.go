@@ -6,6 +6,7 @@ import (
 
 	"sigs.k8s.io/kustomize/kyaml/yaml"
 
+	"github.com/krm-merge/krm-merge/pkg/metanode"
 	"github.com/krm-merge/krm-merge/pkg/roles"
 )
 
@@ -50,7 +51,7 @@ func setHostAnnotations(n *yaml.RNode, host map[string]string, isHost func(strin
 // sets the last), values that are not valid UTF-8 (kyaml writes them as !!binary) and
 // annotations that are not a plain mapping go the slow way.
 func setHostFast(root *yaml.Node, host map[string]string, keys []string, isHost func(string) bool) bool {
-	an := annotationsOf(root)
+	an := metanode.Annotations(root)
 	if an == nil {
 		return false
 	}
@@ -103,37 +104,4 @@ func setHostFast(root *yaml.Node, host map[string]string, keys []string, isHost 
 			&yaml.Node{Kind: yaml.ScalarNode, Tag: yaml.NodeTagString, Value: v, Style: yaml.SingleQuotedStyle})
 	}
 	return true
-}
-
-// annotationsOf returns root's metadata.annotations mapping when root is a mapping with
-// one metadata field, a non-empty mapping with one annotations field, a non-empty
-// mapping of an even number of nodes; else nil.
-func annotationsOf(root *yaml.Node) *yaml.Node {
-	md := onlyField(root, yaml.MetadataField)
-	if md == nil || md.Kind != yaml.MappingNode || len(md.Content) == 0 {
-		return nil
-	}
-	an := onlyField(md, yaml.AnnotationsField)
-	if an == nil || an.Kind != yaml.MappingNode || len(an.Content) == 0 || len(an.Content)%2 != 0 {
-		return nil
-	}
-	return an
-}
-
-// onlyField returns the value of m's field name when m is a mapping holding it exactly
-// once, else nil.
-func onlyField(m *yaml.Node, name string) *yaml.Node {
-	if m == nil || m.Kind != yaml.MappingNode || len(m.Content)%2 != 0 {
-		return nil
-	}
-	var v *yaml.Node
-	for i := 0; i < len(m.Content); i += 2 {
-		if m.Content[i].Value == name {
-			if v != nil {
-				return nil
-			}
-			v = m.Content[i+1]
-		}
-	}
-	return v
 }

@@ -1,12 +1,13 @@
 package resources
 
 import (
-	"fmt"
 	"sort"
 	"strings"
 	"testing"
 
 	"sigs.k8s.io/kustomize/kyaml/yaml"
+
+	"github.com/krm-merge/krm-merge/internal/nodediff"
 
 	"github.com/krm-merge/krm-merge/pkg/roles"
 )
@@ -66,30 +67,9 @@ func TestSetHostAnnotationsMatchesKyaml(t *testing.T) {
 			got, want = withOwnAnnotations(got), withOwnAnnotations(want)
 			setHostAnnotations(got, host, isHost)
 			kyamlSetHost(want, host, isHost)
-			if d := treeDiff(got.YNode(), want.YNode(), "$"); d != "" {
+			if d := nodediff.Diff(got.YNode(), want.YNode(), "$"); d != "" {
 				t.Errorf("item %d host %d (%q, %v): %s", i, j, item, host, d)
 			}
 		}
 	}
-}
-
-// treeDiff describes the first difference between two node trees, "" when none.
-func treeDiff(a, b *yaml.Node, at string) string {
-	if (a == nil) != (b == nil) {
-		return at + ": one is nil"
-	}
-	if a == nil {
-		return ""
-	}
-	if a.Kind != b.Kind || a.Tag != b.Tag || a.Style != b.Style || a.Value != b.Value || a.Anchor != b.Anchor ||
-		a.HeadComment != b.HeadComment || a.LineComment != b.LineComment || a.FootComment != b.FootComment ||
-		len(a.Content) != len(b.Content) {
-		return fmt.Sprintf("%s: %+v vs %+v", at, *a, *b)
-	}
-	for i := range a.Content {
-		if d := treeDiff(a.Content[i], b.Content[i], fmt.Sprintf("%s[%d]", at, i)); d != "" {
-			return d
-		}
-	}
-	return ""
 }
