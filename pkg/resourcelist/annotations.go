@@ -39,7 +39,7 @@ func preprocessItem(it *yaml.RNode, id string) (map[string]string, error) {
 		}
 	}
 	if err != nil { // ErrMissingMetadata: CopyLegacyAnnotations is a no-op
-		return internal, checkMismatchedAnnos(meta.Annotations)
+		return internal, checkMismatchedAnnos(mapGet(meta.Annotations))
 	}
 	if !copyLegacy(it.YNode(), meta.Annotations) {
 		if err := kioutil.CopyLegacyAnnotations(it); err != nil {
@@ -47,15 +47,31 @@ func preprocessItem(it *yaml.RNode, id string) (map[string]string, error) {
 		}
 		meta, _ = it.GetMeta()
 	}
-	return internal, checkMismatchedAnnos(meta.Annotations)
+	return internal, checkMismatchedAnnos(mapGet(meta.Annotations))
 }
 
-// legacyPairs are the internal and legacy annotation pairs kioutil.CopyLegacyAnnotations
-// keeps in step, in its order.
-var legacyPairs = [][2]string{
-	{kioutil.PathAnnotation, kioutil.LegacyPathAnnotation},
-	{kioutil.IndexAnnotation, kioutil.LegacyIndexAnnotation},
-	{kioutil.IdAnnotation, kioutil.LegacyIdAnnotation},
+// legacyPairs are the internal and legacy path, index and id annotations kyaml keeps in
+// step (kioutil.CopyLegacyAnnotations, kio's checks), in its order.
+var legacyPairs = []struct{ key, legacy, what string }{
+	{kioutil.PathAnnotation, kioutil.LegacyPathAnnotation, "path"},
+	{kioutil.IndexAnnotation, kioutil.LegacyIndexAnnotation, "index"},
+	{kioutil.IdAnnotation, kioutil.LegacyIdAnnotation, "id"},
+}
+
+// checkMismatchedAnnos is kio's check (unexported there), on annotations read through
+// get: the legacy and internal path, index and id must agree where both are set.
+func checkMismatchedAnnos(get func(string) string) error {
+	for _, p := range legacyPairs {
+		if v, lv := get(p.key), get(p.legacy); v != "" && lv != "" && v != lv {
+			return fmt.Errorf("resource input to function has mismatched legacy and internal %s annotations", p.what)
+		}
+	}
+	return nil
+}
+
+// mapGet reads annotations from a map, as GetMeta returns them.
+func mapGet(a map[string]string) func(string) string {
+	return func(k string) string { return a[k] }
 }
 
 // copyLegacy is kioutil.CopyLegacyAnnotations on item, whose annotations (as GetMeta
@@ -67,12 +83,12 @@ var legacyPairs = [][2]string{
 func copyLegacy(item *yaml.Node, a map[string]string) bool {
 	var set [][2]string // key, value
 	for _, p := range legacyPairs {
-		v, lv := a[p[0]], a[p[1]]
+		v, lv := a[p.key], a[p.legacy]
 		switch {
 		case v != "" && lv == "":
-			set = append(set, [2]string{p[1], v})
+			set = append(set, [2]string{p.legacy, v})
 		case v == "" && lv != "":
-			set = append(set, [2]string{p[0], lv})
+			set = append(set, [2]string{p.key, lv})
 		}
 	}
 	if len(set) == 0 {
@@ -83,41 +99,28 @@ func copyLegacy(item *yaml.Node, a map[string]string) bool {
 		return false
 	}
 	for _, kv := range set {
-		if hasKey(an, kv[0]) {
+		if metanode.Index(an, kv[0]) >= 0 {
 			return false // set but empty: kyaml replaces the value node
 		}
 	}
 	for _, kv := range set {
-		appendAnnotation(item, kv[0], kv[1])
+		metanode.Set(an, kv[0], kv[1])
 		a[kv[0]] = kv[1]
 	}
 	return true
 }
 
 // appendAnnotation is yaml.SetAnnotation(key, value) for the common shape, and reports
-// whether it applied: item's annotations node (metanode.Annotations) exists and lacks key.
-// SetAnnotation then clears nothing (ClearEmptyAnnotations) and appends the same two
-// nodes as its FieldSetter: the key with no tag and style, the value a !!str scalar in
-// single quotes. On any other shape it does nothing and the caller uses SetAnnotation.
+// whether it applied: item's annotations node (metanode.Annotations) exists and lacks
+// key, and SetAnnotation then appends the pair (metanode.Set). On any other shape it
+// does nothing and the caller uses SetAnnotation.
 func appendAnnotation(item *yaml.Node, key, value string) bool {
 	an := metanode.Annotations(item)
-	if an == nil || hasKey(an, key) {
+	if an == nil || metanode.Index(an, key) >= 0 {
 		return false
 	}
-	an.Content = append(an.Content,
-		&yaml.Node{Kind: yaml.ScalarNode, Value: key},
-		&yaml.Node{Kind: yaml.ScalarNode, Tag: yaml.NodeTagString, Value: value, Style: yaml.SingleQuotedStyle})
+	metanode.Set(an, key, value)
 	return true
-}
-
-// hasKey reports whether mapping m has the key.
-func hasKey(m *yaml.Node, key string) bool {
-	for i := 0; i < len(m.Content); i += 2 {
-		if m.Content[i].Value == key {
-			return true
-		}
-	}
-	return false
 }
 
 // annotationsFormat is kio's determineAnnotationsFormat (unexported there): whether the
@@ -170,68 +173,33 @@ func annotationsFormat(nodeAnnos map[string]map[string]string) (useInternal, use
 // single-quoted !!str value (the map is never empty when kyaml sets); ClearAnnotation
 // removes the pair; annotations are read as GetMeta reads them (a null value is "").
 func reconcileItem(item *yaml.Node, nodeAnnos map[string]map[string]string, useInternal, useLegacy bool) (bool, error) {
-	an := metanode.Annotations(item)
+	an := metanode.Plain(item)
 	if an == nil {
 		return false, nil
 	}
-	for i := 0; i < len(an.Content); i += 2 {
-		k, v := an.Content[i], an.Content[i+1]
-		if k.Kind != yaml.ScalarNode || v.Kind != yaml.ScalarNode || k.Tag == yaml.NodeTagNull {
-			return false, nil
-		}
-		for j := i + 2; j < len(an.Content); j += 2 {
-			if an.Content[j].Value == k.Value {
-				return false, nil
-			}
-		}
-	}
-	find := func(key string) int {
-		for i := 0; i < len(an.Content); i += 2 {
-			if an.Content[i].Value == key {
-				return i
-			}
-		}
-		return -1
-	}
 	get := func(key string) string {
-		if i := find(key); i >= 0 && an.Content[i+1].Tag != yaml.NodeTagNull {
+		if i := metanode.Index(an, key); i >= 0 && an.Content[i+1].Tag != yaml.NodeTagNull {
 			return an.Content[i+1].Value
 		}
 		return ""
 	}
-	set := func(key, value string) {
-		if i := find(key); i >= 0 {
-			old := an.Content[i+1]
-			*old = yaml.Node{Kind: yaml.ScalarNode, Tag: yaml.NodeTagString, Value: value, Style: old.Style}
-			return
-		}
-		an.Content = append(an.Content,
-			&yaml.Node{Kind: yaml.ScalarNode, Value: key},
-			&yaml.Node{Kind: yaml.ScalarNode, Tag: yaml.NodeTagString, Value: value, Style: yaml.SingleQuotedStyle})
-	}
-	clear := func(key string) {
-		if i := find(key); i >= 0 {
-			an.Content = append(an.Content[:i], an.Content[i+2:]...)
-		}
-	}
+	set := func(key, value string) { metanode.Set(an, key, value) }
 	// missingInternalOrLegacyAnnotations: if only one of a pair is set, set the other.
 	for _, p := range legacyPairs {
-		v, lv := get(p[0]), get(p[1])
+		v, lv := get(p.key), get(p.legacy)
 		switch {
 		case v == "" && lv == "":
 		case v == "":
-			set(p[0], lv)
+			set(p.key, lv)
 		case lv == "":
-			set(p[1], v)
+			set(p.legacy, v)
 		}
 	}
 	// checkAnnotationsAltered: a path or index the function changed in one form is
 	// copied to the other.
 	if orig, found := nodeAnnos[get(kioutil.InternalAnnotationsMigrationResourceIDAnnotation)]; found {
-		for _, f := range []struct{ key, legacy, what string }{
-			{kioutil.PathAnnotation, kioutil.LegacyPathAnnotation, "path"},
-			{kioutil.IndexAnnotation, kioutil.LegacyIndexAnnotation, "index"},
-		} {
+		for _, f := range legacyPairs[:2] { // path and index
+
 			in, lg := get(f.key), get(f.legacy)
 			was, ok := orig[f.key]
 			if !ok {
@@ -251,26 +219,18 @@ func reconcileItem(item *yaml.Node, nodeAnnos map[string]map[string]string, useI
 		}
 	}
 	// formatInternalAnnotations: keep the format(s) the input used.
-	if !useInternal {
-		clear(kioutil.IdAnnotation)
-		clear(kioutil.PathAnnotation)
-		clear(kioutil.IndexAnnotation)
-	}
-	if !useLegacy {
-		clear(kioutil.LegacyIdAnnotation)
-		clear(kioutil.LegacyPathAnnotation)
-		clear(kioutil.LegacyIndexAnnotation)
-	}
-	for _, p := range [][3]string{
-		{kioutil.PathAnnotation, kioutil.LegacyPathAnnotation, "path"},
-		{kioutil.IndexAnnotation, kioutil.LegacyIndexAnnotation, "index"},
-		{kioutil.IdAnnotation, kioutil.LegacyIdAnnotation, "id"},
-	} {
-		if v, lv := get(p[0]), get(p[1]); v != "" && lv != "" && v != lv {
-			return true, fmt.Errorf("resource input to function has mismatched legacy and internal %s annotations", p[2])
+	for _, p := range legacyPairs {
+		if !useInternal {
+			metanode.Remove(an, p.key)
+		}
+		if !useLegacy {
+			metanode.Remove(an, p.legacy)
 		}
 	}
-	clear(kioutil.InternalAnnotationsMigrationResourceIDAnnotation)
+	if err := checkMismatchedAnnos(get); err != nil {
+		return true, err
+	}
+	metanode.Remove(an, kioutil.InternalAnnotationsMigrationResourceIDAnnotation)
 	return true, nil
 }
 

@@ -1,14 +1,12 @@
 package resourcelist
 
 import (
-	"fmt"
 	"io"
 	"strconv"
 
 	"sigs.k8s.io/kustomize/kyaml/errors"
 	"sigs.k8s.io/kustomize/kyaml/fn/framework"
 	"sigs.k8s.io/kustomize/kyaml/kio"
-	"sigs.k8s.io/kustomize/kyaml/kio/kioutil"
 	"sigs.k8s.io/kustomize/kyaml/yaml"
 
 	"github.com/krm-merge/krm-merge/pkg/parallel"
@@ -81,21 +79,6 @@ func preprocessParallel(items []*yaml.RNode) (map[string]map[string]string, erro
 		out[strconv.Itoa(i)] = annos[i]
 	}
 	return out, nil
-}
-
-// checkMismatchedAnnos is kio's check (unexported there): the legacy and internal
-// path, index and id annotations must agree where both are set.
-func checkMismatchedAnnos(a map[string]string) error {
-	for _, p := range [][3]string{
-		{kioutil.PathAnnotation, kioutil.LegacyPathAnnotation, "path"},
-		{kioutil.IndexAnnotation, kioutil.LegacyIndexAnnotation, "index"},
-		{kioutil.IdAnnotation, kioutil.LegacyIdAnnotation, "id"},
-	} {
-		if v, lv := a[p[0]], a[p[1]]; v != "" && lv != "" && v != lv {
-			return fmt.Errorf("resource input to function has mismatched legacy and internal %s annotations", p[2])
-		}
-	}
-	return nil
 }
 
 // reconcile is kio.ReconcileInternalAnnotations, item by item on all cores (reconcileOne)

@@ -41,29 +41,20 @@ func setHostAnnotations(n *yaml.RNode, host map[string]string, isHost func(strin
 // setHostFast is setHostAnnotations's direct path; it reports false, having changed
 // nothing, when n is outside it. The kyaml calls it stands for:
 //   - ClearAnnotation(k) removes the key's pair;
-//   - SetAnnotation(k, v) on a map that is not empty (its ClearEmptyAnnotations does
-//     nothing then) replaces the value node of an existing key with a !!str scalar of v
-//     in the old node's style (FieldSetter keeps the style), or appends the key (no tag,
-//     no style) and a single-quoted !!str scalar of v.
+//   - SetAnnotation(k, v) on a map that is not empty is metanode.Set.
 //
 // Maps that could become empty before a SetAnnotation (which would then drop and
-// re-create them at the end of metadata), repeated keys (kyaml clears the first and
-// sets the last), values that are not valid UTF-8 (kyaml writes them as !!binary) and
-// annotations that are not a plain mapping go the slow way.
+// re-create them at the end of metadata), annotations that are not metanode.Plain
+// (repeated keys: kyaml clears the first and sets the last) and values that are not
+// valid UTF-8 (kyaml writes them as !!binary) go the slow way.
 func setHostFast(root *yaml.Node, host map[string]string, keys []string, isHost func(string) bool) bool {
-	an := metanode.Annotations(root)
+	an := metanode.Plain(root)
 	if an == nil {
 		return false
 	}
 	kept := 0
-	seen := make(map[string]bool, len(an.Content)/2)
 	for i := 0; i < len(an.Content); i += 2 {
-		k := an.Content[i]
-		if k.Kind != yaml.ScalarNode || an.Content[i+1].Kind != yaml.ScalarNode || seen[k.Value] {
-			return false
-		}
-		seen[k.Value] = true
-		if _, ok := host[k.Value]; ok || !isHost(k.Value) {
+		if _, ok := host[an.Content[i].Value]; ok || !isHost(an.Content[i].Value) {
 			kept++
 		}
 	}
@@ -88,20 +79,7 @@ func setHostFast(root *yaml.Node, host map[string]string, keys []string, isHost 
 	}
 	an.Content = out
 	for _, k := range keys {
-		v := host[k]
-		if seen[k] {
-			for i := 0; i < len(an.Content); i += 2 {
-				if an.Content[i].Value == k {
-					old := an.Content[i+1]
-					*old = yaml.Node{Kind: yaml.ScalarNode, Tag: yaml.NodeTagString, Value: v, Style: old.Style}
-					break
-				}
-			}
-			continue
-		}
-		an.Content = append(an.Content,
-			&yaml.Node{Kind: yaml.ScalarNode, Value: k},
-			&yaml.Node{Kind: yaml.ScalarNode, Tag: yaml.NodeTagString, Value: v, Style: yaml.SingleQuotedStyle})
+		metanode.Set(an, k, host[k])
 	}
 	return true
 }
