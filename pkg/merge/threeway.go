@@ -162,10 +162,10 @@ func (e *threeWay) merge(o, u, d *yaml.Node, sch schema.Node, path *at, quiet bo
 		}
 	case yaml.SequenceNode:
 		if kindIs(o, yaml.SequenceNode) && kindIs(d, yaml.SequenceNode) {
-			l := e.lists.Decide(sch, deref(o), un, deref(d))
+			l, ids := e.lists.Pair(sch, deref(o), un, deref(d))
 			switch l.Kind {
 			case schema.Keyed:
-				return e.mergeKeyed(o, u, d, l, sch.Elements(), path, quiet)
+				return e.mergeKeyed(o, u, d, l, ids, sch.Elements(), path, quiet)
 			case schema.Set:
 				return e.mergeSet(o, u, d, path, quiet)
 			}
@@ -321,10 +321,9 @@ func (e *threeWay) mapDelta(o, u *yaml.Node, sch schema.Node, path *at) *yaml.No
 // mergeKeyed merges an associative list element by element, paired by merge key.
 // Output order: dest's elements, new elements after their predecessor in updated.
 // An emptied list stays as an empty list (dest and updated both have the field).
-func (e *threeWay) mergeKeyed(o, u, d *yaml.Node, l schema.List, elem schema.Node, path *at, quiet bool) *yaml.Node {
+func (e *threeWay) mergeKeyed(o, u, d *yaml.Node, l schema.List, ids *schema.Identities, elem schema.Node, path *at, quiet bool) *yaml.Node {
 	on, un, dn := deref(o), deref(u), deref(d)
-	ids := keyedIDs(l, on, un, dn)
-	oi := byID(on, ids[0])
+	const srcO, srcU, srcD = 0, 1, 2 // the sources, as passed to Pair
 	if d == nil {
 		if missingOrNull(o) && !e.hasNullField(u) {
 			return u // the whole list is new upstream
@@ -333,7 +332,8 @@ func (e *threeWay) mergeKeyed(o, u, d *yaml.Node, l schema.List, elem schema.Nod
 		// drop, as in mergeMap): only the delta comes back.
 		var content []*yaml.Node
 		for i, ue := range un.Content {
-			if child := e.merge(oi[ids[1][i].id], ue, nil, elem, (&ids[1][i]).path(path), true); child != nil {
+			oe := ids.Element(on, srcO, ids.Of(srcU, i))
+			if child := e.merge(oe, ue, nil, elem, path.key(ids, srcU, i), true); child != nil {
 				content = append(content, withKeys(child, ue, l.Keys))
 			}
 		}
@@ -345,31 +345,28 @@ func (e *threeWay) mergeKeyed(o, u, d *yaml.Node, l schema.List, elem schema.Nod
 		}
 		return e.conflict(path, DeletedLocally, quiet, o, u, nil, newSeq(un, content), nil)
 	}
-	ui, di := byID(un, ids[1]), byID(dn, ids[2])
-	keptIDs := make([]string, 0, len(dn.Content))
+	keptIDs := make([]int, 0, len(dn.Content))
 	kept := make([]*yaml.Node, 0, len(dn.Content))
+	present := make([]bool, ids.Len())
 	for i, de := range dn.Content {
-		id := &ids[2][i]
-		if child := e.merge(oi[id.id], ui[id.id], de, elem, id.path(path), quiet); child != nil {
-			keptIDs = append(keptIDs, id.id)
+		id := ids.Of(srcD, i)
+		if child := e.merge(ids.Element(on, srcO, id), ids.Element(un, srcU, id), de, elem, path.key(ids, srcD, i), quiet); child != nil {
+			keptIDs = append(keptIDs, id)
 			kept = append(kept, child)
+			present[id] = true
 		}
 	}
-	present := make(map[string]bool, len(keptIDs))
-	for _, id := range keptIDs {
-		present[id] = true
-	}
-	var p placer
+	var p placer[int]
 	for i, ue := range un.Content {
-		id := &ids[1][i]
-		if present[id.id] {
-			p.seen(id.id)
+		id := ids.Of(srcU, i)
+		if present[id] {
+			p.seen(id)
 			continue
 		}
-		if di[id.id] != nil {
+		if ids.At(srcD, id) >= 0 {
 			continue
 		}
-		if child := e.merge(oi[id.id], ue, nil, elem, id.path(path), quiet); child != nil {
+		if child := e.merge(ids.Element(on, srcO, id), ue, nil, elem, path.key(ids, srcU, i), quiet); child != nil {
 			p.add(withKeys(child, ue, l.Keys))
 		}
 	}
@@ -439,7 +436,7 @@ func (e *threeWay) mergeSet(o, u, d *yaml.Node, path *at, quiet bool) *yaml.Node
 		keptIDs = append(keptIDs, id)
 		kept = append(kept, de)
 	}
-	var p placer
+	var p placer[string]
 	for _, ue := range un.Content {
 		id := setID(ue)
 		switch {

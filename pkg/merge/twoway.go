@@ -367,18 +367,15 @@ func (e *twoWay) mergeList(sn, d *yaml.Node, sch schema.Node, path *at) (*yaml.N
 		return e.clean(sn, sch, path)
 	}
 	dn, out := e.own(d)
-	l := e.lists.Decide(sch, sn, dn)
+	l, ids := e.lists.Pair(sch, sn, dn)
 	switch l.Kind {
 	case schema.Keyed:
-		ids := keyedIDs(l, sn, dn)
-		si := byID(sn, ids[0])
+		const srcS, srcD = 0, 1 // the sources, as passed to Pair
 		elem := sch.Elements()
 		content := make([]*yaml.Node, 0, len(dn.Content)+len(sn.Content))
-		inD := make(map[string]bool, len(dn.Content))
 		for i, de := range dn.Content {
-			id := &ids[1][i]
-			inD[id.id] = true
-			child, err := e.merge(si[id.id], de, elem, id.path(path))
+			se := ids.Element(sn, srcS, ids.Of(srcD, i))
+			child, err := e.merge(se, de, elem, path.key(ids, srcD, i))
 			if err != nil {
 				return nil, err
 			}
@@ -387,11 +384,10 @@ func (e *twoWay) mergeList(sn, d *yaml.Node, sch schema.Node, path *at) (*yaml.N
 			}
 		}
 		for i, se := range sn.Content {
-			id := &ids[0][i]
-			if inD[id.id] {
+			if ids.At(srcD, ids.Of(srcS, i)) >= 0 {
 				continue
 			}
-			child, err := e.merge(se, nil, elem, id.path(path))
+			child, err := e.merge(se, nil, elem, path.key(ids, srcS, i))
 			if err != nil {
 				return nil, err
 			}

@@ -391,24 +391,11 @@ func WithComments(n Node, nodes ...*yaml.Node) Node {
 // Precedence: the functionConfig's mergeKeys entry for this place (WithOverrides), then
 // the schema (inline comment, CRD, built-in OpenAPI), then the seed's inference. A list
 // the built-in OpenAPI knows without a strategy is atomic, as in kubectl; one a CRD
-// describes without a list type is inferred (see WithCRDs).
+// describes without a list type is inferred (see WithCRDs). Pair also returns the
+// elements' identities.
 func (r *Resolver) Decide(n Node, lists ...*yaml.Node) List {
-	if n.ov != nil && n.ov.list != nil {
-		return validate(*n.ov.list, lists)
-	}
-	if n.Known() {
-		if l, ok := fromSchema(n.rs.Schema); ok {
-			return validate(l, lists)
-		}
-		// The schema knows this list but gives no strategy: atomic, as in kubectl.
-		if isArray(n.rs.Schema) && !n.crd {
-			return List{Kind: Atomic}
-		}
-	}
-	if r == nil {
-		return List{Kind: Atomic}
-	}
-	return r.infer(lists)
+	l, _ := r.Pair(n, lists...)
+	return l
 }
 
 func isArray(s *spec.Schema) bool {
@@ -480,28 +467,30 @@ func stringList(v interface{}) []string {
 }
 
 // validate demotes a schema decision to Atomic where the data does not fit it: a keyed
-// list with an element that is not a map, lacks the primary key, or repeats a key; a
-// set with a non-scalar or repeated element.
-func validate(l List, lists []*yaml.Node) List {
+// list with an element that is not a map, lacks the primary key, or repeats a key
+// (identify); a set with a non-scalar or repeated element. A keyed list that fits comes
+// with its Identities.
+func validate(l List, lists []*yaml.Node) (List, *Identities) {
 	switch l.Kind {
 	case Keyed:
-		for _, list := range lists {
-			if !keyedFits(list, l.Keys, l.Wildcard || l.AnyKey, l.AnyKey, l.Untagged) {
-				return List{Kind: Atomic}
-			}
+		x, ok := identify(l, lists)
+		if !ok {
+			return List{Kind: Atomic}, nil
 		}
+		return l, x
 	case Set:
 		for _, list := range lists {
 			if !setFits(list) {
-				return List{Kind: Atomic}
+				return List{Kind: Atomic}, nil
 			}
 		}
 	}
-	return l
+	return l, nil
 }
 
-// infer applies the seed's associative keys to a list no schema describes.
-func (r *Resolver) infer(lists []*yaml.Node) List {
+// infer applies the seed's associative keys to a list no schema describes: the first
+// key that every element of every list carries, with values unique within each list.
+func (r *Resolver) infer(lists []*yaml.Node) (List, *Identities) {
 	elements := 0
 	for _, list := range lists {
 		if isSeq(list) {
@@ -509,81 +498,18 @@ func (r *Resolver) infer(lists []*yaml.Node) List {
 		}
 	}
 	if elements == 0 {
-		return List{Kind: Atomic}
+		return List{Kind: Atomic}, nil
 	}
 	for _, key := range r.keys {
-		fits := true
-		for _, list := range lists {
-			if !keyedFits(list, []string{key}, false, false, nil) {
-				fits = false
-				break
-			}
-		}
-		if fits {
-			return List{Kind: Keyed, Keys: []string{key}}
+		l := List{Kind: Keyed, Keys: []string{key}}
+		if x, ok := identify(l, lists); ok {
+			return l, x
 		}
 	}
-	return List{Kind: Atomic}
+	return List{Kind: Atomic}, nil
 }
 
 func isSeq(n *yaml.Node) bool { return n != nil && n.Kind == yaml.SequenceNode }
-
-// keyedFits reports whether every element of list is a map with a scalar value for the
-// primary key (and, unless wildcard, every key; with anyKey for at least one key), and
-// no two elements share key values.
-func keyedFits(list *yaml.Node, keys []string, wildcard, anyKey bool, untagged []string) bool {
-	if !isSeq(list) {
-		return true
-	}
-	seen := make(map[string]struct{}, len(list.Content))
-	if len(keys) == 1 { // the value itself is the identity: no string built per element
-		for _, el := range list.Content {
-			if el.Kind != yaml.MappingNode {
-				return false
-			}
-			v := fieldValue(el, keys[0])
-			if v == nil || v.Kind != yaml.ScalarNode || v.ShortTag() == "!!null" {
-				return false // the only key is the primary one, and it is missing
-			}
-			id := KeyValue(untagged, keys[0], v.Value)
-			if _, dup := seen[id]; dup {
-				return false
-			}
-			seen[id] = struct{}{}
-		}
-		return true
-	}
-	var b strings.Builder
-	for _, el := range list.Content {
-		if el.Kind != yaml.MappingNode {
-			return false
-		}
-		b.Reset()
-		present := 0
-		for i, k := range keys {
-			v := fieldValue(el, k)
-			if v == nil || v.Kind != yaml.ScalarNode || v.ShortTag() == "!!null" {
-				if (i == 0 && !anyKey) || !wildcard {
-					return false
-				}
-				b.WriteString("\x00-")
-				continue
-			}
-			present++
-			b.WriteString("\x00=")
-			b.WriteString(KeyValue(untagged, k, v.Value))
-		}
-		if present == 0 {
-			return false
-		}
-		id := b.String()
-		if _, dup := seen[id]; dup {
-			return false
-		}
-		seen[id] = struct{}{}
-	}
-	return true
-}
 
 // setFits reports whether list holds distinct scalars only.
 func setFits(list *yaml.Node) bool {

@@ -1,4 +1,4 @@
-package merge
+package schema
 
 import "testing"
 
@@ -8,10 +8,9 @@ func TestMakeIDInjective(t *testing.T) {
 	one := [][]string{{"a"}, {""}, {"\x01-"}, {"\x01=a"}, {"\x01"}, {"-"}, {"=a"}}
 	two := [][]string{{"a", "b"}, {"a", ""}, {"", "b"}, {"a\x01=b", ""}, {"a", "\x01=b"}, {"\x01-", "b"}}
 	for _, set := range [][][]string{one, two} {
-		keys := []string{"k1", "k2"}[:len(set[0])]
 		seen := map[string][]string{}
 		for _, vals := range set {
-			id := makeID(keys, vals).id
+			id := makeID(vals)
 			if prev, dup := seen[id]; dup {
 				t.Errorf("values %q and %q share the identity %q", prev, vals, id)
 			}
