@@ -37,26 +37,55 @@ func KeyedListItems(kind string, n int) ([]*yaml.RNode, *config.Config, error) {
 	return items, cfg, nil
 }
 
-// EngineTime is the median time, over reps runs, of function.Run (roles, resource
-// rules and field merges; no I/O) on the keyed-list input of kind with n elements.
-func EngineTime(kind string, n, reps int) (time.Duration, error) {
-	items, cfg, err := KeyedListItems(kind, n)
-	if err != nil {
-		return 0, err
+// EngineTimes measures function.Run (roles, resource rules and field merges; no I/O)
+// on the keyed-list input of kind with n elements, for each n in sizes, and returns the
+// median time of each, in the order of sizes.
+//
+// The sizes are measured interleaved, not one after the other: each of rounds rounds
+// runs every size, the smaller ones max(sizes)/n times so that each size gets about
+// the same machine time. On a shared 2-core VM the speed of the same run drifts by up
+// to 2x over seconds (other tenants, CPU steal); interleaving exposes every size to
+// the same drift, so their ratio, the scaling exponent, measures the code and not
+// when each size happened to run. Each run starts from a collected heap.
+func EngineTimes(kind string, sizes []int, rounds int) ([]time.Duration, error) {
+	type input struct {
+		items []*yaml.RNode
+		cfg   *config.Config
+		reps  int
+		times []time.Duration
 	}
-	var times []time.Duration
-	for i := 0; i < reps; i++ {
-		runtime.GC() // each run starts from the same heap
-		start := time.Now()
-		out, err := function.Run(items, cfg)
+	largest := 0
+	for _, n := range sizes {
+		largest = max(largest, n)
+	}
+	ins := make([]*input, len(sizes))
+	for i, n := range sizes {
+		items, cfg, err := KeyedListItems(kind, n)
 		if err != nil {
-			return 0, err
+			return nil, err
 		}
-		times = append(times, time.Since(start))
-		if out.Counts.Merged != 1 {
-			return 0, fmt.Errorf("keyed list %s/%d: merged %d resources, want 1", kind, n, out.Counts.Merged)
+		ins[i] = &input{items: items, cfg: cfg, reps: max(1, largest/max(n, 1))}
+	}
+	for r := 0; r < rounds; r++ {
+		for i, in := range ins {
+			for k := 0; k < in.reps; k++ {
+				runtime.GC()
+				start := time.Now()
+				out, err := function.Run(in.items, in.cfg)
+				if err != nil {
+					return nil, err
+				}
+				in.times = append(in.times, time.Since(start))
+				if out.Counts.Merged != 1 {
+					return nil, fmt.Errorf("keyed list %s/%d: merged %d resources, want 1", kind, sizes[i], out.Counts.Merged)
+				}
+			}
 		}
 	}
-	sort.Slice(times, func(i, j int) bool { return times[i] < times[j] })
-	return times[len(times)/2], nil
+	medians := make([]time.Duration, len(ins))
+	for i, in := range ins {
+		sort.Slice(in.times, func(a, b int) bool { return in.times[a] < in.times[b] })
+		medians[i] = in.times[len(in.times)/2]
+	}
+	return medians, nil
 }
