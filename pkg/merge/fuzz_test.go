@@ -2,6 +2,7 @@ package merge_test
 
 import (
 	"errors"
+	"io"
 	"testing"
 
 	"sigs.k8s.io/kustomize/kyaml/yaml"
@@ -85,6 +86,15 @@ func repeatsKey(n *yaml.Node) bool {
 	return false
 }
 
+// nullDocument reports whether err is kyaml's io.EOF for the empty document that a null
+// value n prints as: an empty document is valid YAML and means null, but yaml.Parse
+// reads it as no document at all. A merge whose result is dest's null keeps it (corpus
+// 89d564ac16dd0dbe: dest `#\n!`, original and updated absent); a resource, which is a
+// map, never is null.
+func nullDocument(n *yaml.Node, err error) bool {
+	return errors.Is(err, io.EOF) && n != nil && n.Kind == yaml.ScalarNode && n.ShortTag() == yaml.NodeTagNull
+}
+
 // checkFuzzOutput fails t unless out prints as YAML that parses again, and the inputs still
 // print as they did (the engine never changes its inputs).
 func checkFuzzOutput(t *testing.T, out *yaml.RNode, in []*yaml.RNode, snapshot []string) {
@@ -94,7 +104,7 @@ func checkFuzzOutput(t *testing.T, out *yaml.RNode, in []*yaml.RNode, snapshot [
 		if err != nil {
 			t.Fatalf("output does not print: %v", err)
 		}
-		if _, err := yaml.Parse(s); err != nil && !commentedEmptyBlock(out.YNode()) {
+		if _, err := yaml.Parse(s); err != nil && !commentedEmptyBlock(out.YNode()) && !nullDocument(out.YNode(), err) {
 			t.Fatalf("output is not valid YAML: %v\n%s", err, s)
 		}
 	}
