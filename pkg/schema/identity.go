@@ -11,8 +11,9 @@ import (
 // same number for the elements that pair. It is built by Resolver.Pair in the same pass
 // that checks the data fits the merge keys, so a list's keys are read and hashed once:
 // one map of identity strings for all sources, and slices indexed by number for every
-// lookup after it (a 20,000-element list is hashed 3 times per source fewer than with
-// a map per source and check).
+// lookup after it. (The fit check, the pairing and the merge's lookups once hashed each
+// element's keys separately, into a map per source: on a list too big for the caches,
+// a third of the merge's time.)
 //
 // An element matches another when all its key values (KeyValue) are equal. With
 // List.Wildcard, an element that lacks a secondary key value takes the identity of the
