@@ -30,9 +30,13 @@ type Identities struct {
 	// of[s][e] is the identity of element e of source s; at[s][i] is the element of
 	// source s with identity i, or -1. Both are nil for a source that is not a list.
 	of, at [][]int32
-	// vals[s][e*len(keys)+k] is the value of key k that identifies element e of source
-	// s ("" when absent): the element's own values, or those of the complete element it
-	// pairs with under Wildcard.
+	// lists are the sources as passed to Pair, l the decision they were paired under.
+	lists []*yaml.Node
+	l     List
+	// vals, only under Wildcard: vals[s][e*len(keys)+k] is the value of key k that
+	// identifies element e of source s ("" when absent): the element's own values, or
+	// those of the complete element it pairs with. Otherwise they are the element's own,
+	// read again from it when a path names it.
 	vals [][]string
 	n    int
 }
@@ -67,7 +71,13 @@ func (x *Identities) Element(list *yaml.Node, s, id int) *yaml.Node {
 // [name=app]. It allocates; call it only to name a place.
 func (x *Identities) Step(s, e int) (keys, values []string) {
 	w := len(x.keys)
-	for k, v := range x.vals[s][e*w : (e+1)*w] {
+	vals := make([]string, w)
+	if x.vals != nil {
+		copy(vals, x.vals[s][e*w:(e+1)*w])
+	} else {
+		keyValues(vals, x.lists[s].Content[e], x.l)
+	}
+	for k, v := range vals {
 		if v != "" {
 			keys, values = append(keys, x.keys[k]), append(values, v)
 		}
@@ -106,62 +116,54 @@ func identify(l List, lists []*yaml.Node) (*Identities, bool) {
 	if len(lists) > 64 {
 		panic("schema: Pair takes at most 64 sources")
 	}
-	keys, w := l.Keys, len(l.Keys)
-	partialOK := l.Wildcard || l.AnyKey
-	x := &Identities{keys: keys, of: make([][]int32, len(lists)), vals: make([][]string, len(lists))}
-	// Key values first: an inferred key that does not fit (most often absent from the
-	// first element) costs no map.
-	total, partial := 0, false
-	for s, list := range lists {
-		if !isSeq(list) {
-			continue
-		}
-		vals := make([]string, len(list.Content)*w) // every element's values, one allocation
-		for e, el := range list.Content {
-			if el.Kind != yaml.MappingNode {
-				return nil, false
-			}
-			v := vals[e*w : (e+1)*w : (e+1)*w]
-			present := 0
-			for k, key := range keys {
-				f := fieldValue(el, key)
-				if f == nil || f.Kind != yaml.ScalarNode || f.ShortTag() == yaml.NodeTagNull {
-					if (k == 0 && !l.AnyKey) || !partialOK {
-						return nil, false
-					}
-					continue
-				}
-				present++
-				v[k] = KeyValue(l.Untagged, key, f.Value)
-			}
-			if present == 0 {
-				return nil, false
-			}
-			partial = partial || present < w
-		}
-		x.vals[s] = vals
-		total += len(list.Content)
+	w := len(l.Keys)
+	x := &Identities{keys: l.Keys, lists: lists, l: l, of: make([][]int32, len(lists))}
+	if l.Wildcard {
+		x.vals = make([][]string, len(lists))
 	}
-	// One map numbers the identities of all sources, which are read in step (element e
-	// of each list, then e+1): elements that pair sit near the same index in every
-	// source, so the string an identity is compared with was read a moment ago, not
-	// a whole list ago (on a list that outgrows the cache, that is most of the cost).
-	// in[i] has bit s set when source s holds identity i: a second one is a repeat.
-	intern := make(map[string]int32, total)
-	var in []uint64
 	longest := 0
-	for s, vals := range x.vals {
-		if vals != nil {
-			x.of[s] = make([]int32, len(vals)/max(w, 1))
-			longest = max(longest, len(x.of[s]))
+	for s, list := range lists {
+		if isSeq(list) {
+			x.of[s] = make([]int32, len(list.Content))
+			longest = max(longest, len(list.Content))
+			if x.vals != nil {
+				x.vals[s] = make([]string, len(list.Content)*w) // every element's values, one allocation
+			}
 		}
 	}
+	// The sources are read in step, element e of each list, then e+1, and each element
+	// is read once: its key values, then its identity. Elements that pair sit near the
+	// same index in every source, so the string a lookup compares with was read a
+	// moment ago, not a whole list ago; on a list that outgrows the caches, reading the
+	// lists one after the other, or the keys and the identities in two passes, made
+	// every lookup wait on memory. One map numbers the identities of all sources; in[i]
+	// has bit s set when source s holds identity i, so a second one is a repeat. The map
+	// is made at the first element that fits: an inferred key that does not fit is most
+	// often absent from the first elements, and then costs no map.
+	var intern map[string]int32
+	var in []uint64
+	buf := make([]string, w)
+	partial := false
 	for e := 0; e < longest; e++ {
 		for s, of := range x.of {
 			if e >= len(of) {
 				continue
 			}
-			id := makeID(x.vals[s][e*w : (e+1)*w])
+			v := buf
+			if x.vals != nil {
+				v = x.vals[s][e*w : (e+1)*w : (e+1)*w]
+			} else {
+				clear(v)
+			}
+			present, ok := keyValues(v, lists[s].Content[e], l)
+			if !ok {
+				return nil, false
+			}
+			partial = partial || present < w
+			if intern == nil {
+				intern = make(map[string]int32, longest) // most identities are in every list
+			}
+			id := makeID(v)
 			i, ok := intern[id]
 			if !ok {
 				i = int32(len(in))
@@ -195,6 +197,28 @@ func identify(l List, lists []*yaml.Node) (*Identities, bool) {
 		x.at[s] = at
 	}
 	return x, true
+}
+
+// keyValues sets v[k] to element el's value of key k of l (KeyValue; "" when absent) and
+// returns how many are present; ok is false when el does not fit l: it is not a map,
+// lacks the primary key (unless AnyKey) or, unless Wildcard or AnyKey, any key, or
+// carries none. A key value is present when it is a scalar other than null.
+func keyValues(v []string, el *yaml.Node, l List) (present int, ok bool) {
+	if el.Kind != yaml.MappingNode {
+		return 0, false
+	}
+	for k, key := range l.Keys {
+		f := fieldValue(el, key)
+		if f == nil || f.Kind != yaml.ScalarNode || f.ShortTag() == yaml.NodeTagNull {
+			if (k == 0 && !l.AnyKey) || !(l.Wildcard || l.AnyKey) {
+				return 0, false
+			}
+			continue
+		}
+		present++
+		v[k] = KeyValue(l.Untagged, key, f.Value)
+	}
+	return present, present > 0
 }
 
 // fillWildcard gives each partial element the identity of the one complete tuple it

@@ -296,7 +296,7 @@ func run(quick bool, workdir string, out io.Writer) error {
 			keyedRes[kind][n] = k
 		}
 		// The engine in process, the sizes interleaved (bench.EngineTimes says why).
-		medians, err := bench.EngineTimes(kind, sz.keyed, 21)
+		medians, err := bench.EngineTimes(kind, sz.keyed, 61)
 		if err != nil {
 			return err
 		}
