@@ -318,11 +318,12 @@ func (e *threeWay) mapDelta(o, u *yaml.Node, sch schema.Node, path *at) *yaml.No
 	return newMap(un, content)
 }
 
-// mergeKeyed merges an associative list element by element, paired by merge key.
+// mergeKeyed merges an associative list element by element, paired by merge key: ids
+// numbers the elements of (original, updated, dest) as schema.Pair made it.
 // Output order: dest's elements, new elements after their predecessor in updated.
 // An emptied list stays as an empty list (dest and updated both have the field).
 func (e *threeWay) mergeKeyed(o, u, d *yaml.Node, l schema.List, ids *schema.Identities, elem schema.Node, path *at, quiet bool) *yaml.Node {
-	on, un, dn := deref(o), deref(u), deref(d)
+	un, dn := deref(u), deref(d)
 	const srcO, srcU, srcD = 0, 1, 2 // the sources, as passed to Pair
 	if d == nil {
 		if missingOrNull(o) && !e.hasNullField(u) {
@@ -332,7 +333,7 @@ func (e *threeWay) mergeKeyed(o, u, d *yaml.Node, l schema.List, ids *schema.Ide
 		// drop, as in mergeMap): only the delta comes back.
 		var content []*yaml.Node
 		for i, ue := range un.Content {
-			oe := ids.Element(on, srcO, ids.Of(srcU, i))
+			oe := ids.Element(srcO, ids.Of(srcU, i))
 			if child := e.merge(oe, ue, nil, elem, path.key(ids, srcU, i), true); child != nil {
 				content = append(content, withKeys(child, ue, l.Keys))
 			}
@@ -350,7 +351,7 @@ func (e *threeWay) mergeKeyed(o, u, d *yaml.Node, l schema.List, ids *schema.Ide
 	present := make([]bool, ids.Len())
 	for i, de := range dn.Content {
 		id := ids.Of(srcD, i)
-		if child := e.merge(ids.Element(on, srcO, id), ids.Element(un, srcU, id), de, elem, path.key(ids, srcD, i), quiet); child != nil {
+		if child := e.merge(ids.Element(srcO, id), ids.Element(srcU, id), de, elem, path.key(ids, srcD, i), quiet); child != nil {
 			keptIDs = append(keptIDs, id)
 			kept = append(kept, child)
 			present[id] = true
@@ -366,7 +367,7 @@ func (e *threeWay) mergeKeyed(o, u, d *yaml.Node, l schema.List, ids *schema.Ide
 		if ids.At(srcD, id) >= 0 {
 			continue
 		}
-		if child := e.merge(ids.Element(on, srcO, id), ue, nil, elem, path.key(ids, srcU, i), quiet); child != nil {
+		if child := e.merge(ids.Element(srcO, id), ue, nil, elem, path.key(ids, srcU, i), quiet); child != nil {
 			p.add(withKeys(child, ue, l.Keys))
 		}
 	}

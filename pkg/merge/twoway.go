@@ -374,7 +374,7 @@ func (e *twoWay) mergeList(sn, d *yaml.Node, sch schema.Node, path *at) (*yaml.N
 		elem := sch.Elements()
 		content := make([]*yaml.Node, 0, len(dn.Content)+len(sn.Content))
 		for i, de := range dn.Content {
-			se := ids.Element(sn, srcS, ids.Of(srcD, i))
+			se := ids.Element(srcS, ids.Of(srcD, i))
 			child, err := e.merge(se, de, elem, path.key(ids, srcD, i))
 			if err != nil {
 				return nil, err

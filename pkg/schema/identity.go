@@ -57,11 +57,10 @@ func (x *Identities) At(s, id int) int {
 	return int(x.at[s][id])
 }
 
-// Element returns the element of list (source s, as passed to Pair) with identity id, or
-// nil.
-func (x *Identities) Element(list *yaml.Node, s, id int) *yaml.Node {
+// Element returns the element of source s with identity id, or nil.
+func (x *Identities) Element(s, id int) *yaml.Node {
 	if e := x.At(s, id); e >= 0 {
-		return list.Content[e]
+		return x.lists[s].Content[e]
 	}
 	return nil
 }

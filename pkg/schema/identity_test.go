@@ -29,7 +29,7 @@ func pairs(x *schema.Identities, lists []*yaml.Node) string {
 				}
 				if at := x.At(o, id); at >= 0 {
 					with = append(with, fmt.Sprintf("s%de%d", o, at))
-					if x.Element(lists[o], o, id) != lists[o].Content[at] {
+					if x.Element(o, id) != lists[o].Content[at] {
 						with = append(with, "(Element disagrees with At)")
 					}
 				} else {
