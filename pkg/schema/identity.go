@@ -26,11 +26,11 @@ import (
 // protocol in original with another port of updated, and brought back a port dest had
 // deleted. Elements are hashed, never compared pairwise.
 type Identities struct {
-	keys []string
 	// of[s][e] is the identity of element e of source s; at[s][i] is the element of
 	// source s with identity i, or -1. Both are nil for a source that is not a list.
 	of, at [][]int32
-	// lists are the sources as passed to Pair, l the decision they were paired under.
+	// lists are the sources as passed to Pair, l the decision they were paired under
+	// (its Keys are the merge keys).
 	lists []*yaml.Node
 	l     List
 	// vals, only under Wildcard: vals[s][e*len(keys)+k] is the value of key k that
@@ -69,7 +69,7 @@ func (x *Identities) Element(s, id int) *yaml.Node {
 // values it is identified by, after Wildcard pairing), for its field path, e.g.
 // [name=app]. It allocates; call it only to name a place.
 func (x *Identities) Step(s, e int) (keys, values []string) {
-	w := len(x.keys)
+	w := len(x.l.Keys)
 	vals := make([]string, w)
 	if x.vals != nil {
 		copy(vals, x.vals[s][e*w:(e+1)*w])
@@ -78,7 +78,7 @@ func (x *Identities) Step(s, e int) (keys, values []string) {
 	}
 	for k, v := range vals {
 		if v != "" {
-			keys, values = append(keys, x.keys[k]), append(values, v)
+			keys, values = append(keys, x.l.Keys[k]), append(values, v)
 		}
 	}
 	return keys, values
@@ -116,7 +116,7 @@ func identify(l List, lists []*yaml.Node) (*Identities, bool) {
 		panic("schema: Pair takes at most 64 sources")
 	}
 	w := len(l.Keys)
-	x := &Identities{keys: l.Keys, lists: lists, l: l, of: make([][]int32, len(lists))}
+	x := &Identities{lists: lists, l: l, of: make([][]int32, len(lists))}
 	if l.Wildcard {
 		x.vals = make([][]string, len(lists))
 	}
@@ -224,7 +224,7 @@ func keyValues(v []string, el *yaml.Node, l List) (present int, ok bool) {
 // agrees with (Identities' Wildcard rule), unless that is ambiguous or, in some source,
 // would name two elements; then renumbers the identities.
 func (x *Identities) fillWildcard() {
-	w := len(x.keys)
+	w := len(x.l.Keys)
 	tuple := func(s, e int) []string { return x.vals[s][e*w : (e+1)*w : (e+1)*w] }
 	complete := map[string][][]string{} // primary value -> the distinct complete tuples
 	for s, of := range x.of {
