@@ -129,32 +129,27 @@ func resolve(s string) string {
 		if strings.IndexByte(plain, '.') >= 0 {
 			return strTag
 		}
-		if strings.HasPrefix(plain, "0b") {
-			if _, err := strconv.ParseInt(plain[2:], 2, 64); err == nil {
-				return intTag
-			}
-			if _, err := strconv.ParseUint(plain[2:], 2, 64); err == nil {
-				return intTag
-			}
-		} else if strings.HasPrefix(plain, "-0b") {
-			if _, err := strconv.ParseInt("-"+plain[3:], 2, 64); err == nil {
-				return intTag
-			}
-		}
-		if strings.HasPrefix(plain, "0o") {
-			if _, err := strconv.ParseInt(plain[2:], 8, 64); err == nil {
-				return intTag
-			}
-			if _, err := strconv.ParseUint(plain[2:], 8, 64); err == nil {
-				return intTag
-			}
-		} else if strings.HasPrefix(plain, "-0o") {
-			if _, err := strconv.ParseInt("-"+plain[3:], 8, 64); err == nil {
-				return intTag
-			}
+		if prefixedInt(plain, "0b", 2) || prefixedInt(plain, "0o", 8) {
+			return intTag
 		}
 	}
 	return strTag
+}
+
+// prefixedInt reports whether plain is an integer in base after prefix ("0b", "0o"), as
+// yaml.v3's resolve reads one: prefix and digits as a signed or unsigned 64-bit value,
+// or "-", prefix and digits as a signed one.
+func prefixedInt(plain, prefix string, base int) bool {
+	if digits, ok := strings.CutPrefix(plain, prefix); ok {
+		_, errS := strconv.ParseInt(digits, base, 64)
+		_, errU := strconv.ParseUint(digits, base, 64)
+		return errS == nil || errU == nil
+	}
+	if digits, ok := strings.CutPrefix(plain, "-"+prefix); ok {
+		_, err := strconv.ParseInt("-"+digits, base, 64)
+		return err == nil
+	}
+	return false
 }
 
 // timestampFormats are yaml.v3's allowedTimestampFormats.
