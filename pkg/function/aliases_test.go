@@ -11,6 +11,22 @@ import (
 	"github.com/krm-merge/krm-merge/pkg/config"
 )
 
+// mergedText merges items by cfg (Merge) and returns the first output item as written,
+// and that text parsed again; it fails t when the merge fails or the text does not parse.
+func mergedText(t *testing.T, items []*yaml.RNode, cfg *config.Config) (string, *yaml.RNode) {
+	t.Helper()
+	out, err := Merge(items, cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := out.Items[0].MustString()
+	back, err := yaml.Parse(s)
+	if err != nil {
+		t.Fatalf("output does not parse: %v\n%s", err, s)
+	}
+	return s, back
+}
+
 // TestReplacedAnchorKeepsItsAliasesValid: updated changes the field that carries dest's
 // anchor while another dest field aliases it; the output must still parse, with the
 // alias standing for dest's old value (found by the alias bound test; the output held
@@ -21,15 +37,7 @@ func TestReplacedAnchorKeepsItsAliasesValid(t *testing.T) {
 		yaml.MustParse("apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: x\n  annotations: {config.kubernetes.io/merge-source: updated}\ndata:\n  a: c\n"),
 		yaml.MustParse("apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: x\n  annotations: {config.kubernetes.io/merge-source: dest}\ndata:\n  a: &a [x, y]\n  b: [*a, *a]\n"),
 	}
-	out, err := Merge(items, config.Defaults())
-	if err != nil {
-		t.Fatal(err)
-	}
-	s := out.Items[0].MustString()
-	back, err := yaml.Parse(s)
-	if err != nil {
-		t.Fatalf("output does not parse: %v\n%s", err, s)
-	}
+	s, back := mergedText(t, items, config.Defaults())
 	b, _ := back.Pipe(yaml.Lookup("data", "b"))
 	var v interface{}
 	if err := b.YNode().Decode(&v); err != nil || fmt.Sprint(v) != "[[x y] [x y]]" {
@@ -79,15 +87,7 @@ func TestEmptiedMapUnderCommentedKeyIsValidYAML(t *testing.T) {
 		yaml.MustParse("apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: x\n  annotations: {config.kubernetes.io/merge-source: src}\ndata:\n  b:\n    d: null\n  e: []\n"),
 		yaml.MustParse("apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: x\n  annotations: {config.kubernetes.io/merge-source: dest}\ndata:\n  b: #c\n    d: x\n  e: #f\n  - 1\n"),
 	}
-	out, err := Merge(items, cfg)
-	if err != nil {
-		t.Fatal(err)
-	}
-	s := out.Items[0].MustString()
-	back, err := yaml.Parse(s)
-	if err != nil {
-		t.Fatalf("output does not parse: %v\n%s", err, s)
-	}
+	s, back := mergedText(t, items, cfg)
 	if !strings.Contains(s, "b: {} #c") {
 		t.Errorf("want the emptied map in flow style with its comment:\n%s", s)
 	}
