@@ -73,7 +73,7 @@ func Run(items []roles.Item, cfg *config.Config) (*resources.Outcome, error) {
 	if cfg.OnConflict == config.ConflictDest {
 		return nil, &results.ItemError{Field: "onConflict", Msg: "onConflict: dest does not apply in apply mode: kubectl apply either overwrites fields changed on the live object (onConflict: updated, kubectl's default --overwrite=true) or refuses the object (onConflict: error, --overwrite=false)"}
 	}
-	sets, err := roles.Index(items, cfg.MergeOnPath)
+	sets, err := roles.Index(items, roles.IndexOptions{MergeOnPath: cfg.MergeOnPath})
 	if err != nil {
 		return nil, err
 	}

@@ -208,7 +208,7 @@ func TestBadInput(t *testing.T) {
 		{"duplicate identity in one role", header + "items:\n" + item("dest", "") + item("dest", ""),
 			[]string{"duplicate dest resource ConfigMap x", "pkg/dest.yaml"}},
 		{"role item without name", header + "items:\n- apiVersion: v1\n  kind: ConfigMap\n  metadata:\n    annotations: {config.kubernetes.io/merge-source: dest}\n",
-			[]string{"metadata.name is missing", "path: metadata.name"}},
+			[]string{"neither (an item without a name is identified by group, kind and file path)", "path: metadata.name"}},
 		{"role item without kind", header + "items:\n- apiVersion: v1\n  metadata:\n    name: x\n    annotations: {config.kubernetes.io/merge-source: dest}\n",
 			[]string{"kind is missing"}},
 		{"unknown config key", header + cm("mergeOnpath: \"true\"") + "items: []\n",

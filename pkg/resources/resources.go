@@ -58,7 +58,7 @@ type Outcome struct {
 // wrapped as an *results.ItemError naming the resource and file; a panic in the engine,
 // recovered into an *results.ItemError naming the resource.
 func Merge(items []roles.Item, cfg *config.Config, opts merge.Options) (*Outcome, error) {
-	sets, err := roles.Index(items, cfg.MergeOnPath)
+	sets, err := roles.Index(items, roles.IndexOptions{MergeOnPath: cfg.MergeOnPath, Namespaced: opts.Lists.Namespaced})
 	if err != nil {
 		return nil, err
 	}

@@ -4,11 +4,12 @@ import (
 	"fmt"
 	"strings"
 
+	"sigs.k8s.io/kustomize/kyaml/openapi"
 	"sigs.k8s.io/kustomize/kyaml/yaml"
 )
 
-// ID is a resource's identity: API group, kind, namespace and name, and with
-// mergeOnPath the file path relative to its role directory.
+// ID is a resource's identity: API group, kind, namespace and name, and the file path
+// relative to its role directory where the path takes part (see Identity and Index).
 //
 // The version is not part of identity: an upstream release that moves a kind from
 // v1beta1 to v1 (policy/v1beta1 to policy/v1 PodDisruptionBudget, autoscaling/v2beta2 to
@@ -20,16 +21,21 @@ type ID struct {
 	Group string
 	// Kind is the resource kind.
 	Kind string
-	// Namespace is metadata.namespace ("" when absent).
+	// Namespace is metadata.namespace ("" when absent; "" for a cluster-scoped kind once
+	// Index has normalised it).
 	Namespace string
-	// Name is metadata.name.
+	// Name is metadata.name ("" for an item identified by its path).
 	Name string
-	// File is the path relative to the role directory, with mergeOnPath; else "".
+	// File is the path relative to the role directory where it takes part in identity;
+	// else "".
 	File string
+	// Nth numbers the items without a name of one group and kind in one file, from 0.
+	Nth int
 }
 
 // String renders the identity as "group/Kind namespace/name", e.g. "apps/Deployment
-// web/frontend" or "Service frontend".
+// web/frontend" or "Service frontend", with the file in parentheses where it takes part:
+// "kustomize.config.k8s.io/Kustomization (base/kustomization.yaml)".
 func (id ID) String() string {
 	gk := id.Kind
 	if id.Group != "" {
@@ -39,21 +45,46 @@ func (id ID) String() string {
 	if id.Namespace != "" {
 		name = id.Namespace + "/" + name
 	}
-	s := gk + " " + name
+	s := gk
+	if name != "" {
+		s += " " + name
+	}
 	if id.File != "" {
-		s += " (" + id.File + ")"
+		f := id.File
+		if id.Nth > 0 {
+			f += fmt.Sprintf(", #%d", id.Nth+1)
+		}
+		s += " (" + f + ")"
 	}
 	return s
 }
 
 // Identity returns the identity of an item that has a role (Assign checked its
-// apiVersion, kind and name).
+// apiVersion, kind, and name or path): group, kind, namespace and name, with the file
+// path relative to the role directory when mergeOnPath is set or the item is identified
+// by its path (PathIdentified). Index refines it (same-named items in several files,
+// namespace default, cluster-scoped kinds, identity overrides).
 func Identity(it *Item, mergeOnPath bool) ID {
 	id := ID{Group: groupOf(it.Node.GetApiVersion()), Kind: it.Node.GetKind(), Namespace: it.Node.GetNamespace(), Name: it.Node.GetName()}
-	if mergeOnPath {
+	if PathIdentified(it) {
+		id.Name = ""
+		id.File = it.RelFile
+	} else if mergeOnPath {
 		id.File = it.RelFile
 	}
 	return id
+}
+
+// PathIdentified reports whether an item is identified by group, kind and file path
+// rather than by name: an item without metadata.name (kustomize's Kustomization and
+// Component, other tool configs), and a Kptfile under a role directory, whose name kpt
+// pkg get sets to the local directory's name (one Kptfile per directory, so the path
+// names it).
+func PathIdentified(it *Item) bool {
+	if it.Node.GetName() == "" {
+		return true
+	}
+	return it.RoleDir != "" && isKptfile(it.Node)
 }
 
 // Identity overrides: a resource renamed or re-namespaced downstream (by hand, by kpt's
@@ -202,33 +233,55 @@ type Set struct {
 // Get returns the item of a role, or nil.
 func (s *Set) Get(r Role) *Item { return s.Items[r] }
 
-// Index groups the items that have a role by identity, with a hash map (no pairwise
+// IndexOptions say how Index builds identities.
+type IndexOptions struct {
+	// MergeOnPath makes every item's file path relative to its role directory part of its
+	// identity (the functionConfig's mergeOnPath).
+	MergeOnPath bool
+	// Namespaced reports whether a kind is namespace-scoped; known is false when it cannot
+	// tell (a custom resource without its CRD in the input), which Index treats as
+	// namespaced. nil uses kyaml's table of built-in kinds.
+	Namespaced func(apiVersion, kind string) (namespaced, known bool)
+}
+
+// Index groups the items that have a role by identity, with hash maps (no pairwise
 // scans). Sets are returned in order of first appearance.
 //
-// An item with an identity override (OverrideOf) is indexed under the upstream identity
-// it declares, in every role: kpt writes the comment and annotation on every resource it
-// fetches, so a blueprint fetched from another package carries its own upstream's
-// identity, and so does the local copy fetched from the blueprint (kpt pkg update's
-// resource-merge matches the three the same way). Its group, kind and file (mergeOnPath)
-// stay the item's own except for kpt's annotation, which names group and kind too. kpt's
-// namespace "default" pairs with an upstream copy in default, else one without a
-// namespace.
+// Identity is Identity's, refined in this order (docs/roles-and-identity.md):
+//  1. An item with an identity override (OverrideOf) is indexed under the upstream
+//     identity it declares, in every role: kpt writes the comment and annotation on every
+//     resource it fetches, so a blueprint fetched from another package carries its own
+//     upstream's identity, and so does the local copy fetched from the blueprint (kpt pkg
+//     update's resource-merge matches the three the same way). Its group, kind and file
+//     stay the item's own except for kpt's annotation, which names group and kind too.
+//     kpt's namespace "default" pairs with an upstream copy in default, else one without
+//     a namespace.
+//  2. Items without a name of one group and kind in one file are numbered in file order.
+//  3. When a role holds several items of one identity in different files (kustomize
+//     trees: a LabelTransformer named labels in every base), the file path relative to
+//     the role directory joins the identity of every item with that identity, in every
+//     role: they pair only at equal relative paths, as kyaml's filters.Merge3 merges on
+//     path.
+//  4. A cluster-scoped kind ignores namespace; for a namespace-scoped kind, no namespace
+//     and "default" pair when no role holds an item in both (upstream dropping
+//     `namespace: default` must not turn a customised resource into a delete plus an add).
 //
-// Errors (*results.ItemError): a malformed override; two items of one role with the same
-// identity, naming both resources and files and the override that made them collide
-// (with mergeOnPath off, two copies of one resource in different files of a role
-// directory need mergeOnPath: true).
-func Index(items []Item, mergeOnPath bool) ([]*Set, error) {
+// Errors (*results.ItemError): a malformed override; two items of one role with one
+// identity in one file (naming both resources and the file), or claiming one upstream
+// identity through an override (naming both and the override).
+func Index(items []Item, opts IndexOptions) ([]*Set, error) {
 	ids := make([]ID, len(items))
+	natural := make([]ID, len(items))
 	overrides := make(map[*Item]*Override)
-	natural := make(map[ID]bool, len(items))
+	exists := make(map[ID]bool, len(items))
 	for i := range items {
 		it := &items[i]
 		if it.Role == None {
 			continue
 		}
-		ids[i] = Identity(it, mergeOnPath)
-		natural[ids[i]] = true
+		ids[i] = Identity(it, opts.MergeOnPath)
+		natural[i] = ids[i]
+		exists[ids[i]] = true
 		o, ok, err := OverrideOf(it)
 		if err != nil {
 			return nil, err
@@ -244,12 +297,17 @@ func Index(items []Item, mergeOnPath bool) ([]*Set, error) {
 		}
 		id := ID{Group: o.Group, Kind: o.Kind, Namespace: o.Namespace, Name: o.Name, File: ids[i].File}
 		if o.DefaultOrEmpty {
-			if withEmpty := (ID{Group: id.Group, Kind: id.Kind, Name: id.Name, File: id.File}); !natural[id] && natural[withEmpty] {
+			if withEmpty := (ID{Group: id.Group, Kind: id.Kind, Name: id.Name, File: id.File}); !exists[id] && exists[withEmpty] {
 				id = withEmpty
 			}
 		}
 		ids[i] = id
 	}
+	numberNameless(items, ids)
+	if err := splitByFile(items, ids, natural, overrides); err != nil {
+		return nil, err
+	}
+	pairNamespaces(items, ids, opts.Namespaced)
 	byID := make(map[ID]*Set, len(items))
 	var order []*Set
 	for i := range items {
@@ -265,21 +323,163 @@ func Index(items []Item, mergeOnPath bool) ([]*Set, error) {
 			order = append(order, s)
 		}
 		if prev := s.Items[it.Role]; prev != nil {
-			return nil, duplicate(it, prev, id, overrides[it], overrides[prev], mergeOnPath)
+			return nil, duplicate(it, prev, id, overrides[it], overrides[prev])
 		}
 		s.Items[it.Role] = it
 	}
 	return order, nil
 }
 
-// duplicate is the error for two items of one role with one identity.
-func duplicate(it, prev *Item, id ID, o, po *Override, mergeOnPath bool) error {
-	if o == nil && po == nil {
-		hint := ""
-		if !mergeOnPath && prev.File != it.File {
-			hint = "; if the copies are meant to be distinct, set mergeOnPath: true"
+// numberNameless numbers the items identified by path that share group, kind, role and
+// file, in input order (ID.Nth).
+func numberNameless(items []Item, ids []ID) {
+	type key struct {
+		role Role
+		id   ID
+	}
+	var seen map[key]int
+	for i := range items {
+		if items[i].Role == None || ids[i].Name != "" || ids[i].File == "" {
+			continue
 		}
-		return it.Errorf("metadata.name", "duplicate %s resource %s: also at %s%s", it.Role, id, where(prev), hint)
+		if seen == nil {
+			seen = map[key]int{}
+		}
+		k := key{items[i].Role, ids[i]}
+		ids[i].Nth = seen[k]
+		seen[k]++
+	}
+}
+
+// splitByFile is Index's rule 3: where a role holds several items of one identity in
+// different files, the relative file path joins the identity of every item that has it.
+// Two such items of one role in one file, or items that collide only through an
+// identity override, are left colliding for Index's duplicate error.
+func splitByFile(items []Item, ids, natural []ID, overrides map[*Item]*Override) error {
+	type key struct {
+		role Role
+		id   ID
+	}
+	count := make(map[key][]int, len(items))
+	for i := range items {
+		if items[i].Role == None || ids[i].File != "" {
+			continue
+		}
+		k := key{items[i].Role, ids[i]}
+		count[k] = append(count[k], i)
+	}
+	split := map[ID]bool{}
+	for k, idx := range count {
+		if len(idx) < 2 || split[k.id] {
+			continue
+		}
+		files := make(map[string]bool, len(idx))
+		ok := true
+		for _, i := range idx {
+			it := &items[i]
+			if files[it.RelFile] || it.RelFile == "" || !sameNatural(natural[i], natural[idx[0]]) {
+				ok = false // one file, no file, or an override claim: a duplicate
+				break
+			}
+			files[it.RelFile] = true
+		}
+		if ok {
+			split[k.id] = true
+		}
+	}
+	if len(split) == 0 {
+		return nil
+	}
+	for i := range items {
+		if items[i].Role != None && ids[i].File == "" && split[ids[i]] {
+			ids[i].File = items[i].RelFile
+		}
+	}
+	return nil
+}
+
+// sameNatural reports whether two items' own identities are the same resource (namespace
+// "" and "default" alike), i.e. they collide by their names and not through an override.
+func sameNatural(a, b ID) bool {
+	if a.Namespace == "default" {
+		a.Namespace = ""
+	}
+	if b.Namespace == "default" {
+		b.Namespace = ""
+	}
+	return a == b
+}
+
+// pairNamespaces is Index's rule 4: identities that differ only by namespace lose it for
+// a cluster-scoped kind, and join "" with "default" for a namespaced one when no role
+// holds both.
+func pairNamespaces(items []Item, ids []ID, namespaced func(apiVersion, kind string) (bool, bool)) {
+	// For each identity without its namespace: the namespaces present, and whether a
+	// role holds both "" and "default".
+	type seen struct {
+		ns   map[string]bool
+		role map[Role]uint8 // bit 1: "", bit 2: "default"
+		both bool
+	}
+	all := map[ID]*seen{}
+	for i := range items {
+		if items[i].Role == None {
+			continue
+		}
+		k := ids[i]
+		k.Namespace = ""
+		s := all[k]
+		if s == nil {
+			s = &seen{ns: map[string]bool{}, role: map[Role]uint8{}}
+			all[k] = s
+		}
+		s.ns[ids[i].Namespace] = true
+		switch ids[i].Namespace {
+		case "":
+			s.role[items[i].Role] |= 1
+		case "default":
+			s.role[items[i].Role] |= 2
+		}
+		if s.role[items[i].Role] == 3 {
+			s.both = true
+		}
+	}
+	if namespaced == nil {
+		namespaced = builtinNamespaced
+	}
+	for i := range items {
+		if items[i].Role == None {
+			continue
+		}
+		k := ids[i]
+		k.Namespace = ""
+		s := all[k]
+		if len(s.ns) < 2 {
+			continue
+		}
+		scoped, known := namespaced(items[i].Node.GetApiVersion(), items[i].Node.GetKind())
+		switch {
+		case known && !scoped:
+			ids[i].Namespace = ""
+		case ids[i].Namespace == "" && s.ns["default"] && !s.both:
+			ids[i].Namespace = "default"
+		}
+	}
+}
+
+// builtinNamespaced is kyaml's table of the built-in kinds' scope.
+func builtinNamespaced(apiVersion, kind string) (bool, bool) {
+	return openapi.IsNamespaceScoped(yaml.TypeMeta{APIVersion: apiVersion, Kind: kind})
+}
+
+// duplicate is the error for two items of one role with one identity.
+func duplicate(it, prev *Item, id ID, o, po *Override) error {
+	if o == nil && po == nil {
+		field := "metadata.name"
+		if id.Name == "" {
+			field = "kind"
+		}
+		return it.Errorf(field, "duplicate %s resource %s: also at %s; two items of one identity in one file cannot be told apart", it.Role, id, where(prev))
 	}
 	field := "metadata.name"
 	if o != nil {

@@ -46,7 +46,7 @@ func setsOf(t *testing.T, items ...*yaml.RNode) []string {
 	if err != nil {
 		t.Fatal(err)
 	}
-	sets, err := Index(assigned, false)
+	sets, err := Index(assigned, IndexOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -157,7 +157,161 @@ func TestIdentityOverrideErrors(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			_, err = Index(assigned, false)
+			_, err = Index(assigned, IndexOptions{})
+			ie := asItemError(t, err)
+			if ie.Field != tt.field {
+				t.Errorf("field %q, want %q (%v)", ie.Field, tt.field, err)
+			}
+			for _, m := range tt.msg {
+				if !strings.Contains(ie.Msg, m) {
+					t.Errorf("message %q lacks %q", ie.Msg, m)
+				}
+			}
+		})
+	}
+}
+
+// pathSets assigns items by the role directories original/, updated/ and dest/ and
+// renders each set as "ID: role=file,...".
+func pathSets(t *testing.T, items ...*yaml.RNode) ([]string, error) {
+	t.Helper()
+	cfg := config.Defaults()
+	cfg.OriginalPath, cfg.UpdatedPath, cfg.DestPath = "original", "updated", "dest"
+	assigned, err := Assign(items, cfg)
+	if err != nil {
+		return nil, err
+	}
+	sets, err := Index(assigned, IndexOptions{})
+	if err != nil {
+		return nil, err
+	}
+	var out []string
+	for _, s := range sets {
+		var parts []string
+		for _, r := range []Role{Original, Updated, Dest} {
+			if it := s.Get(r); it != nil {
+				parts = append(parts, string(r)+"="+it.File)
+			}
+		}
+		out = append(out, s.ID.String()+": "+strings.Join(parts, ","))
+	}
+	return out, nil
+}
+
+func doc(t *testing.T, apiVersion, kind, meta, file string) *yaml.RNode {
+	t.Helper()
+	if meta != "" {
+		meta += ", "
+	}
+	return node(t, "apiVersion: "+apiVersion+"\nkind: "+kind+"\nmetadata: {"+meta+"annotations: {internal.config.kubernetes.io/path: "+file+"}}\n")
+}
+
+func TestIndexRefinements(t *testing.T) {
+	for _, tt := range []struct {
+		name  string
+		items []*yaml.RNode
+		want  []string
+	}{
+		{"items without a name pair by group, kind and relative path",
+			[]*yaml.RNode{
+				doc(t, "kustomize.config.k8s.io/v1beta1", "Kustomization", "", "original/base/kustomization.yaml"),
+				doc(t, "kustomize.config.k8s.io/v1beta1", "Kustomization", "", "updated/base/kustomization.yaml"),
+				doc(t, "kustomize.config.k8s.io/v1beta1", "Kustomization", "", "dest/base/kustomization.yaml"),
+				doc(t, "kustomize.config.k8s.io/v1beta1", "Kustomization", "", "dest/overlay/kustomization.yaml"),
+			},
+			[]string{
+				"kustomize.config.k8s.io/Kustomization (base/kustomization.yaml): original=original/base/kustomization.yaml,updated=updated/base/kustomization.yaml,dest=dest/base/kustomization.yaml",
+				"kustomize.config.k8s.io/Kustomization (overlay/kustomization.yaml): dest=dest/overlay/kustomization.yaml",
+			}},
+		{"several items without a name in one file pair in file order",
+			[]*yaml.RNode{
+				doc(t, "example.com/v1", "Config", "", "updated/c.yaml"),
+				doc(t, "example.com/v1", "Config", "", "updated/c.yaml"),
+				doc(t, "example.com/v1", "Config", "", "dest/c.yaml"),
+			},
+			[]string{"example.com/Config (c.yaml): updated=updated/c.yaml,dest=dest/c.yaml", "example.com/Config (c.yaml, #2): updated=updated/c.yaml"}},
+		{"same-named items in different files pair by relative path, in every role",
+			[]*yaml.RNode{
+				doc(t, "builtin", "LabelTransformer", "name: labels", "original/a/labels.yaml"),
+				doc(t, "builtin", "LabelTransformer", "name: labels", "original/b/labels.yaml"),
+				doc(t, "builtin", "LabelTransformer", "name: labels", "updated/b/labels.yaml"),
+				doc(t, "builtin", "LabelTransformer", "name: labels", "dest/a/labels.yaml"),
+			},
+			[]string{
+				"LabelTransformer labels (a/labels.yaml): original=original/a/labels.yaml,dest=dest/a/labels.yaml",
+				"LabelTransformer labels (b/labels.yaml): original=original/b/labels.yaml,updated=updated/b/labels.yaml",
+			}},
+		{"a Kptfile under a role directory is identified by its path, not by the name kpt pkg get gave it",
+			[]*yaml.RNode{
+				doc(t, "kpt.dev/v1", "Kptfile", "name: project", "original/Kptfile"),
+				doc(t, "kpt.dev/v1", "Kptfile", "name: project", "updated/Kptfile"),
+				doc(t, "kpt.dev/v1", "Kptfile", "name: my-project", "dest/Kptfile"),
+				doc(t, "kpt.dev/v1", "Kptfile", "name: kcc-namespace", "updated/kcc-namespace/Kptfile"),
+				doc(t, "kpt.dev/v1", "Kptfile", "name: kcc-namespace", "dest/kcc-namespace/Kptfile"),
+			},
+			[]string{
+				"kpt.dev/Kptfile (Kptfile): original=original/Kptfile,updated=updated/Kptfile,dest=dest/Kptfile",
+				"kpt.dev/Kptfile (kcc-namespace/Kptfile): updated=updated/kcc-namespace/Kptfile,dest=dest/kcc-namespace/Kptfile",
+			}},
+		{"no namespace and default pair for a namespaced kind",
+			[]*yaml.RNode{
+				doc(t, "apps/v1", "Deployment", "name: web, namespace: default", "original/web.yaml"),
+				doc(t, "apps/v1", "Deployment", "name: web", "updated/web.yaml"),
+				doc(t, "apps/v1", "Deployment", "name: web, namespace: default", "dest/web.yaml"),
+			},
+			[]string{"apps/Deployment default/web: original=original/web.yaml,updated=updated/web.yaml,dest=dest/web.yaml"}},
+		{"no namespace and default stay apart when one role holds both",
+			[]*yaml.RNode{
+				doc(t, "v1", "ConfigMap", "name: c, namespace: default", "updated/a.yaml"),
+				doc(t, "v1", "ConfigMap", "name: c", "dest/a.yaml"),
+				doc(t, "v1", "ConfigMap", "name: c, namespace: default", "dest/b.yaml"),
+			},
+			[]string{"ConfigMap default/c: updated=updated/a.yaml,dest=dest/b.yaml", "ConfigMap c: dest=dest/a.yaml"}},
+		{"other namespaces never pair",
+			[]*yaml.RNode{
+				doc(t, "v1", "ConfigMap", "name: c, namespace: prod", "updated/a.yaml"),
+				doc(t, "v1", "ConfigMap", "name: c", "dest/a.yaml"),
+			},
+			[]string{"ConfigMap prod/c: updated=updated/a.yaml", "ConfigMap c: dest=dest/a.yaml"}},
+		{"a cluster-scoped kind ignores namespace",
+			[]*yaml.RNode{
+				doc(t, "rbac.authorization.k8s.io/v1", "ClusterRole", "name: r, namespace: ops", "updated/r.yaml"),
+				doc(t, "rbac.authorization.k8s.io/v1", "ClusterRole", "name: r", "dest/r.yaml"),
+			},
+			[]string{"rbac.authorization.k8s.io/ClusterRole r: updated=updated/r.yaml,dest=dest/r.yaml"}},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			got, err := pathSets(t, tt.items...)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if strings.Join(got, "\n") != strings.Join(tt.want, "\n") {
+				t.Errorf("sets:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(tt.want, "\n"))
+			}
+		})
+	}
+}
+
+func TestIndexRefinementErrors(t *testing.T) {
+	for _, tt := range []struct {
+		name  string
+		items []*yaml.RNode
+		field string
+		msg   []string
+	}{
+		{"same-named items in one file",
+			[]*yaml.RNode{
+				doc(t, "builtin", "LabelTransformer", "name: labels", "dest/a/labels.yaml"),
+				doc(t, "builtin", "LabelTransformer", "name: labels", "dest/a/labels.yaml"),
+				doc(t, "builtin", "LabelTransformer", "name: labels", "dest/b/labels.yaml"),
+			},
+			"metadata.name", []string{"duplicate dest resource LabelTransformer labels", "dest/a/labels.yaml", "in one file"}},
+		{"an item with neither name nor path",
+			[]*yaml.RNode{node(t, "apiVersion: v1\nkind: ConfigMap\nmetadata: {annotations: {config.kubernetes.io/merge-source: dest}}\n")},
+			"metadata.name", []string{"neither"}},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			_, err := pathSets(t, tt.items...)
 			ie := asItemError(t, err)
 			if ie.Field != tt.field {
 				t.Errorf("field %q, want %q (%v)", ie.Field, tt.field, err)

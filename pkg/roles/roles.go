@@ -10,8 +10,12 @@
 //  3. inline sources in the typed functionConfig (spec.original, spec.updated, spec.src),
 //     with every other input item dest.
 //
-// Items with no role pass through. Kptfile and local-config items are never selected by
-// path or as implicit dest, only by their own role annotation.
+// Items with no role pass through. With path roles every item under a role directory has
+// that role, Kptfiles and local-config items included: a kpt package's setters.yaml, its
+// subpackages' Kptfiles and its local-config resources are part of the package being
+// upgraded. With annotation roles and inline sources, a Kptfile or local-config item is
+// merged only when its own role annotation selects it (kpt feeds both to every function).
+// docs/roles-and-identity.md is the full rule.
 package roles
 
 import (
@@ -67,8 +71,12 @@ type Item struct {
 	File string
 	// Index is the item's index annotation within File.
 	Index int
-	// RelFile is File relative to the item's role directory (path roles), else File.
+	// RelFile is File relative to the item's role directory (path roles), else File; for
+	// an inline item, its own path annotation as written ("" when it has none).
 	RelFile string
+	// RoleDir is the cleaned role directory the item lies under ("" when its role does not
+	// come from a directory, or none is configured for it).
+	RoleDir string
 	// Inline is true for items that came from the functionConfig.
 	Inline bool
 }
@@ -85,7 +93,7 @@ func (it *Item) Errorf(field, format string, args ...interface{}) *results.ItemE
 // items are the ResourceList items in input order; they are not modified.
 // Errors (*results.ItemError): a role value that is not one of the mode's roles (naming
 // the valid ones, and the mode a 2-way/3-way role belongs to); an item with a role but no
-// apiVersion, kind or metadata.name.
+// apiVersion or kind, or neither metadata.name nor a file path.
 func Assign(items []*yaml.RNode, cfg *config.Config) ([]Item, error) {
 	valid := For(cfg.Mode)
 	dirs := roleDirs(cfg)
@@ -107,15 +115,16 @@ func Assign(items []*yaml.RNode, cfg *config.Config) ([]Item, error) {
 				errs[i] = invalidRole(&it, cfg, annotated, valid)
 				return
 			}
-			if dir := dirFor(dirs, it.Role); dir != "" {
-				it.RelFile = relTo(it.File, dir)
+			if dir := dirFor(dirs, it.Role); dir != "" && under(it.File, dir) {
+				it.RelFile, it.RoleDir = relTo(it.File, dir), dir
+			}
+		case len(dirs) > 0:
+			// Every item under a role directory, Kptfiles and local-config included.
+			if role, dir, ok := byPath(dirs, it.File); ok {
+				it.Role, it.RelFile, it.RoleDir = role, relTo(it.File, dir), dir
 			}
 		case special:
 			// Kptfile and local-config pass through unless their own annotation selects them.
-		case len(dirs) > 0:
-			if role, dir, ok := byPath(dirs, it.File); ok {
-				it.Role, it.RelFile = role, relTo(it.File, dir)
-			}
 		case cfg.Inline():
 			it.Role = Dest
 		}
@@ -132,6 +141,7 @@ func Assign(items []*yaml.RNode, cfg *config.Config) ([]Item, error) {
 	}{{Original, cfg.Original}, {Updated, cfg.Updated}, {Src, cfg.Src}} {
 		for j, n := range inline.nodes {
 			it := Item{Node: n, Role: inline.role, Position: len(items) + j, Inline: true}
+			it.RelFile, it.Index = location(n)
 			it.File = fmt.Sprintf("functionConfig spec.%s[%d]", inline.role, j)
 			out = append(out, it)
 		}
@@ -165,19 +175,21 @@ func invalidRole(it *Item, cfg *config.Config, value string, valid []Role) error
 	return it.Errorf("metadata.annotations."+cfg.RoleAnnotation, "%s", msg)
 }
 
-// requireIdentity checks that an item with a role has apiVersion, kind and name.
+// requireIdentity checks that an item with a role has apiVersion, kind, and a
+// metadata.name or a file path (an item without a name is identified by its path).
 func requireIdentity(it *Item) error {
 	m, err := it.Node.GetMeta()
 	if err != nil {
 		return it.Errorf("metadata", "cannot read metadata: %v", err)
 	}
+	const need = "a %s item needs apiVersion, kind, and metadata.name or a file path; %s"
 	switch {
 	case m.APIVersion == "":
-		return it.Errorf("apiVersion", "a %s item needs apiVersion, kind and metadata.name; apiVersion is missing", it.Role)
+		return it.Errorf("apiVersion", need, it.Role, "apiVersion is missing")
 	case m.Kind == "":
-		return it.Errorf("kind", "a %s item needs apiVersion, kind and metadata.name; kind is missing", it.Role)
-	case m.Name == "":
-		return it.Errorf("metadata.name", "a %s item needs apiVersion, kind and metadata.name; metadata.name is missing", it.Role)
+		return it.Errorf("kind", need, it.Role, "kind is missing")
+	case m.Name == "" && it.RelFile == "":
+		return it.Errorf("metadata.name", need, it.Role, "it has neither (an item without a name is identified by group, kind and file path)")
 	}
 	return nil
 }
@@ -262,6 +274,9 @@ func Rebase(rel, toDir string) string {
 	}
 	return path.Join(toDir, rel)
 }
+
+// IsKptfile reports whether n is a kpt package's Kptfile (kind Kptfile, group kpt.dev).
+func IsKptfile(n *yaml.RNode) bool { return isKptfile(n) }
 
 func isKptfile(n *yaml.RNode) bool {
 	return n.GetKind() == "Kptfile" && strings.HasPrefix(n.GetApiVersion(), "kpt.dev/")

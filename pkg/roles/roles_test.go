@@ -56,8 +56,8 @@ func TestAssignByPath(t *testing.T) {
 		{Updated, "sub/a.yaml"},
 		{Dest, "app/a.yaml"},
 		{Dest, "upstream/older/b.yaml"}, // "upstream/old" must not select "upstream/older"
-		{None, "Kptfile"},               // Kptfile never selected by path
-		{None, "fn.yaml"},               // local-config never selected by path
+		{Dest, "Kptfile"},               // Kptfiles are selected by path too
+		{Dest, "fn.yaml"},               // and so are local-config items
 		{Updated, "x.yaml"},             // the annotation wins over the path
 	}
 	for i, w := range want {
@@ -120,17 +120,18 @@ func TestIdentityIgnoresVersion(t *testing.T) {
 	}
 }
 
-func TestIndexDuplicatesAndMergeOnPath(t *testing.T) {
+func TestIndexMergeOnPath(t *testing.T) {
 	cfg := config.Defaults()
-	cfg.DestPath = "dest"
-	items, err := Assign([]*yaml.RNode{at(t, "ConfigMap", "a", "dest/one.yaml"), at(t, "ConfigMap", "a", "dest/two.yaml")}, cfg)
+	cfg.OriginalPath, cfg.DestPath = "original", "dest"
+	items, err := Assign([]*yaml.RNode{at(t, "ConfigMap", "a", "original/one.yaml"), at(t, "ConfigMap", "a", "dest/two.yaml")}, cfg)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := Index(items, false); err == nil || !strings.Contains(err.Error(), "dest/one.yaml") || !strings.Contains(err.Error(), "mergeOnPath") {
-		t.Errorf("duplicate identity: want an error naming both files and suggesting mergeOnPath, got %v", err)
+	sets, err := Index(items, IndexOptions{})
+	if err != nil || len(sets) != 1 {
+		t.Errorf("without mergeOnPath one resource in different files pairs: %v, %d sets", err, len(sets))
 	}
-	sets, err := Index(items, true)
+	sets, err = Index(items, IndexOptions{MergeOnPath: true})
 	if err != nil || len(sets) != 2 {
 		t.Errorf("with mergeOnPath the copies are distinct: %v, %d sets", err, len(sets))
 	}

@@ -158,6 +158,8 @@ type Resolver struct {
 	overrides map[string]*overlay
 	// given are the entries as WithOverrides received them, in order.
 	given []Override
+	// scopes are the CRDs' spec.scope by "group/kind": true for Namespaced.
+	scopes map[string]bool
 }
 
 // New returns a Resolver. With openAPI true, known kinds use kyaml's embedded Kubernetes
@@ -199,9 +201,12 @@ func (r *Resolver) WithCRDs(items []*yaml.RNode) *Resolver {
 		return nil
 	}
 	out := &Resolver{openAPI: r.openAPI, keys: r.keys, crds: map[string]*crdEntry{},
-		overrides: r.overrides, given: r.given}
+		overrides: r.overrides, given: r.given, scopes: map[string]bool{}}
 	for k, v := range r.crds {
 		out.crds[k] = v
+	}
+	for k, v := range r.scopes {
+		out.scopes[k] = v
 	}
 	for _, item := range items {
 		if yaml.IsMissingOrNull(item) || item.YNode().Kind != yaml.MappingNode {
@@ -221,6 +226,12 @@ func (r *Resolver) WithCRDs(items []*yaml.RNode) *Resolver {
 			continue
 		}
 		kind := scalarField(names, "kind")
+		switch scalarField(sp, "scope") {
+		case "Namespaced":
+			out.scopes[group+"/"+kind] = true
+		case "Cluster":
+			out.scopes[group+"/"+kind] = false
+		}
 		// "group//kind" is this CRD's schema for versions it does not list: its common
 		// (v1beta1) schema, else its first version's.
 		fallback := false
@@ -339,6 +350,22 @@ func (r *Resolver) ForResource(nodes ...*yaml.RNode) Node {
 		return Node{}
 	}
 	return Node{rs: metadataOnly, root: true, builtin: true}
+}
+
+// Namespaced reports whether apiVersion's group and kind are namespace-scoped: from the
+// spec.scope of a CustomResourceDefinition in the input (WithCRDs), else kyaml's table of
+// the built-in kinds. known is false for a kind neither knows.
+func (r *Resolver) Namespaced(apiVersion, kind string) (namespaced, known bool) {
+	if r != nil && len(r.scopes) > 0 {
+		group := ""
+		if i := strings.LastIndex(apiVersion, "/"); i >= 0 {
+			group = apiVersion[:i]
+		}
+		if v, ok := r.scopes[group+"/"+kind]; ok {
+			return v, true
+		}
+	}
+	return openapi.IsNamespaceScoped(yaml.TypeMeta{APIVersion: apiVersion, Kind: kind})
 }
 
 // crd returns the schema a CRD gives apiVersion's group and kind: the version's own, else
