@@ -341,6 +341,9 @@ func (r *Resolver) ForResource(nodes ...*yaml.RNode) Node {
 		if rs := kptfileSchema(apiVersion, kind); rs != nil {
 			return Node{rs: rs, ov: ov, root: true}
 		}
+		if rs := kustomizationSchema(apiVersion, kind); rs != nil {
+			return Node{rs: rs, ov: ov, root: true}
+		}
 		if rs := builtinFor(apiVersion, kind); rs != nil {
 			return Node{rs: rs, ov: ov, root: true, builtin: true}
 		}
