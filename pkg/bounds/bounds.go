@@ -1,12 +1,19 @@
-// Package bounds holds what krm-merge checks of YAML aliases, which let a few lines stand
-// for unbounded data: whether a tree holds any (HasAlias: the readers and merges take
-// a slower, alias-safe path then) and the limit on an item's size with its aliases
-// expanded, so that hostile YAML ends in a clear error instead of unbounded time or
-// memory (issue 7). It only measures; callers turn a breach into their own error (a
-// results entry naming the resource, or an API error).
+// Package bounds holds what krm-merge checks of an item's YAML before merging it: YAML
+// aliases, which let a few lines stand for unbounded data (whether a tree holds any,
+// HasAlias: the readers and merges take a slower, alias-safe path then; and the limit on
+// an item's size with its aliases expanded, so that hostile YAML ends in a clear error
+// instead of unbounded time or memory), and repeated map keys, which YAML forbids and
+// yaml.v3 parses anyway (a merge would otherwise pair and write both copies). It only
+// measures; callers turn a breach into their own error (a results entry naming the
+// resource, or an API error).
 package bounds
 
-import "sigs.k8s.io/kustomize/kyaml/yaml"
+import (
+	"fmt"
+	"strconv"
+
+	"sigs.k8s.io/kustomize/kyaml/yaml"
+)
 
 // MaxExpandedNodes is the most YAML nodes an item may stand for with its aliases
 // expanded. Merges and the apply mode's JSON form can expand aliases (the 2-way engine
@@ -29,16 +36,166 @@ func TooExpanded(n *yaml.Node) bool {
 // node (when it is too expanded, it does). Cost: one walk of n, each aliased node
 // walked once.
 func Measure(n *yaml.Node) (tooExpanded, hasAlias bool) {
-	var m measure
-	tooExpanded = m.of(n) > MaxExpandedNodes
-	return tooExpanded, m.aliased
+	r := Check(n)
+	return r.TooExpanded, r.HasAlias
 }
 
-// measure holds the expanded sizes of alias targets (allocated on the first alias) and
-// whether an alias node was seen.
+// Report is what Check found in one item.
+type Report struct {
+	// TooExpanded: with its aliases expanded the item stands for more than
+	// MaxExpandedNodes nodes.
+	TooExpanded bool
+	// HasAlias: the item holds an alias node.
+	HasAlias bool
+	// Repeated is the first map key (in document order) that repeats a key of its map;
+	// nil when every map's keys are unique.
+	Repeated *RepeatedKey
+}
+
+// RepeatedKey is a map key given twice in one map.
+type RepeatedKey struct {
+	// Path is the path of the map's field as results show it, from the item's root:
+	// field names joined by dots, list elements as [index]; e.g.
+	// "spec.template.metadata.labels.app".
+	Path string
+	// Key is the repeated key.
+	Key string
+	// FirstLine and SecondLine are the lines of the two keys, counted from the item's
+	// first line as 1 (0 when the parser recorded none).
+	FirstLine, SecondLine int
+	// FirstColumn and SecondColumn are the keys' columns, counted from the item's first
+	// column as 1 (0 when the parser recorded none).
+	FirstColumn, SecondColumn int
+}
+
+// Where says where the two keys are, for messages: "at lines 8 and 10 of the resource",
+// or "on line 6 of the resource, columns 9 and 15" when they share a line.
+func (k *RepeatedKey) Where() string {
+	if k.FirstLine == k.SecondLine {
+		return fmt.Sprintf("on line %d of the resource, columns %d and %d", k.FirstLine, k.FirstColumn, k.SecondColumn)
+	}
+	return fmt.Sprintf("at lines %d and %d of the resource", k.FirstLine, k.SecondLine)
+}
+
+// Check measures n in one walk (each aliased node walked once): Measure's two answers
+// and the first repeated map key. Keys compare by tag and value (`"1"` and `1` differ);
+// YAML merge keys (`<<`) and keys that are not scalars are not compared. A nil n has
+// nothing to report.
+func Check(n *yaml.Node) Report {
+	var m measure
+	r := Report{}
+	r.TooExpanded = m.of(n) > MaxExpandedNodes
+	r.HasAlias = m.aliased
+	if m.repeatedIn != nil {
+		path, _ := pathTo(n, m.repeatedIn)
+		line := func(k *yaml.Node) int {
+			if k.Line == 0 || n.Line == 0 {
+				return 0
+			}
+			return k.Line - n.Line + 1
+		}
+		key := path
+		if key != "" {
+			key += "."
+		}
+		column := func(k *yaml.Node) int {
+			if k.Column == 0 || n.Column == 0 {
+				return 0
+			}
+			return k.Column - n.Column + 1
+		}
+		r.Repeated = &RepeatedKey{Path: key + m.second.Value, Key: m.second.Value, FirstLine: line(m.first), SecondLine: line(m.second),
+			FirstColumn: column(m.first), SecondColumn: column(m.second)}
+	}
+	return r
+}
+
+// measure holds the expanded sizes of alias targets (allocated on the first alias),
+// whether an alias node was seen, and the first repeated key found.
 type measure struct {
-	sizes   map[*yaml.Node]int
-	aliased bool
+	sizes         map[*yaml.Node]int
+	aliased       bool
+	repeatedIn    *yaml.Node // the map holding the first repeated key
+	first, second *yaml.Node // its two keys
+}
+
+// smallMap is the key count up to which repeated keys are found by comparing pairs.
+const smallMap = 12
+
+// repeats records m's first repeated key, if any and none was recorded yet. Keys are
+// compared by value first (no allocation), then by tag.
+func (ms *measure) repeats(m *yaml.Node) {
+	if ms.repeatedIn != nil || len(m.Content) < 4 {
+		return
+	}
+	comparable := func(k *yaml.Node) bool { return k.Kind == yaml.ScalarNode && k.Value != "<<" }
+	same := func(a, b *yaml.Node) bool { return a.Value == b.Value && a.ShortTag() == b.ShortTag() }
+	if len(m.Content) <= 2*smallMap {
+		for i := 2; i+1 < len(m.Content); i += 2 {
+			ki := m.Content[i]
+			if !comparable(ki) {
+				continue
+			}
+			for j := 0; j < i; j += 2 {
+				if kj := m.Content[j]; comparable(kj) && same(kj, ki) {
+					ms.repeatedIn, ms.first, ms.second = m, kj, ki
+					return
+				}
+			}
+		}
+		return
+	}
+	seen := make(map[string][]*yaml.Node, len(m.Content)/2)
+	for i := 0; i+1 < len(m.Content); i += 2 {
+		k := m.Content[i]
+		if !comparable(k) {
+			continue
+		}
+		for _, prev := range seen[k.Value] {
+			if same(prev, k) {
+				ms.repeatedIn, ms.first, ms.second = m, prev, k
+				return
+			}
+		}
+		seen[k.Value] = append(seen[k.Value], k)
+	}
+}
+
+// pathTo returns the path from n to the map target as RepeatedKey.Path spells it, and
+// whether target was found; it does not follow aliases (a map reached only through an
+// alias gets the empty path).
+func pathTo(n, target *yaml.Node) (string, bool) {
+	type frame struct {
+		n    *yaml.Node
+		path string
+	}
+	stack := []frame{{n, ""}}
+	for len(stack) > 0 {
+		f := stack[len(stack)-1]
+		stack = stack[:len(stack)-1]
+		if f.n == target {
+			return f.path, true
+		}
+		switch f.n.Kind {
+		case yaml.DocumentNode:
+			for _, c := range f.n.Content {
+				stack = append(stack, frame{c, f.path})
+			}
+		case yaml.MappingNode:
+			for i := len(f.n.Content) - 2; i >= 0; i -= 2 {
+				p := f.n.Content[i].Value
+				if f.path != "" {
+					p = f.path + "." + p
+				}
+				stack = append(stack, frame{f.n.Content[i+1], p})
+			}
+		case yaml.SequenceNode:
+			for i := len(f.n.Content) - 1; i >= 0; i-- {
+				stack = append(stack, frame{f.n.Content[i], f.path + "[" + strconv.Itoa(i) + "]"})
+			}
+		}
+	}
+	return "", false
 }
 
 // of counts the nodes of n with aliases expanded, saturating just above
@@ -61,6 +218,9 @@ func (m *measure) of(n *yaml.Node) int {
 		}
 		m.sizes[n.Alias] = s
 		return s
+	}
+	if n.Kind == yaml.MappingNode {
+		m.repeats(n)
 	}
 	size := 1
 	for _, c := range n.Content {

@@ -1,6 +1,7 @@
 package bounds
 
 import (
+	"fmt"
 	"strings"
 	"testing"
 
@@ -55,5 +56,37 @@ func TestMeasureAliases(t *testing.T) {
 	}
 	if too, aliased := Measure(bomb(9)); !too || !aliased {
 		t.Errorf("bomb: Measure = (%v, %v), want (true, true)", too, aliased)
+	}
+}
+
+func TestCheckFindsRepeatedKeys(t *testing.T) {
+	many := "m:\n"
+	for i := 0; i < 20; i++ {
+		many += fmt.Sprintf("  k%d: %d\n", i, i)
+	}
+	for _, tt := range []struct {
+		name, doc string
+		want      *RepeatedKey // nil: none
+	}{
+		{"unique keys", "a: 1\nb: {c: 2, d: [ {e: 3} ]}\n", nil},
+		{"a string and an integer key differ", "\"1\": a\n1: b\n", nil},
+		{"merge keys are not compared", "base: &b {x: 1}\nm:\n  <<: *b\n  <<: *b\n", nil},
+		{"top level", "a: 1\nb: 2\na: 3\n", &RepeatedKey{Path: "a", Key: "a", FirstLine: 1, SecondLine: 3, FirstColumn: 1, SecondColumn: 1}},
+		{"in a list element", "l:\n- name: x\n  v: 1\n  v: 2\n", &RepeatedKey{Path: "l[0].v", Key: "v", FirstLine: 3, SecondLine: 4, FirstColumn: 3, SecondColumn: 3}},
+		{"in a large map", many + "  k7: again\n", &RepeatedKey{Path: "m.k7", Key: "k7", FirstLine: 9, SecondLine: 22, FirstColumn: 3, SecondColumn: 3}},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			var doc yaml.Node
+			if err := yaml.Unmarshal([]byte(tt.doc), &doc); err != nil {
+				t.Fatal(err)
+			}
+			got := Check(doc.Content[0]).Repeated
+			switch {
+			case tt.want == nil && got != nil:
+				t.Errorf("found %+v, want none", *got)
+			case tt.want != nil && (got == nil || *got != *tt.want):
+				t.Errorf("found %+v, want %+v", got, *tt.want)
+			}
+		})
 	}
 }

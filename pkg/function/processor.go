@@ -109,7 +109,7 @@ func Merge(items []*yaml.RNode, cfg *config.Config) (*resources.Outcome, error) 
 // items.
 // Errors: *results.ItemError for bad items, as documented by roles.Assign,
 // resources.Merge and apply.Run; for an item whose YAML aliases expand past
-// MaxExpandedNodes (checkExpansion); in mode apply, an item with the field-rules
+// MaxExpandedNodes or holds a repeated map key (checkItems); in mode apply, an item with the field-rules
 // annotation.
 func Run(items []*yaml.RNode, cfg *config.Config) (*resources.Outcome, error) {
 	assigned, err := roles.Assign(items, cfg)
@@ -121,7 +121,7 @@ func Run(items []*yaml.RNode, cfg *config.Config) (*resources.Outcome, error) {
 
 // runAssigned is Run after roles.Assign.
 func runAssigned(assigned []roles.Item, cfg *config.Config) (*resources.Outcome, error) {
-	anyAlias, err := checkExpansion(assigned)
+	anyAlias, err := checkItems(assigned)
 	if err != nil {
 		return nil, err
 	}

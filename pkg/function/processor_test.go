@@ -218,6 +218,10 @@ func TestBadInput(t *testing.T) {
 		{"unknown patch directive in 2-way src", header + cm("mode: 2way") + "items:\n" +
 			item("src", "  data:\n    $patch: remove\n") + item("dest", "  data: {a: b}\n"),
 			[]string{"unknown patch strategy", "path: data"}},
+		{"a map with a repeated key", header + "items:\n" + item("dest", "  data:\n    a: one\n    b: two\n    a: three\n"),
+			[]string{`is given twice in one map, at lines 9 and 11 of the resource`, "path: data.a", "path: pkg/dest.yaml", "name: x"}},
+		{"a repeated key deep in a pass-through item", header + "items:\n- apiVersion: v1\n  kind: ConfigMap\n  metadata:\n    name: y\n  data:\n    l: [{k: 1, k: 2}]\n",
+			[]string{"is given twice in one map, on line 6 of the resource, columns 8 and 14", "path: data.l[0].k", `name: "y"`}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -2,10 +2,6 @@ package function
 
 import (
 	"sigs.k8s.io/kustomize/kyaml/yaml"
-
-	"github.com/krm-merge/krm-merge/pkg/bounds"
-	"github.com/krm-merge/krm-merge/pkg/parallel"
-	"github.com/krm-merge/krm-merge/pkg/roles"
 )
 
 // writable returns an output item as a YAML encoder can write it and a parser read it
@@ -76,27 +72,4 @@ func walkWritable(n *yaml.Node, defined map[string]bool, fix bool) bool {
 		}
 	}
 	return found
-}
-
-// MaxExpandedNodes is bounds.MaxExpandedNodes: the most YAML nodes an item may stand for
-// with its aliases expanded.
-const MaxExpandedNodes = bounds.MaxExpandedNodes
-
-// checkExpansion returns an *results.ItemError for the first item whose aliases expand
-// to more than MaxExpandedNodes nodes (bounds.TooExpanded), and whether any item holds
-// an alias. Cost: one walk of each item (of each aliased node once), on all cores.
-func checkExpansion(items []roles.Item) (anyAlias bool, err error) {
-	too := make([]bool, len(items))
-	aliased := make([]bool, len(items))
-	parallel.ForEach(len(items), 64, func(i int) {
-		too[i], aliased[i] = bounds.Measure(items[i].Node.YNode())
-	})
-	for i := range items {
-		if too[i] {
-			return true, items[i].Errorf("", "its YAML aliases expand to more than %d nodes (an alias bomb?): "+
-				"write the values out or use fewer aliases", MaxExpandedNodes)
-		}
-		anyAlias = anyAlias || aliased[i]
-	}
-	return anyAlias, nil
 }

@@ -1,0 +1,37 @@
+package function
+
+import (
+	"github.com/krm-merge/krm-merge/pkg/bounds"
+	"github.com/krm-merge/krm-merge/pkg/parallel"
+	"github.com/krm-merge/krm-merge/pkg/roles"
+)
+
+// MaxExpandedNodes is bounds.MaxExpandedNodes: the most YAML nodes an item may stand for
+// with its aliases expanded.
+const MaxExpandedNodes = bounds.MaxExpandedNodes
+
+// checkItems returns an *results.ItemError for the first item (in input order)
+// whose aliases expand to more than MaxExpandedNodes nodes (bounds.TooExpanded) or that
+// holds a map with a repeated key (YAML requires unique keys; yaml.v3 parses them anyway
+// and a merge would pair and write both copies), naming the resource, its file, the key's
+// path and both lines; and whether any item holds an alias. Cost: one walk of each item
+// (of each aliased node once), on all cores.
+func checkItems(items []roles.Item) (anyAlias bool, err error) {
+	reports := make([]bounds.Report, len(items))
+	parallel.ForEach(len(items), 64, func(i int) {
+		reports[i] = bounds.Check(items[i].Node.YNode())
+	})
+	for i := range items {
+		r := reports[i]
+		if r.TooExpanded {
+			return true, items[i].Errorf("", "its YAML aliases expand to more than %d nodes (an alias bomb?): "+
+				"write the values out or use fewer aliases", MaxExpandedNodes)
+		}
+		if k := r.Repeated; k != nil {
+			return true, items[i].Errorf(k.Path, "key %q is given twice in one map, %s (counting its first line as 1); "+
+				"YAML requires unique keys: remove or rename one of them", k.Key, k.Where())
+		}
+		anyAlias = anyAlias || r.HasAlias
+	}
+	return anyAlias, nil
+}
