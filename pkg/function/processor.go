@@ -121,7 +121,7 @@ func Run(items []*yaml.RNode, cfg *config.Config) (*resources.Outcome, error) {
 
 // runAssigned is Run after roles.Assign.
 func runAssigned(assigned []roles.Item, cfg *config.Config) (*resources.Outcome, error) {
-	anyAlias, err := checkItems(assigned)
+	anyAlias, anyNullElement, err := checkItems(assigned)
 	if err != nil {
 		return nil, err
 	}
@@ -131,7 +131,7 @@ func runAssigned(assigned []roles.Item, cfg *config.Config) (*resources.Outcome,
 		}
 		return apply.Run(assigned, cfg)
 	}
-	return resources.Merge(assigned, cfg, merge.Options{Lists: Lists(cfg, assigned), AliasFree: !anyAlias})
+	return resources.Merge(assigned, cfg, merge.Options{Lists: Lists(cfg, assigned), AliasFree: !anyAlias, NullElementFree: !anyNullElement})
 }
 
 // located turns functionConfig errors into item errors about the functionConfig, each

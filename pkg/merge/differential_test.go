@@ -1268,6 +1268,8 @@ func spec3p(o, u, d *yaml.Node, sch schema.Node, keep bool) *yaml.Node {
 		return d // U and O null (or absent): unchanged upstream
 	case semEqual(o, u):
 		return d // unchanged: keep D, its null included
+	case isNullNode(d) && isNullNode(o):
+		return spec3(nil, u, nil, sch) // D's null is O's: no local change, U's value is taken
 	case isNullNode(d), isNullNode(u):
 		return nil // a local clear; an upstream clear
 	case u == nil && keep && d != nil && !semEqual(o, d):
@@ -1285,6 +1287,13 @@ func spec3p(o, u, d *yaml.Node, sch schema.Node, keep bool) *yaml.Node {
 			}
 			if keep && !absentOrNull(o) {
 				return nil // deleted locally: dest wins whatever upstream changed
+			}
+			if !absentOrNull(o) {
+				// deleted locally: U's whole map comes back when U changed anything in it
+				if delta3(o, u, sch) == nil {
+					return nil
+				}
+				return spec3(nil, u, nil, sch)
 			}
 			return delta3(o, u, sch)
 		}
@@ -1312,7 +1321,27 @@ func spec3p(o, u, d *yaml.Node, sch schema.Node, keep bool) *yaml.Node {
 			if d == nil && absentOrNull(o) && len(u.Content) == 0 {
 				return u
 			}
-			for _, id := range idsOf(idx[1], idx[2]) {
+			if d == nil && !absentOrNull(o) {
+				// deleted locally: U's whole list comes back when U changed anything in it
+				for _, id := range idsOf(idx[1]) {
+					if spec3(idx[0][id], idx[1][id], nil, sch.Elements()) != nil {
+						return spec3(nil, u, nil, sch)
+					}
+				}
+				return nil
+			}
+			ids := idsOf(idx[1], idx[2])
+			if d == nil { // U's elements, in U's order
+				rev := map[*yaml.Node]string{}
+				for id, el := range idx[1] {
+					rev[el] = id
+				}
+				ids = ids[:0]
+				for _, el := range dn(u).Content {
+					ids = append(ids, rev[el])
+				}
+			}
+			for _, id := range ids {
 				if idx[2][id] == nil && d != nil || d == nil {
 					if idx[1][id] == nil {
 						continue
@@ -1335,6 +1364,14 @@ func spec3p(o, u, d *yaml.Node, sch schema.Node, keep bool) *yaml.Node {
 			out := nSeq()
 			if d == nil && absentOrNull(o) {
 				return u
+			}
+			if d == nil {
+				for _, el := range dn(u).Content {
+					if !inO[el.Value] {
+						return u // deleted locally, added to upstream: U's whole set
+					}
+				}
+				return nil
 			}
 			if d != nil {
 				for _, el := range d.Content {
@@ -1947,6 +1984,20 @@ func explain3(c case3, diff difference, ours, other, spec *yaml.Node, conflicts 
 	}
 	if isNullNode(o) && isNullNode(u) && d != nil && !isNullNode(d) && semEqual(diff.ours, d) && diff.other == nil {
 		return "O and U null, D set: keep D (kyaml clears)", ""
+	}
+	if isNullNode(o) && isNullNode(d) && !absentOrNull(u) && !unchanged {
+		return "D's null equal to O's, U set: U's value is taken (kyaml drops the field)", ""
+	}
+	for n := len(p); n > 0; n-- { // at p or above: a place dest deleted and upstream changed
+		q := p[:n]
+		if lookup(yn(c.d), q) != nil || lookup(yn(c.o), q) == nil || lookup(yn(c.u), q) == nil {
+			continue
+		}
+		for _, cf := range conflicts {
+			if cf.Path.String() == q.String() && cf.Kind == merge.DeletedLocally && cf.Winner == "updated" {
+				return "deleted locally, changed upstream: U's whole value + conflict (kyaml brings back the delta alone)", ""
+			}
+		}
 	}
 	if isNullNode(d) && unchanged && isNullNode(diff.ours) && stubOnly(diff.other, p, roots, nil) {
 		return "D null, upstream unchanged: keep the null (kyaml clears it or leaves a stub)", ""

@@ -47,6 +47,11 @@ type Options struct {
 	// their own check, a walk of each input. Set it wrongly and aliased inputs may be
 	// changed (the engines copy them before merging in place).
 	AliasFree bool
+	// NullElementFree says the caller has checked that no input holds a null element in
+	// a list of primitives (HasNullElement); the engines then skip their own walk that
+	// drops such elements (rule 5). Set it wrongly and a null element may be merged as a
+	// value.
+	NullElementFree bool
 }
 
 // ConflictKind says which three-sided disagreement a Conflict is.

@@ -40,26 +40,59 @@ func kindIs(n *yaml.Node, kind yaml.Kind) bool {
 // element in order. All spellings of null are equal; absent equals only absent.
 func equal(a, b *yaml.Node) bool {
 	var m aliasMemo
-	return m.equal(a, b)
+	return m.compare(a, b) >= sameValue
+}
+
+// likeness is what compare found of two values.
+type likeness int8
+
+const (
+	// differ: the values differ.
+	differ likeness = iota
+	// sameValue: the values are equal (as equal says), their comments are not.
+	sameValue
+	// sameAll: the values are equal and every paired node (map fields by name, keys
+	// included, list elements by position) carries the same head, line and foot
+	// comments.
+	sameAll
+)
+
+// compareAll is compare with a fresh memo: whether a and b differ, hold the same value,
+// or the same value and comments. One walk; it stops at the first value difference.
+func compareAll(a, b *yaml.Node) likeness {
+	var m aliasMemo
+	return m.compare(a, b)
 }
 
 // aliasMemo remembers the answers for map and list pairs reached through an alias, so
 // that comparing values full of aliases costs their size as written, not as expanded
-// (two copies of a YAML alias bomb took minutes; issue 7, bounds). It is allocated on
-// the first alias met: comparing values without aliases allocates nothing.
-type aliasMemo map[[2]*yaml.Node]bool
+// (two copies of a YAML alias bomb took minutes to compare). It is allocated on the
+// first alias met: comparing values without aliases allocates nothing.
+type aliasMemo map[[2]*yaml.Node]likeness
 
-func (m *aliasMemo) equal(a, b *yaml.Node) bool {
+// sameComments reports whether two nodes carry the same head, line and foot comments.
+func sameComments(a, b *yaml.Node) bool {
+	return a.HeadComment == b.HeadComment && a.LineComment == b.LineComment && a.FootComment == b.FootComment
+}
+
+func (m *aliasMemo) compare(a, b *yaml.Node) likeness {
 	aliased := (a != nil && a.Kind == yaml.AliasNode) || (b != nil && b.Kind == yaml.AliasNode)
+	ra, rb := a, b
 	a, b = deref(a), deref(b)
 	if a == nil || b == nil {
-		return a == b
+		if a == b {
+			return sameAll
+		}
+		return differ
 	}
 	if a == b {
-		return true
+		if ra != nil && rb != nil && !sameComments(ra, rb) {
+			return sameValue
+		}
+		return sameAll
 	}
 	if a.Kind != b.Kind {
-		return false
+		return differ
 	}
 	if aliased && a.Kind != yaml.ScalarNode {
 		key := [2]*yaml.Node{a, b}
@@ -69,46 +102,58 @@ func (m *aliasMemo) equal(a, b *yaml.Node) bool {
 		if *m == nil {
 			*m = aliasMemo{}
 		}
-		v := m.equalContent(a, b)
+		v := m.compareContent(a, b)
 		(*m)[key] = v
 		return v
 	}
-	return m.equalContent(a, b)
+	return m.compareContent(a, b)
 }
 
-// equalContent compares two dereferenced nodes of the same kind.
-func (m *aliasMemo) equalContent(a, b *yaml.Node) bool {
+// compareContent compares two dereferenced nodes of the same kind.
+func (m *aliasMemo) compareContent(a, b *yaml.Node) likeness {
+	out := sameAll
+	if !sameComments(a, b) {
+		out = sameValue
+	}
 	switch a.Kind {
 	case yaml.ScalarNode:
 		ta, tb := a.ShortTag(), b.ShortTag()
-		if ta != tb {
-			return false
+		if ta != tb || (ta != yaml.NodeTagNull && a.Value != b.Value) {
+			return differ
 		}
-		return ta == yaml.NodeTagNull || a.Value == b.Value
+		return out
 	case yaml.SequenceNode:
 		if len(a.Content) != len(b.Content) {
-			return false
+			return differ
 		}
 		for i := range a.Content {
-			if !m.equal(a.Content[i], b.Content[i]) {
-				return false
+			out = min(out, m.compare(a.Content[i], b.Content[i]))
+			if out == differ {
+				return differ
 			}
 		}
-		return true
+		return out
 	case yaml.MappingNode:
 		if len(a.Content) != len(b.Content) {
-			return false
+			return differ
 		}
 		bi := indexFields(b)
 		for i := 0; i+1 < len(a.Content); i += 2 {
-			_, bv := bi.get(a.Content[i].Value)
-			if bv == nil || !m.equal(a.Content[i+1], bv) {
-				return false
+			bk, bv := bi.get(a.Content[i].Value)
+			if bv == nil {
+				return differ
+			}
+			if !sameComments(a.Content[i], bk) {
+				out = min(out, sameValue)
+			}
+			out = min(out, m.compare(a.Content[i+1], bv))
+			if out == differ {
+				return differ
 			}
 		}
-		return true
+		return out
 	}
-	return false
+	return differ
 }
 
 // smallMap is the field count up to which a linear scan beats a hash index.

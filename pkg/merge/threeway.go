@@ -34,6 +34,9 @@ func ThreeWay(original, updated, dest *yaml.RNode, opts Options) (*yaml.RNode, [
 func ThreeWayShared(original, updated, dest *yaml.RNode, opts Options) (*yaml.RNode, []Conflict, error) {
 	e := &threeWay{lists: opts.lists(), policy: opts.Policy}
 	o, u, d := ynode(original), ynode(updated), ynode(dest)
+	if !opts.NullElementFree {
+		o, u, d = withoutNullElements(o), withoutNullElements(u), withoutNullElements(d)
+	}
 	if !opts.AliasFree && (bounds.HasAlias(u) || bounds.HasAlias(d)) {
 		// Aliases share nodes inside one input: work on private copies changed in
 		// place, as the engine always did for them.
@@ -132,9 +135,24 @@ func (e *threeWay) markSame(u, d *yaml.Node) {
 // only; u and d are the engine's own copies and may be reused in the output. quiet
 // suppresses conflict reports below a place that already reported one.
 func (e *threeWay) merge(o, u, d *yaml.Node, sch schema.Node, path *at, quiet bool) *yaml.Node {
-	// Unchanged upstream (null and absent alike): keep dest exactly, its nulls included.
-	if equal(o, u) || (missingOrNull(o) && missingOrNull(u) && !isNull(u)) {
+	// Unchanged upstream (null and absent alike): keep dest exactly, its nulls included;
+	// where upstream changed only comments, they arrive (blend).
+	switch compareAll(o, u) {
+	case sameAll:
 		return d
+	case sameValue:
+		if d == nil {
+			return nil
+		}
+		return e.blend(o, u, d, fromD, sch)
+	}
+	if missingOrNull(o) && missingOrNull(u) && !isNull(u) {
+		return d
+	}
+	if isNull(d) && isNull(o) {
+		// Dest's null is original's: no local change, so upstream's value is taken, as
+		// for a field dest never had.
+		return e.merge(nil, u, nil, sch, path, quiet)
 	}
 	if isNull(d) || isNull(u) { // a local clear, or upstream cleared it
 		return nil
@@ -145,12 +163,16 @@ func (e *threeWay) merge(o, u, d *yaml.Node, sch schema.Node, path *at, quiet bo
 		}
 		return e.conflict(path, DeletedUpstream, quiet, o, u, d, nil, d)
 	}
-	// The same change on both sides: keep dest as it is. Not when updated holds an
-	// explicit null field: that is an upstream clear, and the clear must not depend on
-	// whether dest's copy happens to equal updated's elsewhere; recurse instead.
+	// The same change on both sides: keep dest as it is (with updated's comments where
+	// dest kept original's). Not when updated holds an explicit null field: that is an
+	// upstream clear, and the clear must not depend on whether dest's copy happens to
+	// equal updated's elsewhere; recurse instead.
 	if e.equalUD(u, d) {
 		if !e.hasNullField(u) {
-			return d
+			if compareAll(u, d) == sameAll {
+				return d
+			}
+			return e.blend(o, u, d, fromD, sch)
 		}
 		e.markSame(u, d)
 	}
@@ -171,14 +193,14 @@ func (e *threeWay) merge(o, u, d *yaml.Node, sch schema.Node, path *at, quiet bo
 			}
 		}
 	}
-	return e.atomic(o, u, d, path, quiet)
+	return e.atomic(o, u, d, sch, path, quiet)
 }
 
 // atomic decides a scalar, an atomic list, or a value whose kind changed: upstream
 // changed it (o != u), so take u unless dest changed it too.
-func (e *threeWay) atomic(o, u, d *yaml.Node, path *at, quiet bool) *yaml.Node {
+func (e *threeWay) atomic(o, u, d *yaml.Node, sch schema.Node, path *at, quiet bool) *yaml.Node {
 	if d != nil && e.equalUD(u, d) { // the same change on both sides, nulls inside kept
-		return d
+		return e.blend(o, u, d, fromD, sch)
 	}
 	if d == nil {
 		if missingOrNull(o) { // added upstream
@@ -187,9 +209,13 @@ func (e *threeWay) atomic(o, u, d *yaml.Node, path *at, quiet bool) *yaml.Node {
 		return e.conflict(path, DeletedLocally, quiet, o, u, nil, u, nil)
 	}
 	if equal(d, o) {
-		return u
+		return e.blend(o, u, d, fromU, sch)
 	}
-	return e.conflict(path, BothChanged, quiet, o, u, d, u, d)
+	out := e.conflict(path, BothChanged, quiet, o, u, d, u, d)
+	if out == d {
+		return e.blend(o, u, d, fromD, sch)
+	}
+	return e.blend(o, u, d, fromU, sch)
 }
 
 // hasNullField reports whether n holds, in a map at any depth (lists included), a field
@@ -277,15 +303,16 @@ func (e *threeWay) mergeMap(o, u, d *yaml.Node, sch schema.Node, path *at, quiet
 			}
 			return e.mapDelta(o, u, sch, path)
 		}
-		// Deleted locally, changed upstream: only the delta comes back, as one conflict.
-		delta := e.mapDelta(o, u, sch, path)
-		if delta == nil {
+		// Deleted locally, changed upstream: a conflict; updated brings back its whole
+		// map (its explicit null fields dropped, as for a map new upstream), never a
+		// partial object made of the delta alone.
+		if e.mapDelta(o, u, sch, path) == nil {
 			return nil
 		}
-		return e.conflict(path, DeletedLocally, quiet, o, u, nil, delta, nil)
+		return e.conflict(path, DeletedLocally, quiet, o, u, nil, e.merge(nil, u, nil, sch, path, true), nil)
 	}
 	dn, out := e.own(d)
-	of := indexFields(o)
+	of, uf := indexFields(o), indexFields(u)
 	dn.Content, _ = mergeMapFields(deref(u), dn, nil, func(k, uk, uv, dv *yaml.Node) (*yaml.Node, error) {
 		ok, ov := of.get(k.Value)
 		var buf [6]*yaml.Node // on the stack: no garbage per field
@@ -296,6 +323,36 @@ func (e *threeWay) mergeMap(o, u, d *yaml.Node, sch schema.Node, path *at, quiet
 		pairs = append(pairs, uk, uv, ok, ov)
 		return e.merge(ov, uv, dv, childSchema(sch, k.Value, pairs...), path.field(k.Value), quiet), nil
 	})
+	// The keys dest kept carry their comments merged 3-way; keys new from updated carry
+	// updated's.
+	dk := indexFields(d)
+	for i := 0; i+1 < len(dn.Content); i += 2 {
+		k := dn.Content[i]
+		if own, _ := dk.get(k.Value); own != k {
+			continue
+		}
+		ok, _ := of.get(k.Value)
+		uk, _ := uf.get(k.Value)
+		if uk == nil {
+			continue // deleted upstream and kept by a conflict: dest's key as it is
+		}
+		dn.Content[i] = withSlots(k, mergeSlots(ok, uk, k))
+	}
+	return withOwnSlots(out, o, u, d)
+}
+
+// withOwnSlots sets the comments of a merged map or list node out (dest's node, or its
+// copy) to mergeSlots(o, u, d); out is a node the merge owns (see own), changed in place
+// unless it is d itself.
+func withOwnSlots(out, o, u, d *yaml.Node) *yaml.Node {
+	s := mergeSlots(o, u, d)
+	if slotsOf(out) == s {
+		return out
+	}
+	if out == d {
+		return withSlots(out, s)
+	}
+	out.HeadComment, out.LineComment, out.FootComment = s.head, s.line, s.foot
 	return out
 }
 
@@ -329,20 +386,33 @@ func (e *threeWay) mergeKeyed(o, u, d *yaml.Node, l schema.List, ids *schema.Ide
 		if missingOrNull(o) && !e.hasNullField(u) {
 			return u // the whole list is new upstream
 		}
-		// Deleted locally and changed upstream (or new upstream with null fields to
-		// drop, as in mergeMap): only the delta comes back.
+		// New upstream with null fields to drop (as in mergeMap), or deleted locally:
+		// each element merged as if dest had none.
 		var content []*yaml.Node
+		changed := false
 		for i, ue := range un.Content {
 			oe := ids.Element(srcO, ids.Of(srcU, i))
-			if child := e.merge(oe, ue, nil, elem, path.key(ids, srcU, i), true); child != nil {
+			child := e.merge(oe, ue, nil, elem, path.key(ids, srcU, i), true)
+			if child != nil {
+				changed = true
+			}
+			if oe != nil {
+				// Deleted locally: updated's whole list comes back if anything in it
+				// changed, never the delta alone.
+				child = e.merge(nil, ue, nil, elem, path.key(ids, srcU, i), true)
+			}
+			if child != nil {
 				content = append(content, withKeys(child, ue, l.Keys))
 			}
 		}
-		if content == nil {
-			return nil
-		}
 		if missingOrNull(o) {
+			if content == nil {
+				return nil
+			}
 			return newSeq(un, content) // new upstream: not a conflict
+		}
+		if !changed {
+			return nil
 		}
 		return e.conflict(path, DeletedLocally, quiet, o, u, nil, newSeq(un, content), nil)
 	}
@@ -374,7 +444,7 @@ func (e *threeWay) mergeKeyed(o, u, d *yaml.Node, l schema.List, ids *schema.Ide
 	// An emptied list stays, empty: dest has the field, and kyaml keeps it too.
 	dn, out := e.own(d)
 	dn.Content = p.build(keptIDs, kept, 1)
-	return out
+	return withOwnSlots(out, o, u, d)
 }
 
 // withKeys returns a keyed element that comes back from updated as a delta (dest
@@ -415,16 +485,14 @@ func (e *threeWay) mergeSet(o, u, d *yaml.Node, path *at, quiet bool) *yaml.Node
 		if missingOrNull(o) {
 			return u
 		}
-		var added []*yaml.Node
 		for _, ue := range un.Content {
 			if !inO[setID(ue)] {
-				added = append(added, ue)
+				// Deleted locally, an element added upstream: updated's whole set
+				// comes back, never the additions alone.
+				return e.conflict(path, DeletedLocally, quiet, o, u, nil, u, nil)
 			}
 		}
-		if added == nil {
-			return nil
-		}
-		return e.conflict(path, DeletedLocally, quiet, o, u, nil, newSeq(un, added), nil)
+		return nil
 	}
 	inU, inD := valueSet(un), valueSet(dn)
 	keptIDs := make([]string, 0, len(dn.Content))
@@ -447,10 +515,47 @@ func (e *threeWay) mergeSet(o, u, d *yaml.Node, path *at, quiet bool) *yaml.Node
 			p.add(ue)
 		}
 	}
+	// Dest's elements carry their comments merged 3-way with the same values' upstream.
+	if !sameCommentsByValue(on, un) {
+		oe, ue := elementsByValue(on), elementsByValue(un)
+		for i, de := range kept {
+			if u := ue[keptIDs[i]]; u != nil {
+				kept[i] = withSlots(de, mergeSlots(oe[keptIDs[i]], u, de))
+			}
+		}
+	}
 	// An emptied set stays, empty, as in mergeKeyed.
 	dn, out := e.own(d)
 	dn.Content = p.build(keptIDs, kept, 1)
-	return out
+	return withOwnSlots(out, o, u, d)
+}
+
+// elementsByValue indexes a list of primitives' elements by value (setID); nil for a
+// list that is absent.
+func elementsByValue(list *yaml.Node) map[string]*yaml.Node {
+	if list == nil || list.Kind != yaml.SequenceNode {
+		return nil
+	}
+	m := make(map[string]*yaml.Node, len(list.Content))
+	for _, el := range list.Content {
+		m[setID(el)] = el
+	}
+	return m
+}
+
+// sameCommentsByValue reports whether every value both sets hold carries the same
+// comments in each (elements only one holds are not compared).
+func sameCommentsByValue(a, b *yaml.Node) bool {
+	if a == nil || a.Kind != yaml.SequenceNode {
+		return true
+	}
+	bi := elementsByValue(b)
+	for _, el := range a.Content {
+		if o := bi[setID(el)]; o != nil && !sameComments(el, o) {
+			return false
+		}
+	}
+	return true
 }
 
 // valueSet indexes a list of primitives by value.

@@ -215,6 +215,28 @@ func TestThreeWayNulls(t *testing.T) {
 			want: "m:\n  a: 2\n", text: true,
 		},
 		{
+			name: "D's null equal to O's is no local change: upstream's value arrives (kpt's TestKeepTaggedNull)",
+			o:    "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: c\ndata: null\n",
+			u:    "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: c\ndata:\n  a: \"1\"\n  gone: null\n",
+			d:    "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: c\n  labels: {mine: x}\ndata: null\n",
+			want: "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: c\n  labels: {mine: x}\ndata:\n  a: \"1\"\n", text: true,
+		},
+		{
+			name: "D's null equal to O's, a scalar set upstream",
+			o:    "a: ~\nb: 1\n", u: "a: 5\nb: 1\n", d: "a: null\nb: 2\n",
+			want: "a: 5\nb: 2\n", text: true,
+		},
+		{
+			name: "null elements of a list of primitives are no value: dropped from every source and the output",
+			o:    widgetHead + "args: [a, null, b]\nkeep: [x, null]\n", u: widgetHead + "args: [a, b, null, c]\nkeep: [x]\n", d: widgetHead + "args: [a, b]\nkeep: [x, null, y]\n",
+			want: widgetHead + "args: [a, b, c]\nkeep: [x, y]\n", text: true,
+		},
+		{
+			name: "a null element is never a conflict",
+			o:    deployHead + "  finalizers: [a]\n", u: deployHead + "  finalizers: [a, null]\n", d: deployHead + "  finalizers: [null, a]\n",
+			want: deployHead + "  finalizers: [a]\n", text: true,
+		},
+		{
 			name: "nulls inside an atomic list are data",
 			o:    widgetHead + "steps:\n- run: a\n", u: widgetHead + "steps:\n- run: b\n  retries: null\n", d: widgetHead + "steps:\n- run: a\n",
 			want: widgetHead + "steps:\n- run: b\n  retries: null\n", text: true,
@@ -331,9 +353,9 @@ func TestThreeWayConflicts(t *testing.T) {
 			conflicts: []conflictWant{{"items", merge.DeletedUpstream, "updated"}},
 		},
 		{
-			name: "set deleted locally, values added upstream: only the new values + conflict",
+			name: "set deleted locally, values added upstream: updated's whole set comes back + conflict",
 			o:    deployHead + "  labels: {a: b}\n  finalizers: [a, b]\n", u: deployHead + "  labels: {a: b}\n  finalizers: [a, c]\n", d: deployHead + "  labels: {a: b}\n",
-			want:      deployHead + "  labels: {a: b}\n  finalizers: [c]\n",
+			want:      deployHead + "  labels: {a: b}\n  finalizers: [a, c]\n",
 			conflicts: []conflictWant{{"metadata.finalizers", merge.DeletedLocally, "updated"}},
 		},
 		{
@@ -418,9 +440,9 @@ func TestThreeWayMaps(t *testing.T) {
 			want: "a: 0\n", text: true,
 		},
 		{
-			name: "map deleted in D, upstream changed inside: only the delta + conflict",
+			name: "map deleted in D, upstream changed inside: updated's whole map comes back, never the delta alone + conflict",
 			o:    "a: 0\nm:\n  x: 1\n  y: 2\n  z: 3\n", u: "a: 0\nm:\n  x: 1\n  y: 5\n  n: 6\n", d: "a: 0\n",
-			want:      "a: 0\nm:\n  y: 5\n  n: 6\n",
+			want:      "a: 0\nm:\n  x: 1\n  y: 5\n  n: 6\n",
 			text:      true,
 			conflicts: []conflictWant{{"m", merge.DeletedLocally, "updated"}},
 		},
@@ -432,9 +454,9 @@ func TestThreeWayMaps(t *testing.T) {
 			conflicts: []conflictWant{{"m", merge.DeletedLocally, "dest"}},
 		},
 		{
-			name: "nested maps deleted in D: the delta keeps only changed branches",
-			o:    "a: 0\nm:\n  p:\n    x: 1\n  q:\n    y: 1\n", u: "a: 0\nm:\n  p:\n    x: 1\n  q:\n    y: 2\n", d: "a: 0\n",
-			want:      "a: 0\nm:\n  q:\n    y: 2\n",
+			name: "nested maps deleted in D: updated's whole map comes back, its null fields dropped",
+			o:    "a: 0\nm:\n  p:\n    x: 1\n  q:\n    y: 1\n", u: "a: 0\nm:\n  p:\n    x: 1\n    gone: null\n  q:\n    y: 2\n", d: "a: 0\n",
+			want:      "a: 0\nm:\n  p:\n    x: 1\n  q:\n    y: 2\n",
 			text:      true,
 			conflicts: []conflictWant{{"m", merge.DeletedLocally, "updated"}},
 		},
@@ -471,11 +493,11 @@ func TestThreeWayKeyedLists(t *testing.T) {
 			want: pod + "      - name: side\n        image: s:2\n", text: true,
 		},
 		{
-			name:      "element deleted in D, changed upstream: the delta comes back with its key + conflict",
+			name:      "element deleted in D, changed upstream: updated's whole element comes back + conflict",
 			o:         pod + "      - name: app\n        image: a:1\n        args: [x]\n      - name: side\n",
 			u:         pod + "      - name: app\n        image: a:2\n        args: [x]\n      - name: side\n",
 			d:         pod + "      - name: side\n",
-			want:      pod + "      - name: side\n      - name: app\n        image: a:2\n",
+			want:      pod + "      - name: side\n      - name: app\n        image: a:2\n        args: [x]\n",
 			text:      true,
 			conflicts: []conflictWant{{"spec.template.spec.containers[name=app]", merge.DeletedLocally, "updated"}},
 		},
@@ -489,11 +511,11 @@ func TestThreeWayKeyedLists(t *testing.T) {
 			conflicts: []conflictWant{{"spec.template.spec.containers[name=app]", merge.DeletedLocally, "dest"}},
 		},
 		{
-			name:      "whole keyed list deleted in D, one element changed upstream: only it comes back",
+			name:      "whole keyed list deleted in D, one element changed upstream: updated's whole list comes back",
 			o:         widgetHead + "spec:\n  x: 0\n  items:\n  - name: a\n    v: 1\n  - name: b\n    v: 1\n",
 			u:         widgetHead + "spec:\n  x: 0\n  items:\n  - name: a\n    v: 1\n  - name: b\n    v: 2\n",
 			d:         widgetHead + "spec:\n  x: 0\n",
-			want:      widgetHead + "spec:\n  x: 0\n  items:\n  - name: b\n    v: 2\n",
+			want:      widgetHead + "spec:\n  x: 0\n  items:\n  - name: a\n    v: 1\n  - name: b\n    v: 2\n",
 			text:      true,
 			conflicts: []conflictWant{{"spec.items", merge.DeletedLocally, "updated"}},
 		},
@@ -559,14 +581,31 @@ func TestThreeWayComments(t *testing.T) {
 			want: "# about a\na: 1 # mine\nb: 2\n", text: true,
 		},
 		{
-			name: "U's comment where U changed a value; new fields bring theirs",
-			o:    "a: 1\n", u: "a: 2 # new value\n# a new field\nc: 3 # three\n", d: "# D head\na: 1 # old\n",
-			want: "# D head\na: 2 # new value\n# a new field\nc: 3 # three\n", text: true,
+			name: "U's comments come with U's value unless D changed them; new fields bring theirs",
+			o:    "a: 1\nb: 1 # b\n", u: "a: 2 # new value\nb: 2 # new b\n# a new field\nc: 3 # three\n", d: "# D head\na: 1 # mine\nb: 1 # b\n",
+			want: "# D head\na: 2 # mine\nb: 2 # new b\n# a new field\nc: 3 # three\n", text: true,
 		},
 		{
-			name: "comments on keyed elements: D's kept, U's new element brings its own",
+			name: "a comment upstream added to a value it did not change arrives (kpt setters)",
+			o:    "image: nginx:1.7\nreplicas: 1\n", u: "image: nginx:1.7 # kpt-set: ${image}\nreplicas: 1 # kpt-set: ${replicas}\n", d: "image: mirror/nginx:1.7\nreplicas: 3\n",
+			want: "image: mirror/nginx:1.7 # kpt-set: ${image}\nreplicas: 3 # kpt-set: ${replicas}\n", text: true,
+		},
+		{
+			name: "comments upstream changed and removed arrive on keys, values and list elements; D's own changes stay",
+			o:    "# about m\nm: # m line\n  x: 1 # x\n  y: 1 # y\nargs:\n- a\n- b\n",
+			u:    "# about m, updated\nm:\n  x: 1\n  y: 1 # y2\nargs:\n- a\n- b # b\n",
+			d:    "# about m\nm: # m line\n  x: 1 # mine\n  y: 1 # y\n  z: 0\nargs:\n- b\n- a\n",
+			want: "# about m, updated\nm:\n  x: 1 # mine\n  y: 1 # y2\n  z: 0\nargs:\n- b # b\n- a\n", text: true,
+		},
+		{
+			name: "a comment on an element upstream inserted never moves onto another element",
+			o:    "args:\n- a # on a\n- b\n", u: "args:\n- first # new\n- a # on a\n- b\n", d: "args:\n- a # on a, mine\n- b\n",
+			want: "args:\n- first # new\n- a # on a, mine\n- b\n", text: true,
+		},
+		{
+			name: "comments on keyed elements: D's kept, a comment upstream removed goes, U's new element brings its own",
 			o:    widgetHead + "items:\n- name: a # first\n", u: widgetHead + "items:\n- name: a\n# the second\n- name: b\n", d: widgetHead + "items:\n# mine\n- name: a # first\n",
-			want: widgetHead + "items:\n# mine\n- name: a # first\n# the second\n- name: b\n", text: true,
+			want: widgetHead + "items:\n# mine\n- name: a\n# the second\n- name: b\n", text: true,
 		},
 	} {
 		t.Run(c.name, c.run)
@@ -738,7 +777,7 @@ spec:
     text
 `
 	o := deployHead + "spec:\n  replicas: 1\n  template:\n    spec:\n      containers:\n      - name: app\n        image: a:1\n"
-	for _, u := range []string{o, strings.Replace(o, "replicas: 1", "replicas:   1 # reformatted", 1)} {
+	for _, u := range []string{o, strings.Replace(o, "replicas: 1", "replicas:   !!int 1", 1)} {
 		got, cs, err := merge.ThreeWay(parse(t, o), parse(t, u), parse(t, d), kubeOpts(merge.TakeUpdated))
 		if err != nil || len(cs) > 0 {
 			t.Fatalf("err %v conflicts %v", err, cs)

@@ -45,6 +45,9 @@ func TwoWay(src, dest *yaml.RNode, opts Options) (*yaml.RNode, error) {
 func TwoWayShared(src, dest *yaml.RNode, opts Options) (*yaml.RNode, error) {
 	e := &twoWay{lists: opts.lists()}
 	s, d := ynode(src), ynode(dest)
+	if !opts.NullElementFree {
+		s, d = withoutNullElements(s), withoutNullElements(d)
+	}
 	if !opts.AliasFree && (bounds.HasAlias(s) || bounds.HasAlias(d)) {
 		// Aliases share nodes inside one input: work on private copies changed in
 		// place, as the engine always did for them.

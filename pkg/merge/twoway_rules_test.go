@@ -67,6 +67,11 @@ func TestTwoWayScalarsAndAtomicLists(t *testing.T) {
 			s:    widgetHead + "steps:\n- {run: a, retries: null}\n", d: widgetHead + "steps:\n- {run: b}\n",
 			want: widgetHead + "steps:\n- {run: a, retries: null}\n", text: true,
 		},
+		{
+			name: "null elements of a list of primitives are no value, in S and in D",
+			s:    widgetHead + "args: [a, null]\n", d: widgetHead + "args: [x]\nkeep: [null, y]\n",
+			want: widgetHead + "args: [a]\nkeep: [y]\n", text: true,
+		},
 	} {
 		t.Run(c.name, c.run)
 	}

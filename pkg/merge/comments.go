@@ -1,0 +1,183 @@
+package merge
+
+import (
+	"sigs.k8s.io/kustomize/kyaml/yaml"
+
+	"github.com/krm-merge/krm-merge/pkg/schema"
+)
+
+// Comments merge 3-way (docs/merge-semantics.md, "Comments"): each comment of a node
+// (head, line, foot) on its own, whatever happened to the value. A comment upstream
+// added, changed or removed between original and updated arrives in dest, unless dest
+// changed that comment itself: then dest's stays, and no conflict is reported. Where
+// updated's value is taken, its comments come with it unless dest changed them. This is
+// how kpt setters (`# kpt-set: ${image}`) and kpt's `# {"$openapi": ...}` markers that
+// upstream adds reach a local copy whose value is unchanged (kyaml's merge3 propagates
+// them only where dest's value equals original's).
+//
+// Nodes are paired as the value merge pairs them: map fields (keys and values) by name,
+// keyed list elements by merge key, set elements by value; elements of an atomic list
+// by value (scalars) or by position where the values are equal, so a comment never moves
+// onto another element.
+
+// commentSlots are the three comments of a node.
+type commentSlots struct{ head, line, foot string }
+
+func slotsOf(n *yaml.Node) commentSlots {
+	if n == nil {
+		return commentSlots{}
+	}
+	return commentSlots{n.HeadComment, n.LineComment, n.FootComment}
+}
+
+// mergeSlots returns the comments of the output node whose counterparts are o, u and d
+// (nil where a source lacks the node): per slot, dest's when dest changed it from
+// original's, else updated's. A node only one side has keeps that side's comments.
+func mergeSlots(o, u, d *yaml.Node) commentSlots {
+	switch {
+	case d == nil:
+		return slotsOf(u)
+	case u == nil:
+		return slotsOf(d)
+	}
+	os, us, ds := slotsOf(o), slotsOf(u), slotsOf(d)
+	pick := func(o, u, d string) string {
+		if d != o {
+			return d
+		}
+		return u
+	}
+	return commentSlots{pick(os.head, us.head, ds.head), pick(os.line, us.line, ds.line), pick(os.foot, us.foot, ds.foot)}
+}
+
+// withSlots returns n with comments s: n itself when it has them, else a shallow copy
+// (n is never changed).
+func withSlots(n *yaml.Node, s commentSlots) *yaml.Node {
+	if n == nil || slotsOf(n) == s {
+		return n
+	}
+	c := *n
+	c.HeadComment, c.LineComment, c.FootComment = s.head, s.line, s.foot
+	return &c
+}
+
+// Sources of blend's base: the side whose value the output keeps.
+const (
+	fromU = 1
+	fromD = 2
+)
+
+// blend returns base, the value the merge keeps at this place (updated's node u with
+// from fromU, dest's node d with fromD), with the comments of every node below it merged
+// 3-way against its counterparts in o, u and d (mergeSlots). Only nodes whose comments
+// change are copied; base itself is returned when none does. Nodes reached through a
+// YAML alias keep their comments (an anchored node is shared, so it cannot differ per
+// use).
+func (e *threeWay) blend(o, u, d *yaml.Node, from int, sch schema.Node) *yaml.Node {
+	base := u
+	if from == fromD {
+		base = d
+	}
+	if base == nil {
+		return nil
+	}
+	out := withSlots(base, mergeSlots(o, u, d))
+	if base.Kind == yaml.AliasNode {
+		return out
+	}
+	on, un, dn, bn := deref(o), deref(u), deref(d), deref(base)
+	var content []*yaml.Node // a copy of bn.Content, made at the first change
+	set := func(i int, n *yaml.Node) {
+		if n == bn.Content[i] {
+			return
+		}
+		if content == nil {
+			content = append([]*yaml.Node(nil), bn.Content...)
+		}
+		content[i] = n
+	}
+	switch bn.Kind {
+	case yaml.MappingNode:
+		of, uf, df := indexFields(on), indexFields(un), indexFields(dn)
+		for i := 0; i+1 < len(bn.Content); i += 2 {
+			name := bn.Content[i].Value
+			ok, ov := of.get(name)
+			uk, uv := uf.get(name)
+			dk, dv := df.get(name)
+			set(i, withSlots(bn.Content[i], mergeSlots(ok, uk, dk)))
+			set(i+1, e.blend(ov, uv, dv, from, childSchema(sch, name, uk, uv, dk, dv, ok, ov)))
+		}
+	case yaml.SequenceNode:
+		counterparts := e.pairElements(on, un, dn, from, sch)
+		for i, el := range bn.Content {
+			c := counterparts[i]
+			c[from] = el
+			set(i, e.blend(c[0], c[1], c[2], from, sch.Elements()))
+		}
+	}
+	if content == nil {
+		return out
+	}
+	if out == base {
+		out = copyShallow(base)
+	}
+	out.Content = content
+	return out
+}
+
+// pairElements returns, for each element of the list from holds (fromU: u, fromD: d),
+// its counterparts in o, u and d (index 0, 1, 2; nil where a source lacks it), paired
+// as the merge pairs them: by merge key in a keyed list, by value in a set; in an atomic
+// list a scalar pairs with the same occurrence of its value, any other element with the
+// element at its position when the two are equal.
+func (e *threeWay) pairElements(o, u, d *yaml.Node, from int, sch schema.Node) [][3]*yaml.Node {
+	lists := [3]*yaml.Node{seqOrNil(o), seqOrNil(u), seqOrNil(d)}
+	base := lists[from]
+	out := make([][3]*yaml.Node, len(base.Content))
+	l, ids := e.lists.Pair(sch, lists[0], lists[1], lists[2])
+	if l.Kind == schema.Keyed && ids != nil {
+		for i := range base.Content {
+			id := ids.Of(from, i)
+			for s := 0; s < 3; s++ {
+				out[i][s] = ids.Element(s, id)
+			}
+		}
+		return out
+	}
+	for s := 0; s < 3; s++ {
+		if s == from || lists[s] == nil {
+			continue
+		}
+		// occurrence of each scalar value in the other list
+		other := lists[s]
+		byValue := map[string][]*yaml.Node{}
+		for _, el := range other.Content {
+			if n := deref(el); n != nil && n.Kind == yaml.ScalarNode {
+				k := n.ShortTag() + "\x00" + n.Value
+				byValue[k] = append(byValue[k], el)
+			}
+		}
+		for i, el := range base.Content {
+			n := deref(el)
+			if n != nil && n.Kind == yaml.ScalarNode {
+				k := n.ShortTag() + "\x00" + n.Value
+				if q := byValue[k]; len(q) > 0 {
+					out[i][s], byValue[k] = q[0], q[1:]
+				}
+				continue
+			}
+			if i < len(other.Content) && equal(el, other.Content[i]) {
+				out[i][s] = other.Content[i]
+			}
+		}
+	}
+	return out
+}
+
+// seqOrNil returns n when it is a sequence node, else nil.
+func seqOrNil(n *yaml.Node) *yaml.Node {
+	if n != nil && n.Kind == yaml.SequenceNode {
+		return n
+	}
+	return nil
+}
