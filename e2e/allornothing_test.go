@@ -41,10 +41,18 @@ func TestAllOrNothingThroughKpt(t *testing.T) {
 		message: "upstream",
 		ref:     "odd",
 	}, {
-		name:    "duplicate identity",
-		files:   map[string]string{"dest/app-copy.yaml": readFile(t, filepath.Join(repoRoot, "e2e", "testdata", "conflict", "dest", "app.yaml"))},
+		name: "duplicate identity in one file",
+		files: map[string]string{"dest/app.yaml": readFile(t, filepath.Join(repoRoot, "e2e", "testdata", "conflict", "dest", "app.yaml")) +
+			"---\n" + readFile(t, filepath.Join(repoRoot, "e2e", "testdata", "conflict", "dest", "app.yaml"))},
 		args:    strings.Fields(conflictFnArgs),
-		message: "app",
+		message: "duplicate dest resource",
+		ref:     "app",
+	}, {
+		name: "a map with a repeated key",
+		files: map[string]string{"dest/app.yaml": strings.Replace(readFile(t, filepath.Join(repoRoot, "e2e", "testdata", "conflict", "dest", "app.yaml")),
+			"  namespace: shop\n", "  namespace: shop\n  namespace: shop\n", 1)},
+		args:    strings.Fields(conflictFnArgs),
+		message: "is given twice in one map",
 		ref:     "app",
 	}, {
 		name:    "bad last-applied JSON",

@@ -157,36 +157,44 @@ func TestBadFunctionConfigFailsAndChangesNothing(t *testing.T) {
 	}
 }
 
-// Packages fetched with `kpt pkg get` carry a Kptfile in each directory, and users keep
-// the functionConfig next to the package. Path roles never select Kptfiles or
-// local-config items: they pass through untouched, and the merge happens as usual.
-func TestKptfilesAndLocalConfigPassThrough(t *testing.T) {
+// Packages fetched with `kpt pkg get` carry a Kptfile in each directory, and local-config
+// items such as a setters.yaml. Under path roles they are part of the package being
+// upgraded: the Kptfiles merge (upstream's new mutator arrives, the local description
+// stays), a local-config item upstream adds is added to dest, and the functionConfig
+// outside the role directories passes through untouched.
+func TestKptfilesAndLocalConfigUnderRoleDirectoriesMerge(t *testing.T) {
 	requireKpt(t)
 	t.Parallel()
 	pkg := filepath.Join(t.TempDir(), "pkg")
 	copyTree(t, filepath.Join(repoRoot, "e2e", "testdata", "conflict"), pkg)
-	for _, d := range []string{"original", "updated", "dest"} {
-		writeFile(t, filepath.Join(pkg, d, "Kptfile"), []byte(`apiVersion: kpt.dev/v1
-kind: Kptfile
-metadata:
-  name: shop-app
-  annotations:
-    config.kubernetes.io/local-config: "true"
-info:
-  description: the shop app (`+d+`)
-`))
+	kptfile := func(name, description, mutators string) []byte {
+		return []byte("apiVersion: kpt.dev/v1\nkind: Kptfile\nmetadata:\n  name: " + name + "\n  annotations:\n" +
+			"    config.kubernetes.io/local-config: \"true\"\ninfo:\n  description: " + description + "\npipeline:\n  mutators:\n" + mutators)
 	}
+	setters := "  - image: gcr.io/kpt-fn/apply-setters:v0.2\n    configPath: setters.yaml\n"
+	labels := "  - image: gcr.io/kpt-fn/set-labels:v0.2\n    configMap: {app: shop}\n"
+	writeFile(t, filepath.Join(pkg, "original", "Kptfile"), kptfile("shop-app", "the shop app", setters))
+	writeFile(t, filepath.Join(pkg, "updated", "Kptfile"), kptfile("shop-app", "the shop app", setters+labels))
+	writeFile(t, filepath.Join(pkg, "dest", "Kptfile"), kptfile("my-shop", "our copy of the shop app", setters))
+	writeFile(t, filepath.Join(pkg, "updated", "setters.yaml"), []byte("apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: setters\n"+
+		"  annotations:\n    config.kubernetes.io/local-config: \"true\"\ndata:\n  image: example.com/shop/app\n"))
 	cfg := filepath.Join(pkg, "fn-config.yaml")
 	copyFile(t, fnConfig(t, ""), cfg)
 	gitInitCommit(t, pkg)
 
 	run := mustRunKpt(t, pkg, cfg)
-	if sum := summaryOf(t, run); sum != (summary{Merged: 1, Conflicts: 1}) {
-		t.Errorf("summary %+v, want 1 merged and 1 conflict; results:\n%s", sum, resultsText(run.Results))
+	if sum := summaryOf(t, run); sum != (summary{Merged: 2, Added: 1, Conflicts: 1}) {
+		t.Errorf("summary %+v, want 2 merged, 1 added and 1 conflict; results:\n%s", sum, resultsText(run.Results))
 	}
-	want := " M dest/app.yaml\n D original/app.yaml\n D updated/app.yaml\n"
+	want := " M dest/Kptfile\n M dest/app.yaml\n D original/Kptfile\n D original/app.yaml\n D updated/Kptfile\n D updated/app.yaml\n D updated/setters.yaml\n?? dest/setters.yaml\n"
 	if status := gitStatus(t, pkg); status != want {
-		t.Errorf("git status:\n%s\nwant (Kptfiles and fn-config.yaml untouched):\n%s", status, want)
+		t.Errorf("git status:\n%s\nwant (fn-config.yaml untouched):\n%s", status, want)
+	}
+	got := readFile(t, filepath.Join(pkg, "dest", "Kptfile"))
+	for _, w := range []string{"name: my-shop", "description: our copy of the shop app", "apply-setters", "set-labels"} {
+		if !strings.Contains(got, w) {
+			t.Errorf("dest/Kptfile lacks %q:\n%s", w, got)
+		}
 	}
 	wantScalar(t, appDeployment(t, pkg), upstreamImage, "spec", "template", "spec", "containers", "[name=app]", "image")
 }

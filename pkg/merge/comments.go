@@ -108,7 +108,7 @@ func (e *threeWay) blend(o, u, d *yaml.Node, from int, sch schema.Node) *yaml.No
 			set(i+1, e.blend(ov, uv, dv, from, childSchema(sch, name, uk, uv, dk, dv, ok, ov)))
 		}
 	case yaml.SequenceNode:
-		counterparts := e.pairElements(on, un, dn, from, sch)
+		counterparts := pairElements(e.lists, [3]*yaml.Node{on, un, dn}, from, sch)
 		for i, el := range bn.Content {
 			c := counterparts[i]
 			c[from] = el
@@ -125,16 +125,16 @@ func (e *threeWay) blend(o, u, d *yaml.Node, from int, sch schema.Node) *yaml.No
 	return out
 }
 
-// pairElements returns, for each element of the list from holds (fromU: u, fromD: d),
-// its counterparts in o, u and d (index 0, 1, 2; nil where a source lacks it), paired
+// pairElements returns, for each element of the list srcs[from] (fromU: u, fromD: d),
+// its counterparts in srcs (o, u and d at index 0, 1, 2; nil where a source lacks it), paired
 // as the merge pairs them: by merge key in a keyed list, by value in a set; in an atomic
 // list a scalar pairs with the same occurrence of its value, any other element with the
 // element at its position when the two are equal.
-func (e *threeWay) pairElements(o, u, d *yaml.Node, from int, sch schema.Node) [][3]*yaml.Node {
-	lists := [3]*yaml.Node{seqOrNil(o), seqOrNil(u), seqOrNil(d)}
+func pairElements(r *schema.Resolver, srcs [3]*yaml.Node, from int, sch schema.Node) [][3]*yaml.Node {
+	lists := [3]*yaml.Node{seqOrNil(srcs[0]), seqOrNil(srcs[1]), seqOrNil(srcs[2])}
 	base := lists[from]
 	out := make([][3]*yaml.Node, len(base.Content))
-	l, ids := e.lists.Pair(sch, lists[0], lists[1], lists[2])
+	l, ids := r.Pair(sch, lists[0], lists[1], lists[2])
 	if l.Kind == schema.Keyed && ids != nil {
 		for i := range base.Content {
 			id := ids.Of(from, i)
@@ -180,4 +180,81 @@ func seqOrNil(n *yaml.Node) *yaml.Node {
 		return n
 	}
 	return nil
+}
+
+// RestoreComments returns out with each empty comment slot (head, line, foot) of each
+// node filled from the node's counterpart in in, nodes paired as the merge pairs them
+// (map fields and keys by name, keyed list elements by merge key, set elements by
+// value, atomic list elements by value or, equal, by position; lists decided by lists,
+// nil meaning the seed's keys only). This is what a host that copies an input item's
+// comments onto the function's output item (kyaml's comments.CopyComments, which kpt
+// and kustomize run by the config.k8s.io/id annotation) would do if it paired nodes as
+// the merge does; package kptpost compares the two to find where the host's own pairing
+// would move a comment onto another node. Neither input is changed; out itself is
+// returned when nothing is filled. nil in or out gives out.
+func RestoreComments(in, out *yaml.RNode, lists *schema.Resolver) *yaml.RNode {
+	if in.IsNil() || out.IsNil() {
+		return out
+	}
+	if lists == nil {
+		lists = Options{}.lists()
+	}
+	sch := lists.ForResource(out, in)
+	r := restore(lists, in.YNode(), out.YNode(), sch)
+	if r == out.YNode() {
+		return out
+	}
+	return yaml.NewRNode(r)
+}
+
+// restore is RestoreComments on nodes.
+func restore(lists *schema.Resolver, in, out *yaml.Node, sch schema.Node) *yaml.Node {
+	if out == nil || in == nil || out.Kind == yaml.AliasNode {
+		return out
+	}
+	fill := func(have, from string) string {
+		if have == "" {
+			return from
+		}
+		return have
+	}
+	hs, is := slotsOf(out), slotsOf(in)
+	res := withSlots(out, commentSlots{fill(hs.head, is.head), fill(hs.line, is.line), fill(hs.foot, is.foot)})
+	on, inn := deref(out), deref(in)
+	if on == nil || inn == nil || on.Kind != inn.Kind {
+		return res
+	}
+	var content []*yaml.Node
+	set := func(i int, n *yaml.Node) {
+		if n == on.Content[i] {
+			return
+		}
+		if content == nil {
+			content = append([]*yaml.Node(nil), on.Content...)
+		}
+		content[i] = n
+	}
+	switch on.Kind {
+	case yaml.MappingNode:
+		f := indexFields(inn)
+		for i := 0; i+1 < len(on.Content); i += 2 {
+			name := on.Content[i].Value
+			k, v := f.get(name)
+			set(i, restore(lists, k, on.Content[i], schema.Node{}))
+			set(i+1, restore(lists, v, on.Content[i+1], childSchema(sch, name, on.Content[i], on.Content[i+1], k, v)))
+		}
+	case yaml.SequenceNode:
+		pairs := pairElements(lists, [3]*yaml.Node{nil, on, inn}, fromU, sch)
+		for i := range on.Content {
+			set(i, restore(lists, pairs[i][fromD], on.Content[i], sch.Elements()))
+		}
+	}
+	if content == nil {
+		return res
+	}
+	if res == out {
+		res = copyShallow(out)
+	}
+	res.Content = content
+	return res
 }

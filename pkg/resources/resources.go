@@ -27,6 +27,7 @@ import (
 	"sigs.k8s.io/kustomize/kyaml/fn/framework"
 	"sigs.k8s.io/kustomize/kyaml/yaml"
 
+	"github.com/krm-merge/krm-merge/internal/kptpost"
 	"github.com/krm-merge/krm-merge/pkg/config"
 	"github.com/krm-merge/krm-merge/pkg/merge"
 	"github.com/krm-merge/krm-merge/pkg/parallel"
@@ -89,7 +90,13 @@ type prep struct {
 	err       error              // a merge error, already located
 	equal     bool               // deleted locally or upstream: the survivor equals the original
 	added     *yaml.RNode
-	panicked  interface{}
+	// addedHosted is added with its source's host id kept (kptpost.Finish), when the
+	// source has one and the host's restoration is harmless; add decides which to emit.
+	addedHosted *yaml.RNode
+	// moved is where the host would move a comment, when the merged item had to go out
+	// without the host's id (kptpost.Outcome.Moved).
+	moved    string
+	panicked interface{}
 }
 
 // prepareHook, when set, is called first in prepare; tests set it to panic, to check
@@ -120,17 +127,19 @@ func (r *run) prepare(s *roles.Set) (p prep) {
 			if err != nil {
 				return prep{err: err}
 			}
-			if out != nil { // shares unchanged subtrees with src and dest: see threeWay
-				out = roles.ForgetInputID(withOwnAnnotations(out))
+			var moved string
+			if out != nil {
+				out, moved = r.finish(d.Node, out)
 			}
-			return prep{out: out, effects: effects}
+			return prep{out: out, effects: effects, moved: moved}
 		case src != nil:
 			clean, err := merge.TwoWayShared(src.Node, nil, r.opts)
 			if err != nil {
 				return prep{err: src.Errorf(fieldOf(err), "%v", err)}
 			}
 			if clean != nil {
-				return prep{out: clean, added: r.addCopy(clean)}
+				added := r.addCopy(clean)
+				return prep{out: clean, added: added, addedHosted: r.hosted(src.Node, added)}
 			}
 		}
 		return prep{}
@@ -154,17 +163,47 @@ func (r *run) prepare(s *roles.Set) (p prep) {
 		if out == nil { // dest cleared the whole resource: keep it as it was
 			out = d.Node
 		}
-		// out shares unchanged subtrees with dest and updated: give it its own
-		// annotations before changing them.
-		return prep{out: roles.ForgetInputID(withOwnAnnotations(out)), conflicts: conflicts, effects: effects}
+		out, moved := r.finish(d.Node, out)
+		return prep{out: out, conflicts: conflicts, effects: effects, moved: moved}
 	case u != nil && o == nil:
-		return prep{added: r.addCopy(u.Node)}
+		added := r.addCopy(u.Node)
+		return prep{added: added, addedHosted: r.hosted(u.Node, added)}
 	case u != nil:
 		return prep{equal: merge.Equal(r.normalized(o, u), u.Node)}
 	case o != nil && d != nil:
 		return prep{equal: merge.Equal(r.normalized(o, d), d.Node)}
 	}
 	return prep{}
+}
+
+// finish returns the item to emit for out, the merge's result for the dest item in: in
+// itself when the merge changed nothing (so the host restores everything of it, its
+// file's comments included); else out with its own annotations (out shares unchanged
+// subtrees with dest and updated), keeping the host's id where that is harmless
+// (kptpost.Finish), and the place the host would move a comment where it is not.
+func (r *run) finish(in, out *yaml.RNode) (*yaml.RNode, string) {
+	if out.YNode() == in.YNode() {
+		return in, ""
+	}
+	own := withOwnAnnotations(out)
+	if !kptpost.HasID(in) {
+		return roles.ForgetInputID(own), ""
+	}
+	f := kptpost.Finish(in, own, r.opts.Lists)
+	return f.Item, f.Moved
+}
+
+// hosted returns added, the copy of the upstream (src) item src that the run adds, with
+// src's host id kept, when the host would restore src's file comments onto it harmlessly
+// (kptpost.Finish); nil otherwise. add decides whether to use it.
+func (r *run) hosted(src, added *yaml.RNode) *yaml.RNode {
+	if !kptpost.HasID(src) {
+		return nil
+	}
+	if f := kptpost.Finish(src, added, r.opts.Lists); f.KeptID {
+		return f.Item
+	}
+	return nil
 }
 
 type run struct {
@@ -220,10 +259,11 @@ func (r *run) threeWay(s *roles.Set, p *prep) error {
 			r.conflict(d, c.Path.String(), c.Describe(), c.Winner, results.Value(c.Dest), winnerValue(c))
 		}
 		r.notes = append(r.notes, ruleResults(d, p.effects)...)
+		r.hostMoved(d, p.moved)
 		r.replace[d] = p.out
 		r.counts.Merged++
 	case u != nil && o == nil:
-		r.add(u, p.added)
+		r.add(u, p.added, p.addedHosted)
 	case u != nil: // in original and updated, deleted locally
 		r.counts.StayedDeleted++
 		if !p.equal {
@@ -259,6 +299,7 @@ func (r *run) twoWay(s *roles.Set, p *prep) error {
 			return p.err
 		}
 		r.notes = append(r.notes, ruleResults(d, p.effects)...)
+		r.hostMoved(d, p.moved)
 		if p.out == nil {
 			r.drop[d] = true
 			r.counts.Deleted++
@@ -271,12 +312,24 @@ func (r *run) twoWay(s *roles.Set, p *prep) error {
 			return p.err
 		}
 		if p.out != nil {
-			r.add(&roles.Item{Node: p.out, Role: src.Role, File: src.File, Index: src.Index, RelFile: src.RelFile, Inline: src.Inline}, p.added)
+			r.add(&roles.Item{Node: p.out, Role: src.Role, File: src.File, Index: src.Index, RelFile: src.RelFile, Inline: src.Inline}, p.added, p.addedHosted)
 		}
 	case d != nil:
 		r.counts.Kept++
 	}
 	return nil
+}
+
+// hostMoved records a warning when a merged item goes out without the host's id
+// (moved is where the host would have moved a comment; "" when it kept the id).
+func (r *run) hostMoved(d *roles.Item, moved string) {
+	if moved == "" {
+		return
+	}
+	r.warnings = append(r.warnings, results.WarningAt(d.Ref(), d.File, d.Index, moved,
+		"written without kpt's input id: kpt pairs the elements of this list by position and would move dest's comments "+
+			"onto other elements, so it does not restore this resource's file comments either (a header before it, "+
+			"a comment between documents above it): check them after the run"))
 }
 
 func fieldOf(err error) string {
@@ -318,19 +371,31 @@ func (r *run) addCopy(n *yaml.RNode) *yaml.RNode {
 }
 
 // add emits an upstream-only resource into dest; n is its copy from addCopy.
-func (r *run) add(u *roles.Item, n *yaml.RNode) {
+// An added item keeps its source's host id (hosted, from prepare) so that the host
+// restores the comments of its source file that belong to it (the file's header when it
+// starts a file of its own, the comment above it between documents), unless it goes
+// after dest's documents into a file dest already has while it opened its source file:
+// then its source's header would land in the middle of dest's file, and it goes without.
+func (r *run) add(u *roles.Item, n, hosted *yaml.RNode) {
+	idx := u.Index
 	if dir := r.destDir(); dir != "" && !u.Inline && u.RelFile != "" {
 		file := roles.Rebase(u.RelFile, dir)
-		idx, ok := r.fileEnds[file]
-		if ok {
-			idx++
-		} else {
-			idx = u.Index
+		if last, ok := r.fileEnds[file]; ok {
+			idx = last + 1
 		}
 		r.fileEnds[file] = idx
+		if hosted != nil && !(u.Index == 0 && idx > 0) {
+			n = hosted
+		} else {
+			n = roles.ForgetInputID(n)
+		}
 		roles.SetLocation(n, file, idx)
+	} else if hosted != nil {
+		n = hosted
+	} else {
+		n = roles.ForgetInputID(n)
 	}
-	r.added = append(r.added, roles.ForgetInputID(n))
+	r.added = append(r.added, n)
 	r.counts.Added++
 }
 

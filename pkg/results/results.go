@@ -201,3 +201,13 @@ func Warning(ref *yaml.ResourceIdentifier, file string, index int, message strin
 	}
 	return r
 }
+
+// WarningAt is Warning with the field path the warning is about (field.path in the
+// result; none when path is "").
+func WarningAt(ref *yaml.ResourceIdentifier, file string, index int, path, message string) *framework.Result {
+	r := Warning(ref, file, index, message)
+	if path != "" {
+		r.Field = &framework.Field{Path: path}
+	}
+	return r
+}
