@@ -20,6 +20,61 @@ import (
 // by value (scalars) or by position where the values are equal, so a comment never moves
 // onto another element.
 
+// keepFileComments returns out, a merged item, with dest's comments where a file's own
+// comments sit: the head and foot comments of the item's root map and the head comment
+// of its first field. Those hold a license header or a comment between documents (when no
+// blank line separates it from the item, the parser puts it there; with a blank line it
+// is on the document, which a host such as kpt withholds from the function and restores
+// by id), so they are the file's, not the item's, and are never merged: a header that
+// upstream moved from the document onto the first field would otherwise be added twice.
+// When a new field goes first, dest's first-field comment moves up to it. out is changed
+// only where it is not d (the merge's own nodes are copies); d is never changed.
+func keepFileComments(out, d *yaml.Node) *yaml.Node {
+	on, dn := deref(out), deref(d)
+	if on == nil || dn == nil || on.Kind != yaml.MappingNode || dn.Kind != yaml.MappingNode || on == dn {
+		return out
+	}
+	if on.HeadComment != dn.HeadComment || on.FootComment != dn.FootComment {
+		c := *on
+		c.HeadComment, c.FootComment = dn.HeadComment, dn.FootComment
+		on, out = &c, &c
+	}
+	if len(on.Content) == 0 || len(dn.Content) == 0 {
+		return out
+	}
+	first, dfirst := on.Content[0], dn.Content[0]
+	var content []*yaml.Node
+	set := func(i int, head string) {
+		if on.Content[i].HeadComment == head {
+			return
+		}
+		if content == nil {
+			content = append([]*yaml.Node(nil), on.Content...)
+		}
+		k := *on.Content[i]
+		k.HeadComment = head
+		content[i] = &k
+	}
+	set(0, dfirst.HeadComment)
+	if first.Value != dfirst.Value {
+		for i := 2; i+1 < len(on.Content); i += 2 {
+			if on.Content[i].Value == dfirst.Value {
+				set(i, "")
+				break
+			}
+		}
+	}
+	if content == nil {
+		return out
+	}
+	if on == deref(out) && out == on {
+		c := *on
+		on, out = &c, &c
+	}
+	on.Content = content
+	return out
+}
+
 // commentSlots are the three comments of a node.
 type commentSlots struct{ head, line, foot string }
 

@@ -44,7 +44,7 @@ func ThreeWayShared(original, updated, dest *yaml.RNode, opts Options) (*yaml.RN
 		e.inPlace = true
 	}
 	sch := e.lists.ForResource(dest, updated, original)
-	out := e.merge(o, u, d, sch, nil, false)
+	out := keepFileComments(e.merge(o, u, d, sch, nil, false), d)
 	return rnode(out), e.conflicts, nil
 }
 

@@ -592,10 +592,20 @@ func TestThreeWayComments(t *testing.T) {
 		},
 		{
 			name: "comments upstream changed and removed arrive on keys, values and list elements; D's own changes stay",
-			o:    "# about m\nm: # m line\n  x: 1 # x\n  y: 1 # y\nargs:\n- a\n- b\n",
-			u:    "# about m, updated\nm:\n  x: 1\n  y: 1 # y2\nargs:\n- a\n- b # b\n",
-			d:    "# about m\nm: # m line\n  x: 1 # mine\n  y: 1 # y\n  z: 0\nargs:\n- b\n- a\n",
-			want: "# about m, updated\nm:\n  x: 1 # mine\n  y: 1 # y2\n  z: 0\nargs:\n- b # b\n- a\n", text: true,
+			o:    "kind: K\n# about m\nm: # m line\n  x: 1 # x\n  y: 1 # y\nargs:\n- a\n- b\n",
+			u:    "kind: K\n# about m, updated\nm:\n  x: 1\n  y: 1 # y2\nargs:\n- a\n- b # b\n",
+			d:    "kind: K\n# about m\nm: # m line\n  x: 1 # mine\n  y: 1 # y\n  z: 0\nargs:\n- b\n- a\n",
+			want: "kind: K\n# about m, updated\nm:\n  x: 1 # mine\n  y: 1 # y2\n  z: 0\nargs:\n- b # b\n- a\n", text: true,
+		},
+		{
+			name: "the comment before an item's first field is the file's (a header, a comment between documents): dest's, never merged",
+			o:    "# Copyright 2021\napiVersion: v1\nkind: K\nx: 1\n", u: "# Copyright 2023\n# Licensed\napiVersion: v1\nkind: K\nx: 2\n", d: "apiVersion: v1\nkind: K\nx: 1\n",
+			want: "apiVersion: v1\nkind: K\nx: 2\n", text: true,
+		},
+		{
+			name: "the file's comment stays first when a new field goes first",
+			o:    "b: 1\n", u: "a: 0\nb: 2\n", d: "# header\nb: 1\n",
+			want: "# header\na: 0\nb: 2\n", text: true,
 		},
 		{
 			name: "a comment on an element upstream inserted never moves onto another element",

@@ -62,7 +62,7 @@ func TwoWayShared(src, dest *yaml.RNode, opts Options) (*yaml.RNode, error) {
 	if err != nil {
 		return nil, err
 	}
-	return rnode(out), nil
+	return rnode(keepFileComments(out, d)), nil
 }
 
 type twoWay struct {
