@@ -116,6 +116,54 @@ func withSlots(n *yaml.Node, s commentSlots) *yaml.Node {
 	return &c
 }
 
+// fieldLine returns the key and value of a map field whose value is a scalar with the
+// field's line comment merged 3-way as one slot: `key: value # c` is parsed with the
+// comment on the key or on the value depending on the value's shape (on the key for an
+// empty value), so the two line comments are one comment of the field. k and v are the
+// output's key and value; ok/ov, uk/uv and dk/dv their counterparts (nil where a source
+// lacks the field). When the output's line differs from the merged one, it is put on the
+// value (copies; nothing is changed in place). Fields whose value is not a scalar are
+// returned as they are.
+func fieldLine(ok, ov, uk, uv, dk, dv, k, v *yaml.Node) (*yaml.Node, *yaml.Node) {
+	if k == nil || v == nil || v.Kind != yaml.ScalarNode {
+		return k, v
+	}
+	line := func(k, v *yaml.Node) string {
+		if k == nil {
+			return ""
+		}
+		s := k.LineComment
+		if v != nil && v.Kind == yaml.ScalarNode {
+			s += v.LineComment
+		}
+		return s
+	}
+	var want string
+	switch {
+	case dk == nil:
+		want = line(uk, uv)
+	case uk == nil:
+		want = line(dk, dv)
+	default:
+		o, u, d := line(ok, ov), line(uk, uv), line(dk, dv)
+		want = u
+		if d != o {
+			want = d
+		}
+	}
+	if line(k, v) == want {
+		return k, v
+	}
+	if k.LineComment != "" {
+		c := *k
+		c.LineComment = ""
+		k = &c
+	}
+	c := *v
+	c.LineComment = want
+	return k, &c
+}
+
 // Sources of blend's base: the side whose value the output keeps.
 const (
 	fromU = 1
@@ -159,8 +207,11 @@ func (e *threeWay) blend(o, u, d *yaml.Node, from int, sch schema.Node) *yaml.No
 			ok, ov := of.get(name)
 			uk, uv := uf.get(name)
 			dk, dv := df.get(name)
-			set(i, withSlots(bn.Content[i], mergeSlots(ok, uk, dk)))
-			set(i+1, e.blend(ov, uv, dv, from, childSchema(sch, name, uk, uv, dk, dv, ok, ov)))
+			nk := withSlots(bn.Content[i], mergeSlots(ok, uk, dk))
+			nv := e.blend(ov, uv, dv, from, childSchema(sch, name, uk, uv, dk, dv, ok, ov))
+			nk, nv = fieldLine(ok, ov, uk, uv, dk, dv, nk, nv)
+			set(i, nk)
+			set(i+1, nv)
 		}
 	case yaml.SequenceNode:
 		counterparts := pairElements(e.lists, [3]*yaml.Node{on, un, dn}, from, sch)

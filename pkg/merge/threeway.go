@@ -324,19 +324,19 @@ func (e *threeWay) mergeMap(o, u, d *yaml.Node, sch schema.Node, path *at, quiet
 		return e.merge(ov, uv, dv, childSchema(sch, k.Value, pairs...), path.field(k.Value), quiet), nil
 	})
 	// The keys dest kept carry their comments merged 3-way; keys new from updated carry
-	// updated's.
-	dk := indexFields(d)
+	// updated's. A scalar field's line comment is one slot of key and value (fieldLine).
+	df := indexFields(d)
 	for i := 0; i+1 < len(dn.Content); i += 2 {
 		k := dn.Content[i]
-		if own, _ := dk.get(k.Value); own != k {
-			continue
+		ok, ov := of.get(k.Value)
+		uk, uv := uf.get(k.Value)
+		own, dv := df.get(k.Value)
+		if own != k {
+			own, dv = nil, nil // a field new from updated: its key as updated has it
+		} else if uk != nil { // (without uk: deleted upstream, kept by a conflict, as dest has it)
+			k = withSlots(k, mergeSlots(ok, uk, k))
 		}
-		ok, _ := of.get(k.Value)
-		uk, _ := uf.get(k.Value)
-		if uk == nil {
-			continue // deleted upstream and kept by a conflict: dest's key as it is
-		}
-		dn.Content[i] = withSlots(k, mergeSlots(ok, uk, k))
+		dn.Content[i], dn.Content[i+1] = fieldLine(ok, ov, uk, uv, own, dv, k, dn.Content[i+1])
 	}
 	return withOwnSlots(out, o, u, d)
 }

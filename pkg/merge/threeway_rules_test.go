@@ -608,6 +608,16 @@ func TestThreeWayComments(t *testing.T) {
 			want: "# header\na: 0\nb: 2\n", text: true,
 		},
 		{
+			name: "a field's line comment is one slot whether the parser put it on the key (empty value) or the value",
+			o:    "kind: K\nparts:\nextra: 1\n", u: "kind: K\nparts: # u note\nextra: 1\n", d: "kind: K\nparts: a # d note\nextra: 1\n",
+			want: "kind: K\nparts: a # d note\nextra: 1\n", text: true,
+		},
+		{
+			name: "a field's line comment upstream added to an empty value arrives on dest's value",
+			o:    "kind: K\nparts:\nextra: 1\n", u: "kind: K\nparts: # u note\nextra: 1\n", d: "kind: K\nparts: a\nextra: 1\n",
+			want: "kind: K\nparts: a # u note\nextra: 1\n", text: true,
+		},
+		{
 			name: "a comment on an element upstream inserted never moves onto another element",
 			o:    "args:\n- a # on a\n- b\n", u: "args:\n- first # new\n- a # on a\n- b\n", d: "args:\n- a # on a, mine\n- b\n",
 			want: "args:\n- first # new\n- a # on a, mine\n- b\n", text: true,
