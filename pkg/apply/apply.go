@@ -21,13 +21,34 @@ const configPrefix = "local config: "
 
 // Options tune Apply.
 type Options struct {
-	// NoOverwrite refuses an apply that would overwrite or delete a field changed on
-	// the live object since the last apply (its live value differs from the
-	// last-applied one): Apply returns a *ConflictError listing them. This is the
-	// intent of kubectl apply --overwrite=false, checked per field: kubectl's own check
-	// (strategicpatch with overwrite=false) also counts the refreshed annotation as a
-	// change made since the last apply, so it refuses every apply that changes the
-	// config at all. The zero value overwrites, as kubectl does by default.
+	// NoOverwrite refuses the apply where kubectl apply --overwrite=false refuses it:
+	// Apply returns a *ConflictError. For kinds patched with a strategic merge patch
+	// (built-in kinds) the verdict is kubectl's own check,
+	// strategicpatch.CreateThreeWayMergePatch(original, modified, current, meta,
+	// overwrite=false): it refuses a patch that touches a field differently from how the
+	// live object changed it since the last apply. That covers changing or deleting a
+	// field whose live value differs from the last-applied one, setting again a field or
+	// keyed list element the live object removed, setting a field only the live object
+	// has (a server default, another controller's value; without a last-applied
+	// annotation every live field counts) to another value, including the field that
+	// selects a retainKeys union (Deployment spec.strategy.type) when the switch clears
+	// a live-only value. Keys only one side touches, merge lists of scalars (finalizers)
+	// and retainKeys clearing alone are no conflict there.
+	//
+	// The check runs on the three objects without the
+	// kubectl.kubernetes.io/last-applied-configuration annotation. kubectl passes
+	// modified with the refreshed annotation and current with the old one, so its check
+	// also counts the annotation itself as a live change the patch overwrites, and
+	// refuses every apply whose config differs from the last-applied one in any way;
+	// without the annotation it compares the object's fields like for like, which is
+	// what the flag says it guards ("resolve conflicts between the modified and live
+	// configuration").
+	//
+	// Custom resources (JSON merge patch): kubectl's patcher calls
+	// jsonmergepatch.CreateThreeWayJSONMergePatch, which has no overwrite parameter, and
+	// never reads --overwrite there, so NoOverwrite refuses nothing for them (its
+	// conflict between the merge patch's additions and deletions is an error with or
+	// without the flag). The zero value overwrites, as kubectl does by default.
 	NoOverwrite bool
 	// Ignore names annotations that are not part of the object (a KRM host's path,
 	// index and id annotations, the role annotation). They take no part in the patch or
@@ -52,20 +73,35 @@ type Result struct {
 	Plan Plan
 }
 
-// ConflictError is returned with Options.NoOverwrite when the apply would overwrite or
-// delete fields that were changed on the live object since the last apply.
+// ConflictError is returned with Options.NoOverwrite when kubectl apply
+// --overwrite=false would refuse the object.
 type ConflictError struct {
-	// Fields are the plan entries that overwrite a live change.
+	// Fields are the fields kubectl's check objects to (map keys sorted, keyed list
+	// elements in the patch's order): Op is what the apply does to the field, Current
+	// the live value, Proposed the value after the apply, LastApplied the last-applied
+	// value (InLastApplied false: the last apply did not set it).
 	Fields Plan
+	// Reason says why kubectl refuses the object where no single field accounts for
+	// it: its conflict check fails with another error (or panics) on this object, or
+	// finds a conflict no field was found for (then it is kubectl's own message). Empty
+	// when Fields say it all.
+	Reason string
 }
 
-// Error lists the conflicting field paths.
+// Error lists the conflicting field paths, then the Reason.
 func (e *ConflictError) Error() string {
 	paths := make([]string, len(e.Fields))
 	for i, c := range e.Fields {
 		paths[i] = c.Path.String()
 	}
-	return "the apply would overwrite fields changed on the live object since the last apply: " + strings.Join(paths, ", ")
+	msg := "kubectl apply --overwrite=false would refuse the object"
+	if len(paths) > 0 {
+		msg += ": the apply touches fields changed on the live object since the last apply: " + strings.Join(paths, ", ")
+	}
+	if e.Reason != "" {
+		msg += "; " + e.Reason
+	}
+	return msg
 }
 
 // Apply computes what `kubectl apply` (client-side) would make of the live object when
@@ -89,8 +125,9 @@ func (e *ConflictError) Error() string {
 // the caller): a last-applied annotation that is not a JSON object; YAML without a JSON
 // form; a changed apiVersion, kind or name of a custom resource; a JSON merge patch
 // conflict; live or config whose aliases expand past bounds.MaxExpandedNodes (an alias
-// bomb, whose JSON form would take unbounded time). With NoOverwrite, a refused apply is
-// a *ConflictError (not an ItemError).
+// bomb, whose JSON form would take unbounded time). With NoOverwrite, an object kubectl
+// apply --overwrite=false refuses is a *ConflictError (not an ItemError; see
+// Options.NoOverwrite).
 func Apply(live, config *yaml.RNode, opts Options) (*Result, error) {
 	ref := results.ResourceRef(live)
 	fail := func(field string, format string, args ...interface{}) error {
@@ -148,9 +185,9 @@ func Apply(live, config *yaml.RNode, opts Options) (*Result, error) {
 		ov, _ = fromJSON(original)
 	}
 	plan := diff(lv, result, ov, sch.Meta)
-	if opts.NoOverwrite {
-		if over := plan.Overwrites(); len(over) > 0 {
-			return nil, &ConflictError{Fields: over}
+	if opts.NoOverwrite && sch.Strategy == StrategicMerge {
+		if ce := noOverwrite(sch, original, ov, lastApplied, lv, result); ce != nil {
+			return nil, ce
 		}
 	}
 	p := &projector{ignore: opts.Ignore}
@@ -160,6 +197,61 @@ func Apply(live, config *yaml.RNode, opts Options) (*Result, error) {
 		return nil, fail("", "internal error: the projection onto the live YAML differs from the patched object (please report this with the input)")
 	}
 	return &Result{Object: yaml.NewRNode(out), Schema: sch, LastApplied: lastApplied, Patch: patch, Plan: plan}, nil
+}
+
+// noOverwrite runs kubectl apply --overwrite=false's check (noOverwriteConflicts) on
+// the objects without the last-applied annotation: original is the last-applied JSON
+// (nil when absent) and ov its value, lastApplied the refreshed annotation (the config
+// without the annotation, as kubectl serializes it), live the live object's value,
+// result the patched object. It returns nil when kubectl would apply the object.
+func noOverwrite(sch *Schema, original []byte, ov interface{}, lastApplied string, live, result map[string]interface{}) *ConflictError {
+	if om, ok := ov.(map[string]interface{}); ok && hasLastApplied(om) {
+		b, err := toJSON(withoutLastApplied(om))
+		if err != nil {
+			return &ConflictError{Reason: err.Error()}
+		}
+		original = b
+	}
+	current, err := toJSON(withoutLastApplied(live))
+	if err != nil {
+		return &ConflictError{Reason: err.Error()}
+	}
+	modified := []byte(strings.TrimSuffix(lastApplied, "\n"))
+	return noOverwriteConflicts(sch.Meta, original, modified, current, result)
+}
+
+// hasLastApplied reports whether an object value carries the last-applied annotation.
+func hasLastApplied(obj map[string]interface{}) bool {
+	meta, _ := obj["metadata"].(map[string]interface{})
+	annots, _ := meta["annotations"].(map[string]interface{})
+	_, ok := annots[LastAppliedAnnotation]
+	return ok
+}
+
+// withoutLastApplied returns obj without the last-applied annotation, sharing all else
+// with obj (the annotations map is kept, empty or not); obj itself when it has none.
+func withoutLastApplied(obj map[string]interface{}) map[string]interface{} {
+	if !hasLastApplied(obj) {
+		return obj
+	}
+	meta := obj["metadata"].(map[string]interface{})
+	annots := make(map[string]interface{}, len(meta["annotations"].(map[string]interface{})))
+	for k, v := range meta["annotations"].(map[string]interface{}) {
+		if k != LastAppliedAnnotation {
+			annots[k] = v
+		}
+	}
+	m := make(map[string]interface{}, len(meta))
+	for k, v := range meta {
+		m[k] = v
+	}
+	m["annotations"] = annots
+	out := make(map[string]interface{}, len(obj))
+	for k, v := range obj {
+		out[k] = v
+	}
+	out["metadata"] = m
+	return out
 }
 
 // computePatch runs kubectl's patch computation (with --overwrite=true, kubectl's

@@ -39,6 +39,7 @@
 //
 // Files: apply.go (Apply, the engine), schema.go (kind to patch strategy and merge
 // keys, from the generated table of package patchmeta), annotation.go (last-applied read and write), project.go (the projection),
-// plan.go (field changes), resources.go (Run: the resource rules and results over
+// plan.go (field changes), conflict.go (kubectl apply --overwrite=false's check and
+// the fields it refuses), resources.go (Run: the resource rules and results over
 // roles.Item), value.go (YAML to JSON values and back).
 package apply

@@ -48,7 +48,9 @@ type Change struct {
 // OverwritesLiveChange reports a change or deletion of a field whose live value
 // differs from the last-applied one: someone (a controller such as an HPA, kubectl
 // edit, another tool) changed it since the last apply, and the apply overwrites or
-// deletes that change.
+// deletes that change. It marks the plan's info results; what onConflict: error refuses
+// is kubectl's own check (Options.NoOverwrite), which also counts fields the live object
+// removed or alone has.
 func (c Change) OverwritesLiveChange() bool {
 	return (c.Op == Changed || c.Op == Deleted) && c.InLastApplied && !equal(c.LastApplied, c.Current)
 }

@@ -63,8 +63,11 @@ func Summary(c Counts) *framework.Result {
 // created items last. Results: Summary, then per applied object one info result per
 // field change (field.path, currentValue = live, proposedValue = after the apply), and
 // one info result per created object. With onConflict: error, an object kubectl apply
-// --overwrite=false would refuse is an error result in Outcome.Conflicts (the processor
-// then fails the run), one per overwritten field.
+// --overwrite=false would refuse (Options.NoOverwrite) gives error results in
+// Outcome.Conflicts (the processor then fails the run): one per field kubectl's check
+// refuses (field.path, currentValue = live; the message gives the last-applied, live and
+// config values), and one for the object without a field when ConflictError.Reason
+// says more or no field accounts for the refusal.
 //
 // Errors (*results.ItemError with resource, file and field): onConflict: dest (kubectl
 // apply has no such mode); duplicate identities in a role; an invalid last-applied
@@ -132,10 +135,18 @@ func (r *run) apply(u, d *roles.Item) error {
 	var ce *ConflictError
 	if errors.As(err, &ce) {
 		r.counts.Conflicts++
+		const refused = "onConflict is error (kubectl apply --overwrite=false), so nothing is written"
 		for _, c := range ce.Fields {
 			r.conflicts = append(r.conflicts, results.Conflict(framework.Error, d.Ref(), d.File, d.Index, c.Path.String(),
-				fmt.Sprintf("the apply would %s this field, which was changed on the live object since the last apply (last applied %s, live %s, config %s); onConflict is error (kubectl apply --overwrite=false), so nothing is written",
-					c.Op, brief(c.LastApplied), brief(c.Current), brief(c.Proposed)), c.Current, nil))
+				conflictMessage(c)+"; "+refused, c.Current, nil))
+		}
+		if ce.Reason != "" || len(ce.Fields) == 0 {
+			res := &framework.Result{Severity: framework.Error, ResourceRef: d.Ref(),
+				Message: "conflict: kubectl apply --overwrite=false would refuse this object: " + ce.Reason + "; " + refused}
+			if d.File != "" {
+				res.File = &framework.File{Path: d.File, Index: d.Index}
+			}
+			r.conflicts = append(r.conflicts, res)
 		}
 		return nil
 	}
@@ -173,6 +184,21 @@ func (r *run) apply(u, d *roles.Item) error {
 		r.plan = append(r.plan, res)
 	}
 	return nil
+}
+
+// conflictMessage says what the apply would do to a field kubectl apply
+// --overwrite=false refuses, with its last-applied, live and config values.
+func conflictMessage(c Change) string {
+	switch {
+	case c.Op == Added && c.InLastApplied:
+		return fmt.Sprintf("the apply would add this field again, which was removed from the live object since the last apply (last applied %s, config %s)",
+			brief(c.LastApplied), brief(c.Proposed))
+	case !c.InLastApplied:
+		return fmt.Sprintf("the apply would %s this field, which the last apply did not set: the live object has it from elsewhere (live %s, config %s)",
+			c.Op, brief(c.Current), brief(c.Proposed))
+	}
+	return fmt.Sprintf("the apply would %s this field, which was changed on the live object since the last apply (last applied %s, live %s, config %s)",
+		c.Op, brief(c.LastApplied), brief(c.Current), brief(c.Proposed))
 }
 
 // create emits a config-only object as kubectl apply creates it.

@@ -178,3 +178,45 @@ func TestApplyModePathRoles(t *testing.T) {
 		t.Errorf("paths %v", paths)
 	}
 }
+
+// onConflict: error lists the fields kubectl apply --overwrite=false refuses, a field
+// the live object removed and the config keeps among them; a refusal no field accounts
+// for (the config and the live object both dropped a finalizer of the last apply, on
+// which kubectl's check fails) is one error result for the resource, without a field.
+func TestApplyModeOnConflictReAddAndResourceLevel(t *testing.T) {
+	input := strings.Replace(applyInput, "data: {mode: apply}", "data: {mode: apply, onConflict: error}", 1)
+	// the live object dropped the container "old" that the last apply set; the config keeps it
+	input = strings.Replace(input, "        - name: old\n          image: old:1\n", "", 1)
+	input = strings.Replace(input, "        - name: web\n          image: web:2\n", "        - name: web\n          image: web:2\n        - name: old\n          image: old:1\n", 1)
+	input = strings.Replace(input, "    replicas: 6 # scaled by the HPA\n", "    replicas: 2\n", 1)
+	input = strings.Replace(input, "    replicas: 3\n", "    replicas: 2\n", 1)
+	rl, err := run(t, input)
+	if err == nil {
+		t.Fatal("want an error")
+	}
+	res := resultsOf(rl)
+	for _, want := range []string{"path: spec.template.spec.containers[name=old]", "add this field again, which was removed from the live object"} {
+		if !strings.Contains(res, want) {
+			t.Errorf("results lack %q:\n%s", want, res)
+		}
+	}
+	if strings.Contains(res, "path: spec.replicas") {
+		t.Errorf("replicas are unchanged on both sides, yet reported:\n%s", res)
+	}
+
+	input = strings.Replace(applyInput, "data: {mode: apply}", "data: {mode: apply, onConflict: error}", 1)
+	input = strings.Replace(input, `"metadata":{"annotations":{},"name":"web","namespace":"prod"},"spec":{"replicas":2,`,
+		`"metadata":{"annotations":{},"finalizers":["a.io/x","b.io/y"],"name":"web","namespace":"prod"},"spec":{"replicas":6,`, 1)
+	input = strings.Replace(input, "    uid: 0a1b\n", "    uid: 0a1b\n    finalizers: [b.io/y]\n", 1)
+	input = strings.Replace(input, "      config.kubernetes.io/path: config/web.yaml\n", "      config.kubernetes.io/path: config/web.yaml\n    finalizers: [b.io/y]\n", 1)
+	input = strings.Replace(input, "    replicas: 3\n", "    replicas: 6\n", 1)
+	input = strings.Replace(input, "          image: web:2\n", "          image: web:1\n        - name: old\n          image: old:1\n", 1)
+	rl, err = run(t, input)
+	if err == nil {
+		t.Fatalf("want an error\n%s", resultsOf(rl))
+	}
+	res = resultsOf(rl)
+	if !strings.Contains(res, "kubectl apply --overwrite=false would refuse this object: metadata.finalizers") || strings.Contains(res, "field:") {
+		t.Errorf("want one resource-level conflict result naming metadata.finalizers, without a field:\n%s", res)
+	}
+}
