@@ -98,17 +98,9 @@ func run(quick bool, workdir string, out io.Writer) error {
 	}
 	bins := map[string]string{"krm-merge": ".", "ref-merge3": "./bench/reference/merge3", "ref-readwrite": "./bench/reference/readwrite",
 		"gen": "./bench/cmd/krm-merge-gen"}
-	// krm-merge is built as `make build` builds it (hack/gcflags.txt: inlining only in
-	// the packages the merge spends its time in, to keep the image small).
-	gcflags, err := os.ReadFile(filepath.Join(root, "hack", "gcflags.txt"))
-	if err != nil {
-		return err
-	}
+	// every binary is built as `make build` builds krm-merge
 	for name, pkg := range bins {
 		args := []string{"build", "-trimpath", "-ldflags", "-s -w"}
-		if name == "krm-merge" {
-			args = append(args, strings.Fields(string(gcflags))...)
-		}
 		b := exec.Command("go", append(args, "-o", filepath.Join(dir, name), pkg)...)
 		b.Dir, b.Stderr = root, os.Stderr
 		b.Env = append(os.Environ(), "CGO_ENABLED=0")
