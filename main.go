@@ -15,8 +15,8 @@ import (
 	"github.com/spf13/cobra"
 	"sigs.k8s.io/kustomize/kyaml/fn/framework/command"
 
+	"github.com/krm-merge/krm-merge/internal/resourcelist"
 	"github.com/krm-merge/krm-merge/pkg/function"
-	"github.com/krm-merge/krm-merge/pkg/resourcelist"
 )
 
 // version is stamped at build time (-ldflags "-X main.version=...").

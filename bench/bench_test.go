@@ -13,9 +13,9 @@ import (
 
 	"github.com/krm-merge/krm-merge/bench"
 	"github.com/krm-merge/krm-merge/bench/gen"
+	"github.com/krm-merge/krm-merge/internal/resourcelist"
 	"github.com/krm-merge/krm-merge/pkg/function"
 	"github.com/krm-merge/krm-merge/pkg/merge"
-	"github.com/krm-merge/krm-merge/pkg/resourcelist"
 	"github.com/krm-merge/krm-merge/pkg/schema"
 )
 

@@ -14,12 +14,12 @@ set -uo pipefail
 dur=${1:?usage: hack/fuzz.sh DURATION [LOGDIR]}
 logdir=${2:-}
 targets=(
-	"FuzzRead ./pkg/resourcelist"
+	"FuzzRead ./internal/resourcelist"
 	"FuzzLoad ./pkg/config"
 	"FuzzThreeWay ./pkg/merge"
 	"FuzzTwoWay ./pkg/merge"
 	"FuzzApply ./pkg/apply"
-	"FuzzAppendItem ./pkg/yamlenc"
+	"FuzzAppendItem ./internal/yamlenc"
 )
 failed=()
 for t in "${targets[@]}"; do

@@ -11,7 +11,7 @@ import (
 	"k8s.io/apimachinery/pkg/util/strategicpatch"
 	"sigs.k8s.io/kustomize/kyaml/yaml"
 
-	"github.com/krm-merge/krm-merge/pkg/bounds"
+	"github.com/krm-merge/krm-merge/internal/bounds"
 	"github.com/krm-merge/krm-merge/pkg/fieldpath"
 	"github.com/krm-merge/krm-merge/pkg/results"
 )

@@ -9,7 +9,7 @@ import (
 
 	"sigs.k8s.io/kustomize/kyaml/yaml"
 
-	"github.com/krm-merge/krm-merge/pkg/bounds"
+	"github.com/krm-merge/krm-merge/internal/bounds"
 )
 
 // The accepted functionConfig forms (function.md, "functionConfig").

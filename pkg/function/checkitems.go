@@ -1,9 +1,9 @@
 package function
 
 import (
-	"github.com/krm-merge/krm-merge/pkg/bounds"
+	"github.com/krm-merge/krm-merge/internal/bounds"
+	"github.com/krm-merge/krm-merge/internal/parallel"
 	"github.com/krm-merge/krm-merge/pkg/merge"
-	"github.com/krm-merge/krm-merge/pkg/parallel"
 	"github.com/krm-merge/krm-merge/pkg/roles"
 )
 

@@ -174,7 +174,9 @@ func TestRealPackageSetterCommentUpstreamAddedArrives(t *testing.T) {
 }
 
 func TestRealPackageNullInOriginalAndDestTakesUpstream(t *testing.T) {
-	cm := func(data string) string { return "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: settings\ndata:" + data }
+	cm := func(data string) string {
+		return "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: settings\ndata:" + data
+	}
 	rl := mustRun(t, pkgInput([]pkgItem{
 		{"original/c.yaml", "0", cm(" null\n")},
 		{"updated/c.yaml", "0", cm("\n  use-forwarded-headers: \"true\"\n")},

@@ -3,7 +3,7 @@ package merge
 import (
 	"sigs.k8s.io/kustomize/kyaml/yaml"
 
-	"github.com/krm-merge/krm-merge/pkg/bounds"
+	"github.com/krm-merge/krm-merge/internal/bounds"
 	"github.com/krm-merge/krm-merge/pkg/schema"
 )
 

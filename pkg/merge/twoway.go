@@ -6,7 +6,7 @@ import (
 
 	"sigs.k8s.io/kustomize/kyaml/yaml"
 
-	"github.com/krm-merge/krm-merge/pkg/bounds"
+	"github.com/krm-merge/krm-merge/internal/bounds"
 	"github.com/krm-merge/krm-merge/pkg/fieldpath"
 	"github.com/krm-merge/krm-merge/pkg/schema"
 )

@@ -6,7 +6,7 @@ import (
 
 	"sigs.k8s.io/kustomize/kyaml/yaml"
 
-	"github.com/krm-merge/krm-merge/pkg/metanode"
+	"github.com/krm-merge/krm-merge/internal/metanode"
 	"github.com/krm-merge/krm-merge/pkg/roles"
 )
 

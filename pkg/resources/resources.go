@@ -28,9 +28,9 @@ import (
 	"sigs.k8s.io/kustomize/kyaml/yaml"
 
 	"github.com/krm-merge/krm-merge/internal/kptpost"
+	"github.com/krm-merge/krm-merge/internal/parallel"
 	"github.com/krm-merge/krm-merge/pkg/config"
 	"github.com/krm-merge/krm-merge/pkg/merge"
-	"github.com/krm-merge/krm-merge/pkg/parallel"
 	"github.com/krm-merge/krm-merge/pkg/results"
 	"github.com/krm-merge/krm-merge/pkg/roles"
 )

@@ -26,8 +26,8 @@ import (
 	"sigs.k8s.io/kustomize/kyaml/kio/kioutil"
 	"sigs.k8s.io/kustomize/kyaml/yaml"
 
+	"github.com/krm-merge/krm-merge/internal/parallel"
 	"github.com/krm-merge/krm-merge/pkg/config"
-	"github.com/krm-merge/krm-merge/pkg/parallel"
 	"github.com/krm-merge/krm-merge/pkg/results"
 )
 

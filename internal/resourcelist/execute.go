@@ -9,7 +9,7 @@ import (
 	"sigs.k8s.io/kustomize/kyaml/kio"
 	"sigs.k8s.io/kustomize/kyaml/yaml"
 
-	"github.com/krm-merge/krm-merge/pkg/parallel"
+	"github.com/krm-merge/krm-merge/internal/parallel"
 )
 
 // Execute is framework.Execute(p, &kio.ByteReadWriter{Reader: input, Writer: w,

@@ -15,8 +15,8 @@ import (
 	"sigs.k8s.io/kustomize/kyaml/yaml"
 
 	"github.com/krm-merge/krm-merge/bench/gen"
+	"github.com/krm-merge/krm-merge/internal/resourcelist"
 	"github.com/krm-merge/krm-merge/pkg/function"
-	"github.com/krm-merge/krm-merge/pkg/resourcelist"
 )
 
 // slow is kyaml's path as command.Build runs it for a ResourceList on stdin.

@@ -7,8 +7,8 @@ import (
 	"sigs.k8s.io/kustomize/kyaml/kio"
 	"sigs.k8s.io/kustomize/kyaml/yaml"
 
+	"github.com/krm-merge/krm-merge/internal/metanode"
 	"github.com/krm-merge/krm-merge/internal/nodediff"
-	"github.com/krm-merge/krm-merge/pkg/metanode"
 )
 
 // TestReconcileMatchesKio checks reconcile (item by item, direct edits in the common

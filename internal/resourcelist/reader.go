@@ -30,8 +30,8 @@ import (
 	"sigs.k8s.io/kustomize/kyaml/kio"
 	"sigs.k8s.io/kustomize/kyaml/yaml"
 
-	"github.com/krm-merge/krm-merge/pkg/bounds"
-	"github.com/krm-merge/krm-merge/pkg/parallel"
+	"github.com/krm-merge/krm-merge/internal/bounds"
+	"github.com/krm-merge/krm-merge/internal/parallel"
 )
 
 // ErrUnsupported says the input needs kyaml's reader (see the package doc); nothing was

@@ -8,7 +8,7 @@ import (
 	"sigs.k8s.io/kustomize/kyaml/kio/kioutil"
 	"sigs.k8s.io/kustomize/kyaml/yaml"
 
-	"github.com/krm-merge/krm-merge/pkg/metanode"
+	"github.com/krm-merge/krm-merge/internal/metanode"
 )
 
 // This file does kyaml's internal-annotation migration (kio's

@@ -4,7 +4,7 @@ import (
 	"fmt"
 	"os"
 
-	"github.com/krm-merge/krm-merge/pkg/yamlenc"
+	"github.com/krm-merge/krm-merge/internal/yamlenc"
 	"sigs.k8s.io/kustomize/kyaml/yaml"
 )
 

@@ -10,7 +10,7 @@ import (
 	"sigs.k8s.io/kustomize/kyaml/kio"
 	"sigs.k8s.io/kustomize/kyaml/yaml"
 
-	"github.com/krm-merge/krm-merge/pkg/yamlenc"
+	"github.com/krm-merge/krm-merge/internal/yamlenc"
 )
 
 // outRunItems is the number of items encoded as one run.
