@@ -520,3 +520,45 @@ func TestBlueprintsOriginalEqualsUpdated(t *testing.T) {
 	r.checkHeaders(t)
 	checkOnlyDestAndSourcesChanged(t, r.pkg, isYAMLOrKptfile)
 }
+
+// bpKptfileHeader is a header as the addlicense tool writes it, blank line included.
+const bpKptfileHeader = "# Copyright 2024 Acme Corp. All rights reserved.\n# Our fork of the project blueprint; README.md lists the local changes.\n\n"
+
+// TestBlueprintsKptfileHeaderSurvivesPipelineInsert is the pipeline insert of
+// TestBlueprintsNewSetterAndPipelineInsert with a license header on dest/Kptfile, blank
+// line after it, as the addlicense tool writes one. kpt keeps such a header out of the
+// item it sends to the function and restores it only onto an output item with the
+// input's id; the function drops that id from this Kptfile (so that kpt does not move the
+// pipeline's comments), so the header must not depend on it: function.md keeps file
+// comments through kpt fn eval, and lets only the fields upstream changed change.
+func TestBlueprintsKptfileHeaderSurvivesPipelineInsert(t *testing.T) {
+	requireKpt(t)
+	data := requireData(t)
+	t.Parallel()
+	r := runBlueprints(t, data, bpNew, bpSynthetic, func(t *testing.T, dest string) {
+		path := filepath.Join(dest, "Kptfile")
+		writeFile(t, path, []byte(bpKptfileHeader+readFile(t, path)))
+	})
+	root := r.doc(t, "Kptfile", "Kptfile", "")
+	wantMutators(t, "dest/Kptfile", root, "mutators", []string{bpApplySetters, bpEnableServices, bpSetLabels},
+		[][]string{{bpApplySettersLine}, nil, {bpSetLabelsHead}})
+	got, want := readFile(t, r.dest("Kptfile")), r.reference["dest/Kptfile"]
+	if !strings.HasPrefix(want, strings.TrimSuffix(bpKptfileHeader, "\n")) {
+		t.Fatalf("the reference run lost the header itself:\n%s", want)
+	}
+	if h := leadingComments(got); h != leadingComments(want) {
+		t.Errorf("dest/Kptfile lost its header (upstream inserted a mutator; the function warned %q):\nwant the file to start with\n%s\ngot\n%s",
+			warningsText(r.run), leadingComments(want), strings.Join(strings.SplitAfter(got, "\n")[:3], ""))
+	}
+}
+
+// warningsText is the messages of the run's warnings, for failure messages.
+func warningsText(run kptRun) string {
+	var out []string
+	for _, res := range run.Results {
+		if res.Severity == "warning" {
+			out = append(out, res.FieldPath+": "+res.Message)
+		}
+	}
+	return strings.Join(out, "; ")
+}
