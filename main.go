@@ -55,7 +55,7 @@ func main() {
 			return kyamlStdin(c, args, c.InOrStdin())
 		}
 		return resourcelist.Run(function.Processor{}, c.InOrStdin(), c.OutOrStdout(), c.ErrOrStderr(),
-			func(in io.Reader) error { return kyamlStdin(c, args, in) })
+			func(in io.Reader) error { return kyamlStdin(c, args, in) }, memory())
 	}
 	if err := cmd.Execute(); err != nil {
 		os.Exit(1)

@@ -18,13 +18,17 @@ func TestRunReaderPanicGoesToKyaml(t *testing.T) {
 	read = func([]byte) (*List, error) { panic("reader bug") }
 	var got []byte
 	var out, errw bytes.Buffer
+	declined := false
 	err := Run(framework.ResourceListProcessorFunc(func(*framework.ResourceList) error { return nil }),
 		strings.NewReader(smallList), &out, &errw, func(in io.Reader) error {
 			got, _ = io.ReadAll(in)
 			return nil
-		})
+		}, Memory{AfterRead: func() func() { t.Error("AfterRead called on a declined input"); return nil }, AfterDecline: func() { declined = true }})
 	if err != nil || string(got) != smallList {
 		t.Fatalf("kyaml path not taken with the input: err %v, got %q", err, got)
+	}
+	if !declined {
+		t.Error("Memory.AfterDecline not called")
 	}
 }
 
@@ -33,11 +37,15 @@ func TestRunReaderPanicGoesToKyaml(t *testing.T) {
 // nothing written to w.
 func TestRunProcessingPanicIsAnError(t *testing.T) {
 	var out, errw bytes.Buffer
+	restored := false
 	err := Run(framework.ResourceListProcessorFunc(func(*framework.ResourceList) error { panic("processor bug") }),
 		strings.NewReader(smallList), &out, &errw, func(io.Reader) error {
 			t.Fatal("kyaml path taken")
 			return nil
-		})
+		}, Memory{AfterRead: func() func() { return func() { restored = true } }})
+	if !restored {
+		t.Error("the restore func of Memory.AfterRead was not called when the run ended")
+	}
 	if err == nil || !strings.Contains(err.Error(), "internal error") || !strings.Contains(err.Error(), "processor bug") {
 		t.Fatalf("err = %v", err)
 	}

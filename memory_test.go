@@ -1,4 +1,4 @@
-package resourcelist
+package main
 
 import (
 	"runtime"
@@ -8,7 +8,7 @@ import (
 	"time"
 )
 
-// TestCollectAtLimit checks the collector settings Run uses: off below the limit, back
+// TestCollectAtLimit checks the collector settings memory gives resourcelist.Run: off below the limit, back
 // to the given GOGC once a collection finds the live heap above 3/4 of the limit, and
 // both settings restored afterwards.
 func TestCollectAtLimit(t *testing.T) {
