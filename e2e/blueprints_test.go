@@ -33,6 +33,9 @@ const (
 
 	// bpSynthetic names the synthetic upstream step (see blueprintsSyntheticStep).
 	bpSynthetic = "project-blueprint-v0.4.4+synthetic"
+	// bpSyntheticFirst is bpSynthetic with the new mutator inserted first, before
+	// apply-setters.
+	bpSyntheticFirst = "project-blueprint-v0.4.4+synthetic-first"
 )
 
 // The setter values the user chose (kpt's apply-setters writes them into every
@@ -108,9 +111,9 @@ func blueprintsPackage(t *testing.T, data, originalTag, updatedTag string, extra
 	writeFile(t, filepath.Join(pkg, "Kptfile"), []byte(bpWorkspaceKptfile))
 	src := filepath.Join(data, "blueprints-project")
 	copyTree(t, filepath.Join(src, originalTag), filepath.Join(pkg, "original"))
-	if updatedTag == bpSynthetic {
+	if updatedTag == bpSynthetic || updatedTag == bpSyntheticFirst {
 		copyTree(t, filepath.Join(src, bpNew), filepath.Join(pkg, "updated"))
-		blueprintsSyntheticStep(t, filepath.Join(pkg, "updated"))
+		blueprintsSyntheticStep(t, filepath.Join(pkg, "updated"), updatedTag == bpSyntheticFirst)
 	} else {
 		copyTree(t, filepath.Join(src, updatedTag), filepath.Join(pkg, "updated"))
 	}
@@ -196,13 +199,19 @@ func blueprintsCustomise(t *testing.T, dest string) {
 //     auto-create-network annotation, whose value ("false") it does not change;
 //   - a new mutator, enable-gcp-services, right after apply-setters in the Kptfile: in
 //     dest it lands between apply-setters and the local set-labels, both commented.
-func blueprintsSyntheticStep(t *testing.T, updated string) {
+func blueprintsSyntheticStep(t *testing.T, updated string, first bool) {
 	t.Helper()
 	path := filepath.Join(updated, "setters.yaml")
 	writeFile(t, path, []byte(readFile(t, path)+"  auto-create-network: \"false\"\n"))
 	replaceOnce(t, filepath.Join(updated, "project.yaml"),
 		"    cnrm.cloud.google.com/auto-create-network: \"false\"\n",
 		"    cnrm.cloud.google.com/auto-create-network: \"false\" "+bpAutoCreateSetter+"\n")
+	if first {
+		replaceOnce(t, filepath.Join(updated, "Kptfile"),
+			"  mutators:\n",
+			"  mutators:\n    - image: "+bpEnableServices+"\n")
+		return
+	}
 	replaceOnce(t, filepath.Join(updated, "Kptfile"),
 		"      configPath: setters.yaml\n",
 		"      configPath: setters.yaml\n    - image: "+bpEnableServices+"\n")
@@ -439,9 +448,10 @@ func TestBlueprintsUpgrade(t *testing.T) {
 
 // TestBlueprintsNewSetterAndPipelineInsert takes the synthetic step after v0.4.4 (see
 // blueprintsSyntheticStep) onto a copy of v0.4.4 customised the same way: a setter and a
-// `# kpt-set:` comment upstream added arrive; the mutator upstream inserted lands between
-// the two commented local ones, and every comment stays on its element: kpt would move
-// them by position, so the function writes the Kptfile without kpt's id and says so.
+// `# kpt-set:` comment upstream added arrive; the mutator upstream added after
+// apply-setters goes as late as upstream's order allows, after the local set-labels (kpt
+// pairs list elements by position when it restores comments, so dest's functions keep
+// their positions), and every comment stays on its element, with no warning.
 func TestBlueprintsNewSetterAndPipelineInsert(t *testing.T) {
 	requireKpt(t)
 	data := requireData(t)
@@ -453,19 +463,10 @@ func TestBlueprintsNewSetterAndPipelineInsert(t *testing.T) {
 	if sum, want := summaryOf(t, r.run), (summary{Merged: 13}); sum != want {
 		t.Errorf("summary %+v, want %+v; results:\n%s", sum, want, resultsText(r.run.Results))
 	}
-	var moved []result
 	for _, res := range r.run.Results {
 		if res.Severity != "info" {
-			moved = append(moved, res)
+			t.Errorf("want no warning, got %s", res)
 		}
-	}
-	if len(moved) != 1 {
-		t.Fatalf("want exactly one warning (the Kptfile written without kpt's id), got:\n%s", resultsText(r.run.Results))
-	}
-	w := moved[0]
-	if w.Severity != "warning" || w.Ref.Kind != "Kptfile" || w.Ref.Name != "dest" || !strings.HasPrefix(w.FieldPath, "pipeline.mutators") ||
-		!strings.Contains(w.Message, "without kpt's input id") || w.FilePath != "dest/Kptfile" {
-		t.Errorf("want a warning on Kptfile dest (dest/Kptfile) naming pipeline.mutators and saying it is written without kpt's input id, got %s (file %q)", w, w.FilePath)
 	}
 
 	// The new setter and the new setter comment arrive; dest's values and comments stay.
@@ -484,11 +485,11 @@ func TestBlueprintsNewSetterAndPipelineInsert(t *testing.T) {
 	r.checkSetterFields(t)
 	wantValue(t, "dest/project.yaml", project, "cnrm/landing-zone:project/v0.4.4,kpt-pkg", "metadata", "annotations", "cnrm.cloud.google.com/blueprint")
 
-	// The pipeline: upstream's new mutator after apply-setters, before the local one; each
+	// The pipeline: upstream's new mutator after apply-setters and the local one; each
 	// comment on the element it was on in dest, none on the new one.
 	root := r.doc(t, "Kptfile", "Kptfile", "")
-	wantMutators(t, "dest/Kptfile", root, "mutators", []string{bpApplySetters, bpEnableServices, bpSetLabels},
-		[][]string{{bpApplySettersLine}, nil, {bpSetLabelsHead}})
+	wantMutators(t, "dest/Kptfile", root, "mutators", []string{bpApplySetters, bpSetLabels, bpEnableServices},
+		[][]string{{bpApplySettersLine}, {bpSetLabelsHead}, nil})
 	wantValue(t, "dest/Kptfile", root, "true", "metadata", "annotations", "config.kubernetes.io/local-config")
 	wantValue(t, "dest/Kptfile", root, "dest", "metadata", "name")
 
@@ -528,9 +529,9 @@ const bpKptfileHeader = "# Copyright 2024 Acme Corp. All rights reserved.\n# Our
 // TestBlueprintsNewSetterAndPipelineInsert with a license header on dest/Kptfile, blank
 // line after it, as the addlicense tool writes one. kpt keeps such a header out of the
 // item it sends to the function and restores it only onto an output item with the
-// input's id; the function drops that id from this Kptfile (so that kpt does not move the
-// pipeline's comments), so the header must not depend on it: function.md keeps file
-// comments through kpt fn eval, and lets only the fields upstream changed change.
+// input's id: the function keeps that id, and places the new mutator so that kpt's
+// restoration, which pairs list elements by position, leaves the pipeline's comments on
+// their elements.
 func TestBlueprintsKptfileHeaderSurvivesPipelineInsert(t *testing.T) {
 	requireKpt(t)
 	data := requireData(t)
@@ -540,8 +541,8 @@ func TestBlueprintsKptfileHeaderSurvivesPipelineInsert(t *testing.T) {
 		writeFile(t, path, []byte(bpKptfileHeader+readFile(t, path)))
 	})
 	root := r.doc(t, "Kptfile", "Kptfile", "")
-	wantMutators(t, "dest/Kptfile", root, "mutators", []string{bpApplySetters, bpEnableServices, bpSetLabels},
-		[][]string{{bpApplySettersLine}, nil, {bpSetLabelsHead}})
+	wantMutators(t, "dest/Kptfile", root, "mutators", []string{bpApplySetters, bpSetLabels, bpEnableServices},
+		[][]string{{bpApplySettersLine}, {bpSetLabelsHead}, nil})
 	got, want := readFile(t, r.dest("Kptfile")), r.reference["dest/Kptfile"]
 	if !strings.HasPrefix(want, strings.TrimSuffix(bpKptfileHeader, "\n")) {
 		t.Fatalf("the reference run lost the header itself:\n%s", want)
@@ -549,6 +550,57 @@ func TestBlueprintsKptfileHeaderSurvivesPipelineInsert(t *testing.T) {
 	if h := leadingComments(got); h != leadingComments(want) {
 		t.Errorf("dest/Kptfile lost its header (upstream inserted a mutator; the function warned %q):\nwant the file to start with\n%s\ngot\n%s",
 			warningsText(r.run), leadingComments(want), strings.Join(strings.SplitAfter(got, "\n")[:3], ""))
+	}
+}
+
+// TestBlueprintsPipelineInsertBeforeLocalFunctionsKeepsHeaderAndNamesCopies: upstream
+// inserts a mutator first, before apply-setters, so dest's functions must move down one
+// position. kpt restores comments by position as well as by key, so it copies the
+// comments of dest's functions onto the elements now at their positions. The function
+// keeps kpt's id (the header survives) and names each comment kpt copies, so nothing is
+// lost and nothing moves silently.
+func TestBlueprintsPipelineInsertBeforeLocalFunctionsKeepsHeaderAndNamesCopies(t *testing.T) {
+	requireKpt(t)
+	data := requireData(t)
+	t.Parallel()
+	r := runBlueprints(t, data, bpNew, bpSyntheticFirst, func(t *testing.T, dest string) {
+		path := filepath.Join(dest, "Kptfile")
+		writeFile(t, path, []byte(bpKptfileHeader+readFile(t, path)))
+	})
+	root := r.doc(t, "Kptfile", "Kptfile", "")
+	var images []string
+	for _, el := range mustLookup(t, root, "pipeline", "mutators").Content() {
+		images = append(images, yaml.NewRNode(el).Field("image").Value.YNode().Value)
+	}
+	if want := []string{bpEnableServices, bpApplySetters, bpSetLabels}; strings.Join(images, ",") != strings.Join(want, ",") {
+		t.Errorf("dest/Kptfile mutators %v, want %v", images, want)
+	}
+	got, want := readFile(t, r.dest("Kptfile")), r.reference["dest/Kptfile"]
+	if h := leadingComments(got); h != leadingComments(want) {
+		t.Errorf("dest/Kptfile lost its header:\nwant the file to start with\n%s\ngot\n%s", leadingComments(want), strings.Join(strings.SplitAfter(got, "\n")[:3], ""))
+	}
+	// Each comment kpt puts on the element now at dest's position is named, with its
+	// path, in a warning on dest/Kptfile; the elements' own comments are all still there.
+	var named []string
+	for _, res := range r.run.Results {
+		if res.Severity == "warning" && res.FilePath == "dest/Kptfile" && strings.Contains(res.Message, "kpt will copy dest's comment") {
+			named = append(named, res.FieldPath)
+		}
+	}
+	if len(named) == 0 {
+		t.Errorf("no warning names the comments kpt copies by position; results:\n%s", resultsText(r.run.Results))
+	}
+	for _, p := range named {
+		if !strings.HasPrefix(p, "pipeline.mutators[") {
+			t.Errorf("a copy is named at %q, outside the pipeline", p)
+		}
+	}
+	t.Logf("warnings:\n%s", warningsText(r.run))
+	text := readFile(t, r.dest("Kptfile"))
+	for _, c := range []string{bpApplySettersLine, bpSetLabelsHead} {
+		if !strings.Contains(text, strings.TrimSpace(strings.TrimPrefix(c, "#"))) {
+			t.Errorf("dest/Kptfile lost the comment %q", c)
+		}
 	}
 }
 

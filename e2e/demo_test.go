@@ -56,8 +56,10 @@ func TestDemoExample(t *testing.T) {
 	wantScalar(t, dep, "5", at("readinessProbe", "periodSeconds")...)
 	wantScalar(t, dep, "quay.io/prometheus/statsd-exporter:v0.28.0",
 		"spec", "template", "spec", "containers", "[name=metrics]", "image")
-	if env := strings.Join(keyedNames(t, dep.Node, at("env")...), ","); env != "LOG_LEVEL,CATALOG_URL,FEATURE_FLAGS_URL,REGION" {
-		t.Errorf("web env = %s, want upstream's (FEATURE_FLAGS_URL after its predecessor CATALOG_URL) and the local REGION", env)
+	// Under kpt a new element goes as late as updated's order allows: FEATURE_FLAGS_URL
+	// has no successor in updated, so it goes after the local REGION.
+	if env := strings.Join(keyedNames(t, dep.Node, at("env")...), ","); env != "LOG_LEVEL,CATALOG_URL,REGION,FEATURE_FLAGS_URL" {
+		t.Errorf("web env = %s, want upstream's FEATURE_FLAGS_URL after the local REGION", env)
 	}
 	if ports := strings.Join(keyedNames(t, dep.Node, at("ports")...), ","); ports != "http,admin" {
 		t.Errorf("web ports = %s, want http,admin", ports)

@@ -146,13 +146,13 @@ func TestFlux2Upgrade(t *testing.T) {
 		rel := c + "/kustomization.yaml"
 		got := loadYAMLFile(t, filepath.Join(dest, rel)).docs[0]
 		// resources: upstream's new URLs replace the old ones; the local entries stay.
-		// The new URLs have no predecessor in updated that is in the result (they are
-		// its first elements), so semantics.md's element order puts them last.
-		want := []string{"account.yaml"}
+		// Under kpt an element new upstream goes as late as updated's order allows
+		// (kpt pairs list elements by position when it restores comments): right before
+		// account.yaml, their successor in updated, where the old URLs were.
+		want := append(flux2Resources(t, data, flux2New, c), "account.yaml")
 		if c == "helm-controller" {
 			want = append(want, "netpol.yaml")
 		}
-		want = append(want, flux2Resources(t, data, flux2New, c)...)
 		if gotRes := stringList(t, got, "resources"); strings.Join(gotRes, "\n") != strings.Join(want, "\n") {
 			t.Errorf("dest/%s: resources\n  %s\nwant\n  %s", rel, strings.Join(gotRes, "\n  "), strings.Join(want, "\n  "))
 		}

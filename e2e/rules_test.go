@@ -52,7 +52,7 @@ func TestMergeKeysExample(t *testing.T) {
 		t.Errorf("kubelet ServiceMonitor lost the local interval or missed upstream's change:\n%s", kubelet.Node.MustString())
 	}
 	am := dest[resID{"monitoring.coreos.com", "ServiceMonitor", "monitoring", "alertmanager-main"}]
-	if got := strings.Join(stringList(t, am.Node, "spec", "scrapeProtocols"), ","); got != "PrometheusText0.0.4,OpenMetricsText1.0.0,PrometheusText1.0.0" {
+	if got := strings.Join(stringList(t, am.Node, "spec", "scrapeProtocols"), ","); got != "PrometheusText0.0.4,PrometheusText1.0.0,OpenMetricsText1.0.0" {
 		t.Errorf("scrapeProtocols %s: want both additions (the CRD's list-type set)", got)
 	}
 

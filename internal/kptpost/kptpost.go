@@ -13,9 +13,11 @@
 // input's id. An item without the id loses them.
 //
 // The host pairs list elements by position wherever its schema knows no merge key, so on
-// a list where upstream inserted or deleted elements it would move dest's comments onto
-// other elements. Finish keeps the id where the host's restoration is harmless, and says
-// where it is not (docs/hosts.md, "Comments kpt restores").
+// a list where upstream inserted or deleted elements it would copy dest's comments onto
+// other elements. The merge places new elements so that positions still pair where
+// updated's order allows (merge.Options.PositionalHost); Finish keeps the id in every
+// case (the file's comments are never lost) and names each comment the host still
+// copies onto another node, for a warning (docs/hosts.md, "Comments kpt restores").
 package kptpost
 
 import (
@@ -48,15 +50,22 @@ func HasID(n *yaml.RNode) bool {
 
 // Outcome is Finish's decision for one output item.
 type Outcome struct {
-	// Item is the item to emit.
+	// Item is the item to emit: the merge's result with the input's id, and with the
+	// host's comment restoration and field order already applied, so the host changes
+	// nothing more (its CopyComments and SyncOrder are idempotent) and restores the
+	// file's comments onto it.
 	Item *yaml.RNode
-	// KeptID is true when Item carries the input's id: the host restores the file's
-	// comments onto it, and its own restoration (simulated here) changes nothing more.
-	KeptID bool
-	// Moved is, when KeptID is false, the field path of the first place where the host
-	// would have put a comment of the input onto another node (e.g. "spec.rules[1]"), the
-	// reason the id was dropped.
-	Moved string
+	// Copied lists the comments the host puts onto a node the merge does not pair with
+	// the input node they come from (none in the usual case).
+	Copied []Copy
+}
+
+// Copy is one comment the host copies onto another node.
+type Copy struct {
+	// Path is the field path of the node that receives it, e.g. "spec.rules[1].verbs".
+	Path string
+	// Comment is the comment's text.
+	Comment string
 }
 
 // Finish returns the item to emit for out, the merge's result for the input item in.
@@ -64,31 +73,30 @@ type Outcome struct {
 // in is the input item as the host sent it (with its id); out is the merge's result,
 // whose annotations are in's (the id may be absent). Neither is changed.
 //
-// When the host's comments.CopyComments(in, out) would fill a comment slot of out that
-// the merge's own pairing (merge.RestoreComments: map fields by name, keyed elements by
-// merge key, set and atomic-list elements by value) fills the same way or leaves as it
-// is, the id is kept: Item is out with in's id annotations and with the host's
-// restoration and field order already applied, so the host changes nothing more (its
-// CopyComments and SyncOrder are idempotent) and restores the file's comments. The
-// comments the host restores are ones the merge removed because upstream removed them:
-// under such a host they stay. Otherwise Item is out without the id (the host then
-// leaves it as it is, and restores none of the file's comments for it), and Moved names
-// the place. lists decides the lists as the merge did (nil: the seed's keys).
+// Item is out with in's id annotations and what the host would do to it applied:
+// kyaml's comments.CopyComments(in, ...) fills every comment slot out leaves empty from
+// the node the host pairs it with, and order.SyncOrder(in, ...) sorts map fields into
+// in's order (fields in lacks last). The comments the host restores are mostly ones the
+// merge removed because upstream removed them; under such a host they stay. Where the
+// host fills a slot differently from the merge's own pairing (merge.RestoreComments:
+// map fields by name, keyed elements by merge key, set and atomic-list elements by
+// value), the comment lands on another node: Copied names each. If the host's functions
+// fail on the item, Item is out with the id and nothing applied. lists decides the lists
+// as the merge did (nil: the seed's keys).
 func Finish(in, out *yaml.RNode, lists *schema.Resolver) Outcome {
 	withID := out.Copy()
 	setIDs(withID, in)
 	hosted := withID.Copy()
 	if err := comments.CopyComments(in, hosted); err != nil {
-		return Outcome{Item: forgetIDs(withID), Moved: "(the host cannot copy comments: " + err.Error() + ")"}
+		return Outcome{Item: withID}
 	}
 	ours := merge.RestoreComments(in, withID, lists)
-	if p, moved := firstMove(withID.YNode(), hosted.YNode(), ours.YNode(), ""); moved {
-		return Outcome{Item: forgetIDs(withID), Moved: p}
-	}
+	var copied []Copy
+	collectCopies(withID.YNode(), hosted.YNode(), ours.YNode(), "", &copied)
 	if err := order.SyncOrder(in, hosted); err != nil {
-		return Outcome{Item: forgetIDs(withID), Moved: "(the host cannot sort fields: " + err.Error() + ")"}
+		return Outcome{Item: withID}
 	}
-	return Outcome{Item: hosted, KeptID: true}
+	return Outcome{Item: hosted, Copied: copied}
 }
 
 // setIDs gives n the id annotations in has, with in's values.
@@ -101,26 +109,12 @@ func setIDs(n, in *yaml.RNode) {
 	}
 }
 
-// forgetIDs removes the id annotations from n (and an annotations map left empty) and
-// returns n.
-func forgetIDs(n *yaml.RNode) *yaml.RNode {
-	for _, k := range IDAnnotations {
-		_ = n.PipeE(yaml.ClearAnnotation(k))
-	}
-	if m := n.Field(yaml.MetadataField); m != nil {
-		if a := m.Value.Field(yaml.AnnotationsField); a != nil && len(a.Value.Content()) == 0 {
-			_ = m.Value.PipeE(yaml.Clear(yaml.AnnotationsField))
-		}
-	}
-	return n
-}
-
-// firstMove walks base (the output before any restoration), hosted (after the host's)
-// and ours (after the merge's own), three trees of one shape, and returns the path of
-// the first node where the host filled a comment slot differently from ours.
-func firstMove(base, hosted, ours *yaml.Node, path string) (string, bool) {
+// collectCopies walks base (the output before any restoration), hosted (after the
+// host's) and ours (after the merge's own), three trees of one shape, and appends to out
+// each comment slot the host filled differently from ours, with its node's path.
+func collectCopies(base, hosted, ours *yaml.Node, path string, out *[]Copy) {
 	if base == nil || hosted == nil || ours == nil {
-		return "", false
+		return
 	}
 	for _, s := range [3]func(*yaml.Node) string{
 		func(n *yaml.Node) string { return n.HeadComment },
@@ -128,27 +122,23 @@ func firstMove(base, hosted, ours *yaml.Node, path string) (string, bool) {
 		func(n *yaml.Node) string { return n.FootComment },
 	} {
 		if h := s(hosted); h != s(base) && h != s(ours) {
-			return path, true
+			*out = append(*out, Copy{Path: path, Comment: h})
 		}
 	}
 	if len(base.Content) != len(hosted.Content) || len(base.Content) != len(ours.Content) {
-		return path, true // not one shape: never expected, treated as a move
+		return
 	}
 	for i := range base.Content {
 		p := path
 		switch base.Kind {
 		case yaml.MappingNode:
-			name := base.Content[i-i%2].Value
 			if p != "" {
 				p += "."
 			}
-			p += name
+			p += base.Content[i-i%2].Value
 		case yaml.SequenceNode:
 			p += "[" + strconv.Itoa(i) + "]"
 		}
-		if mp, moved := firstMove(base.Content[i], hosted.Content[i], ours.Content[i], p); moved {
-			return mp, true
-		}
+		collectCopies(base.Content[i], hosted.Content[i], ours.Content[i], p, out)
 	}
-	return "", false
 }

@@ -1,6 +1,7 @@
 package kptpost
 
 import (
+	"fmt"
 	"strings"
 	"testing"
 
@@ -30,22 +31,22 @@ func TestFinish(t *testing.T) {
 	for _, tt := range []struct {
 		name   string
 		out    string
-		keptID bool
-		want   string // the item emitted, with the id when kept
-		moved  string
+		want   string // the item emitted: always with the id
+		copied []Copy
 	}{
-		{"a changed value: the id is kept, nothing else changes",
-			kptfile("    a: z\n    b: y\n", "  - image: a:1 # mine\n  - image: b:1 # bee\n"), true,
-			kptfile(ids+"    a: z\n    b: y\n", "  - image: a:1 # mine\n  - image: b:1 # bee\n"), ""},
+		{"a changed value: nothing else changes",
+			kptfile("    a: z\n    b: y\n", "  - image: a:1 # mine\n  - image: b:1 # bee\n"),
+			kptfile(ids+"    a: z\n    b: y\n", "  - image: a:1 # mine\n  - image: b:1 # bee\n"), nil},
 		{"a field new in the middle of a map goes last, where the host sorts it",
-			kptfile("    a: x\n    new: n\n    b: y\n", "  - image: a:1 # mine\n  - image: b:1 # bee\n"), true,
-			kptfile(ids+"    a: x\n    b: y\n    new: n\n", "  - image: a:1 # mine\n  - image: b:1 # bee\n"), ""},
+			kptfile("    a: x\n    new: n\n    b: y\n", "  - image: a:1 # mine\n  - image: b:1 # bee\n"),
+			kptfile(ids+"    a: x\n    b: y\n    new: n\n", "  - image: a:1 # mine\n  - image: b:1 # bee\n"), nil},
 		{"a comment the merge removed is restored by the host on the same node",
-			kptfile("    a: x\n    b: y\n", "  - image: a:1\n  - image: b:1 # bee\n"), true,
-			kptfile(ids+"    a: x\n    b: y\n", "  - image: a:1 # mine\n  - image: b:1 # bee\n"), ""},
-		{"an element inserted upstream would take dest's comment of the element at its position: the id goes",
-			kptfile("    a: x\n    b: y\n", "  - image: a:1 # mine\n  - image: c:1\n  - image: b:1 # bee\n"), false,
-			kptfile("    a: x\n    b: y\n", "  - image: a:1 # mine\n  - image: c:1\n  - image: b:1 # bee\n"), "pipeline.mutators[1].image"},
+			kptfile("    a: x\n    b: y\n", "  - image: a:1\n  - image: b:1 # bee\n"),
+			kptfile(ids+"    a: x\n    b: y\n", "  - image: a:1 # mine\n  - image: b:1 # bee\n"), nil},
+		{"an element in the middle takes dest's comment of the element at its position: named",
+			kptfile("    a: x\n    b: y\n", "  - image: a:1 # mine\n  - image: c:1\n  - image: b:1 # bee\n"),
+			kptfile(ids+"    a: x\n    b: y\n", "  - image: a:1 # mine\n  - image: c:1 # bee\n  - image: b:1 # bee\n"),
+			[]Copy{{Path: "pipeline.mutators[1].image", Comment: "# bee"}}},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			inNode, out := parse(t, in), parse(t, tt.out)
@@ -54,14 +55,14 @@ func TestFinish(t *testing.T) {
 			if out.MustString() != before || inNode.MustString() != in {
 				t.Fatal("Finish changed its inputs")
 			}
-			if got.KeptID != tt.keptID || got.Moved != tt.moved {
-				t.Errorf("kept id %v, moved %q; want %v, %q", got.KeptID, got.Moved, tt.keptID, tt.moved)
+			if fmt.Sprint(got.Copied) != fmt.Sprint(tt.copied) {
+				t.Errorf("copied %v, want %v", got.Copied, tt.copied)
 			}
 			if s := got.Item.MustString(); s != tt.want {
 				t.Errorf("item:\n%s\nwant:\n%s", s, tt.want)
 			}
-			if got.KeptID != HasID(got.Item) {
-				t.Errorf("HasID(item) = %v, kept id %v", HasID(got.Item), got.KeptID)
+			if !HasID(got.Item) {
+				t.Error("the item went out without the id")
 			}
 		})
 	}

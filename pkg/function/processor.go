@@ -17,6 +17,7 @@ import (
 	"sigs.k8s.io/kustomize/kyaml/fn/framework"
 	"sigs.k8s.io/kustomize/kyaml/yaml"
 
+	"github.com/krm-merge/krm-merge/internal/kptpost"
 	"github.com/krm-merge/krm-merge/internal/parallel"
 	"github.com/krm-merge/krm-merge/pkg/apply"
 	"github.com/krm-merge/krm-merge/pkg/config"
@@ -131,7 +132,19 @@ func runAssigned(assigned []roles.Item, cfg *config.Config) (*resources.Outcome,
 		}
 		return apply.Run(assigned, cfg)
 	}
-	return resources.Merge(assigned, cfg, merge.Options{Lists: Lists(cfg, assigned), AliasFree: !anyAlias, NullElementFree: !anyNullElement})
+	return resources.Merge(assigned, cfg, merge.Options{Lists: Lists(cfg, assigned), AliasFree: !anyAlias, NullElementFree: !anyNullElement,
+		PositionalHost: hostedByID(assigned)})
+}
+
+// hostedByID reports whether the items come from a host that restores comments and
+// field order by input id (kpt, kustomize): a dest item carries the id.
+func hostedByID(items []roles.Item) bool {
+	for i := range items {
+		if items[i].Role == roles.Dest && kptpost.HasID(items[i].Node) {
+			return true
+		}
+	}
+	return false
 }
 
 // located turns functionConfig errors into item errors about the functionConfig, each

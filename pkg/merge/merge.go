@@ -52,6 +52,15 @@ type Options struct {
 	// drops such elements (rule 5). Set it wrongly and a null element may be merged as a
 	// value.
 	NullElementFree bool
+	// PositionalHost says the output goes to a host that copies comments and field order
+	// from each input item onto its output pairing list elements by position (kpt and
+	// kustomize: kyaml's comments.CopyComments and order.SyncOrder, for items that carry
+	// the host's id; they pair every list by position first, keyed or not). The 3-way
+	// merge then places an element new upstream as late as updated's order allows (right
+	// before its nearest successor in updated that the output has, else at the end)
+	// instead of right after its predecessor, so that dest's elements keep their
+	// positions and the host pairs them with themselves.
+	PositionalHost bool
 }
 
 // ConflictKind says which three-sided disagreement a Conflict is.

@@ -17,20 +17,43 @@ func setID(n *yaml.Node) string {
 // with front set (map fields) at the start, where the source has it.
 // Feed it the source's entries in order: seen for those that stay in the output, add for
 // new ones. K names an entry: a field name, a set value, a keyed element's identity.
+//
+// With late set (a list a host pairs by position, Options.PositionalHost), each new entry
+// goes instead right before its nearest successor in the source that is present in the
+// output, else at the end: as late as the source's order allows, so that dest's entries
+// keep their positions wherever that order lets them.
 type placer[K comparable] struct {
 	front    bool
+	late     bool
 	after    map[K][][]*yaml.Node
 	head     [][]*yaml.Node
 	end      [][]*yaml.Node
 	anchor   K
 	anchored bool
+	events   []placeEvent[K] // late: the calls in order
+}
+
+// placeEvent is one call to a late placer: seen(id) (nodes nil) or add(nodes).
+type placeEvent[K comparable] struct {
+	id    K
+	nodes []*yaml.Node
 }
 
 // seen marks id, an entry present in the output, as the anchor for following new ones.
-func (p *placer[K]) seen(id K) { p.anchor, p.anchored = id, true }
+func (p *placer[K]) seen(id K) {
+	if p.late {
+		p.events = append(p.events, placeEvent[K]{id: id})
+		return
+	}
+	p.anchor, p.anchored = id, true
+}
 
 // add places a new entry (a key and value, or one element) after the current anchor.
 func (p *placer[K]) add(nodes ...*yaml.Node) {
+	if p.late {
+		p.events = append(p.events, placeEvent[K]{nodes: nodes})
+		return
+	}
 	if !p.anchored {
 		if p.front {
 			p.head = append(p.head, nodes)
@@ -51,6 +74,9 @@ func (p *placer[K]) empty() bool { return len(p.after) == 0 && len(p.end) == 0 &
 // build returns the kept entries (ids[i] names kept[i]; width nodes an entry) with the
 // new entries woven in.
 func (p *placer[K]) build(ids []K, kept []*yaml.Node, width int) []*yaml.Node {
+	if p.late {
+		return p.buildLate(ids, kept, width)
+	}
 	if p.empty() {
 		return kept
 	}
@@ -65,6 +91,43 @@ func (p *placer[K]) build(ids []K, kept []*yaml.Node, width int) []*yaml.Node {
 		}
 	}
 	for _, e := range p.end {
+		out = append(out, e...)
+	}
+	return out
+}
+
+// buildLate is build for a late placer: each new entry before its nearest following
+// seen entry, else at the end, in the source's order.
+func (p *placer[K]) buildLate(ids []K, kept []*yaml.Node, width int) []*yaml.Node {
+	before := map[K][][]*yaml.Node{}
+	var end [][]*yaml.Node
+	added := 0
+	var next K
+	hasNext := false
+	for i := len(p.events) - 1; i >= 0; i-- { // backwards: the successor is known
+		ev := p.events[i]
+		switch {
+		case ev.nodes == nil:
+			next, hasNext = ev.id, true
+		case hasNext:
+			before[next] = append([][]*yaml.Node{ev.nodes}, before[next]...)
+			added++
+		default:
+			end = append([][]*yaml.Node{ev.nodes}, end...)
+			added++
+		}
+	}
+	if added == 0 {
+		return kept
+	}
+	out := make([]*yaml.Node, 0, len(kept)+width*added)
+	for i, id := range ids {
+		for _, e := range before[id] {
+			out = append(out, e...)
+		}
+		out = append(out, kept[i*width:(i+1)*width]...)
+	}
+	for _, e := range end {
 		out = append(out, e...)
 	}
 	return out

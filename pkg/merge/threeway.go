@@ -32,7 +32,7 @@ func ThreeWay(original, updated, dest *yaml.RNode, opts Options) (*yaml.RNode, [
 // updated or dest afterwards, or copy first. package resources uses it for whole
 // ResourceLists, where updated and dest are not written out as they were.
 func ThreeWayShared(original, updated, dest *yaml.RNode, opts Options) (*yaml.RNode, []Conflict, error) {
-	e := &threeWay{lists: opts.lists(), policy: opts.Policy}
+	e := &threeWay{lists: opts.lists(), policy: opts.Policy, positional: opts.PositionalHost}
 	o, u, d := ynode(original), ynode(updated), ynode(dest)
 	if !opts.NullElementFree {
 		o, u, d = withoutNullElements(o), withoutNullElements(u), withoutNullElements(d)
@@ -77,6 +77,8 @@ type threeWay struct {
 	same map[[2]*yaml.Node]bool
 	// inPlace: u and d are private copies (inputs with aliases), changed in place.
 	inPlace bool
+	// positional: Options.PositionalHost.
+	positional bool
 }
 
 // own returns the map or list node behind d to set the merged content on, and the node
@@ -427,7 +429,7 @@ func (e *threeWay) mergeKeyed(o, u, d *yaml.Node, l schema.List, ids *schema.Ide
 			present[id] = true
 		}
 	}
-	var p placer[int]
+	p := placer[int]{late: e.positional}
 	for i, ue := range un.Content {
 		id := ids.Of(srcU, i)
 		if present[id] {
@@ -505,7 +507,7 @@ func (e *threeWay) mergeSet(o, u, d *yaml.Node, path *at, quiet bool) *yaml.Node
 		keptIDs = append(keptIDs, id)
 		kept = append(kept, de)
 	}
-	var p placer[string]
+	p := placer[string]{late: e.positional}
 	for _, ue := range un.Content {
 		id := setID(ue)
 		switch {

@@ -573,6 +573,39 @@ func TestThreeWayElementOrder(t *testing.T) {
 	}
 }
 
+const kustHead = "apiVersion: kustomize.config.k8s.io/v1beta1\nkind: Kustomization\n"
+
+// Under a host that copies comments by position (kpt, kustomize), elements new upstream
+// go as late as updated's order allows, so dest's elements keep their positions.
+func TestThreeWayElementOrderUnderPositionalHost(t *testing.T) {
+	opts := kubeOpts(merge.TakeUpdated)
+	opts.PositionalHost = true
+	for _, c := range []struct{ name, o, u, d, want string }{
+		{"before the nearest successor dest has",
+			widgetHead + "l:\n- name: a\n- name: b\n", widgetHead + "l:\n- name: a\n- name: n\n- name: b\n",
+			widgetHead + "l:\n- name: a\n- name: x\n- name: b\n", widgetHead + "l:\n- name: a\n- name: x\n- name: n\n- name: b\n"},
+		{"at the end without a successor, in updated's order",
+			widgetHead + "l:\n- name: a\n", widgetHead + "l:\n- name: a\n- name: n1\n- name: n2\n",
+			widgetHead + "l:\n- name: a\n- name: x\n", widgetHead + "l:\n- name: a\n- name: x\n- name: n1\n- name: n2\n"},
+		{"sets alike (a kustomization's resources)",
+			kustHead + "resources: [a, b]\n", kustHead + "resources: [a, n, b]\n",
+			kustHead + "resources: [a, x, b]\n", kustHead + "resources: [a, x, n, b]\n"},
+		{"lists keyed by the built-in schema alike (the host pairs them by position first)",
+			deployHead + "spec:\n  template:\n    spec:\n      containers:\n      - name: a\n",
+			deployHead + "spec:\n  template:\n    spec:\n      containers:\n      - name: a\n      - name: n\n",
+			deployHead + "spec:\n  template:\n    spec:\n      containers:\n      - name: a\n      - name: x\n",
+			deployHead + "spec:\n  template:\n    spec:\n      containers:\n      - name: a\n      - name: x\n      - name: n\n"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			got, _, err := merge.ThreeWay(parse(t, c.o), parse(t, c.u), parse(t, c.d), opts)
+			if err != nil {
+				t.Fatal(err)
+			}
+			checkOutput(t, got, c.want, false)
+		})
+	}
+}
+
 func TestThreeWayComments(t *testing.T) {
 	for _, c := range []rule3{
 		{

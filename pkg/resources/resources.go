@@ -93,9 +93,9 @@ type prep struct {
 	// addedHosted is added with its source's host id kept (kptpost.Finish), when the
 	// source has one and the host's restoration is harmless; add decides which to emit.
 	addedHosted *yaml.RNode
-	// moved is where the host would move a comment, when the merged item had to go out
-	// without the host's id (kptpost.Outcome.Moved).
-	moved    string
+	// copied are the comments the host copies onto other nodes of the merged item
+	// (kptpost.Outcome.Copied).
+	copied   []kptpost.Copy
 	panicked interface{}
 }
 
@@ -127,11 +127,11 @@ func (r *run) prepare(s *roles.Set) (p prep) {
 			if err != nil {
 				return prep{err: err}
 			}
-			var moved string
+			var copied []kptpost.Copy
 			if out != nil {
-				out, moved = r.finish(d.Node, out)
+				out, copied = r.finish(d.Node, out)
 			}
-			return prep{out: out, effects: effects, moved: moved}
+			return prep{out: out, effects: effects, copied: copied}
 		case src != nil:
 			clean, err := merge.TwoWayShared(src.Node, nil, r.opts)
 			if err != nil {
@@ -163,8 +163,8 @@ func (r *run) prepare(s *roles.Set) (p prep) {
 		if out == nil { // dest cleared the whole resource: keep it as it was
 			out = d.Node
 		}
-		out, moved := r.finish(d.Node, out)
-		return prep{out: out, conflicts: conflicts, effects: effects, moved: moved}
+		out, copied := r.finish(d.Node, out)
+		return prep{out: out, conflicts: conflicts, effects: effects, copied: copied}
 	case u != nil && o == nil:
 		added := r.addCopy(u.Node)
 		return prep{added: added, addedHosted: r.hosted(u.Node, added)}
@@ -179,18 +179,19 @@ func (r *run) prepare(s *roles.Set) (p prep) {
 // finish returns the item to emit for out, the merge's result for the dest item in: in
 // itself when the merge changed nothing (so the host restores everything of it, its
 // file's comments included); else out with its own annotations (out shares unchanged
-// subtrees with dest and updated), keeping the host's id where that is harmless
-// (kptpost.Finish), and the place the host would move a comment where it is not.
-func (r *run) finish(in, out *yaml.RNode) (*yaml.RNode, string) {
+// subtrees with dest and updated) and, under a host that restores comments by id, with
+// in's id and the host's restoration applied (kptpost.Finish), and the comments the
+// host copies onto other nodes.
+func (r *run) finish(in, out *yaml.RNode) (*yaml.RNode, []kptpost.Copy) {
 	if out.YNode() == in.YNode() {
-		return in, ""
+		return in, nil
 	}
 	own := withOwnAnnotations(out)
 	if !kptpost.HasID(in) {
-		return roles.ForgetInputID(own), ""
+		return roles.ForgetInputID(own), nil
 	}
 	f := kptpost.Finish(in, own, r.opts.Lists)
-	return f.Item, f.Moved
+	return f.Item, f.Copied
 }
 
 // hosted returns added, the copy of the upstream (src) item src that the run adds, with
@@ -200,7 +201,7 @@ func (r *run) hosted(src, added *yaml.RNode) *yaml.RNode {
 	if !kptpost.HasID(src) {
 		return nil
 	}
-	if f := kptpost.Finish(src, added, r.opts.Lists); f.KeptID {
+	if f := kptpost.Finish(src, added, r.opts.Lists); len(f.Copied) == 0 {
 		return f.Item
 	}
 	return nil
@@ -259,7 +260,7 @@ func (r *run) threeWay(s *roles.Set, p *prep) error {
 			r.conflict(d, c.Path.String(), c.Describe(), c.Winner, results.Value(c.Dest), winnerValue(c))
 		}
 		r.notes = append(r.notes, ruleResults(d, p.effects)...)
-		r.hostMoved(d, p.moved)
+		r.hostCopied(d, p.copied)
 		r.replace[d] = p.out
 		r.counts.Merged++
 	case u != nil && o == nil:
@@ -299,7 +300,7 @@ func (r *run) twoWay(s *roles.Set, p *prep) error {
 			return p.err
 		}
 		r.notes = append(r.notes, ruleResults(d, p.effects)...)
-		r.hostMoved(d, p.moved)
+		r.hostCopied(d, p.copied)
 		if p.out == nil {
 			r.drop[d] = true
 			r.counts.Deleted++
@@ -320,16 +321,14 @@ func (r *run) twoWay(s *roles.Set, p *prep) error {
 	return nil
 }
 
-// hostMoved records a warning when a merged item goes out without the host's id
-// (moved is where the host would have moved a comment; "" when it kept the id).
-func (r *run) hostMoved(d *roles.Item, moved string) {
-	if moved == "" {
-		return
+// hostCopied records a warning for each comment the host copies onto another node of
+// a merged item (kptpost.Copy).
+func (r *run) hostCopied(d *roles.Item, copied []kptpost.Copy) {
+	for _, c := range copied {
+		r.warnings = append(r.warnings, results.WarningAt(d.Ref(), d.File, d.Index, c.Path,
+			fmt.Sprintf("kpt will copy dest's comment %q onto this node: when it restores dest's comments it pairs list elements "+
+				"by position, and upstream's change moved dest's elements; remove the comment here if it does not belong", c.Comment)))
 	}
-	r.warnings = append(r.warnings, results.WarningAt(d.Ref(), d.File, d.Index, moved,
-		"written without kpt's input id: kpt pairs the elements of this list by position and would move dest's comments "+
-			"onto other elements, so it does not restore this resource's file comments either (a header before it, "+
-			"a comment between documents above it): check them after the run"))
 }
 
 func fieldOf(err error) string {
