@@ -99,7 +99,7 @@ func Read(root string, opts Options) (*Tree, error) {
 		dir     string // absolute
 		matcher gitignore.IgnoreMatcher
 	}
-	var ignores []ignore // innermost package last
+	var ignores []ignore     // innermost package last
 	var ignoredDirs []string // directories a .krmignore matches: nothing under them is KRM
 	absRoot, err := filepath.Abs(root)
 	if err != nil {
