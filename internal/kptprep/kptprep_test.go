@@ -37,7 +37,7 @@ func TestResourceMatchesKptPkgGet(t *testing.T) {
 					t.Fatal(err)
 				}
 			}
-			got, err := pkgio.Encode(docs)
+			got, err := pkgio.Encode(pkgio.TakeHeader(src, docs), docs)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -54,7 +54,7 @@ func TestKptfilesAreLeftAlone(t *testing.T) {
 	if err := Resource(docs[0].Node); err != nil {
 		t.Fatal(err)
 	}
-	if got, _ := pkgio.Encode(docs); string(got) != src {
+	if got, _ := pkgio.Encode(pkgio.TakeHeader([]byte(src), docs), docs); string(got) != src {
 		t.Errorf("Kptfile changed: %s", got)
 	}
 }

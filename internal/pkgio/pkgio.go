@@ -10,10 +10,13 @@
 // a list such as a JSON 6902 patch, a YAML file with no document) is a text file.
 // Files that kpt would read but that are not well-formed YAML are an error.
 //
-// Comments that belong to the file rather than to a resource (yaml.v3's document
-// comments: a header separated from the first resource by a blank line, comments after
-// a "---" set apart the same way, comments at the end of a document) are kept beside
-// each resource (Doc.Head, Doc.Foot) and written back in place by Encode.
+// Comments that belong to the file rather than to a resource are kept apart from the
+// resources and written back in place by Encode: the file's header (every comment and
+// blank line before the first resource, byte for byte, whether yaml.v3 would give it
+// to the document or to the resource's first field: a license header belongs to the
+// file either way) in File.Header, and yaml.v3's document comments of the other
+// documents (comments after a "---" set apart by a blank line, comments at the end of
+// a document) beside each resource (Doc.Head, Doc.Foot).
 package pkgio
 
 import (
@@ -49,6 +52,9 @@ type File struct {
 	Mode fs.FileMode
 	// Docs are the file's resources in order when it is a KRM file; nil for a text file.
 	Docs []*Doc
+	// Header is a KRM file's leading comment and blank lines (and a leading "---"),
+	// byte for byte; the first resource carries none of it.
+	Header string
 }
 
 // KRM reports whether f is a KRM file.
@@ -160,6 +166,9 @@ func Read(root string, opts Options) (*Tree, error) {
 			if f.Docs, err = Parse(data, opts.PathPrefix+rel); err != nil {
 				return &Error{Path: rel, Err: err}
 			}
+			if f.Docs != nil {
+				f.Header = TakeHeader(data, f.Docs)
+			}
 		}
 		t.Files[rel] = f
 		return nil
@@ -249,6 +258,39 @@ func Parse(data []byte, annotationPath string) ([]*Doc, error) {
 	return docs, nil
 }
 
+// TakeHeader returns the header of the KRM file data (its leading comment and blank
+// lines, and "---" separators among them, byte for byte; "\r\n" read as "\n" as kyaml reads it)
+// and removes those comments from its parsed docs: the first document's head comment
+// and the head comment of the first resource's first field.
+func TakeHeader(data []byte, docs []*Doc) string {
+	text := strings.ReplaceAll(string(data), "\r\n", "\n")
+	end := 0
+	for end < len(text) {
+		nl := strings.IndexByte(text[end:], '\n')
+		line := text[end:]
+		if nl >= 0 {
+			line = text[end : end+nl]
+		}
+		t := strings.TrimSpace(line)
+		separator := t == "---" || strings.HasPrefix(t, "--- #")
+		if t != "" && !strings.HasPrefix(t, "#") && !separator {
+			break
+		}
+		if nl < 0 {
+			end = len(text)
+			break
+		}
+		end += nl + 1
+	}
+	if len(docs) > 0 {
+		docs[0].Head = ""
+		if y := docs[0].Node.YNode(); y.Kind == yaml.MappingNode && len(y.Content) > 0 {
+			y.Content[0].HeadComment = ""
+		}
+	}
+	return text[:end]
+}
+
 // readerAnnotations are the annotations kyaml's reader and kpt put on resources, which
 // never go into a file.
 var readerAnnotations = []string{
@@ -258,18 +300,19 @@ var readerAnnotations = []string{
 	kioutil.SeqIndentAnnotation,
 }
 
-// Encode writes docs as one YAML file as kyaml's kio.ByteWriter (kpt's writer) does:
-// documents separated by "---", each sequence indented as its seqindent annotation
-// says, reader annotations removed; each document's own comments (Head, Line, Foot)
-// around it. docs are not changed.
+// Encode writes header (verbatim) and docs as one YAML file as kyaml's kio.ByteWriter
+// (kpt's writer) does: documents separated by "---", each sequence indented as its
+// seqindent annotation says, reader annotations removed; each document's own comments
+// (Head, Line, Foot) around it. docs are not changed.
 // Errors: the encoder's.
-func Encode(docs []*Doc) ([]byte, error) {
+func Encode(header string, docs []*Doc) ([]byte, error) {
 	nodes := make([]*yaml.RNode, len(docs))
 	for i, d := range docs {
 		nodes[i] = yaml.NewRNode(&yaml.Node{Kind: yaml.DocumentNode, HeadComment: d.Head, LineComment: d.Line,
 			FootComment: d.Foot, Content: []*yaml.Node{d.Node.YNode()}})
 	}
 	var b bytes.Buffer
+	b.WriteString(header)
 	if err := (kio.ByteWriter{Writer: &b, ClearAnnotations: readerAnnotations}).Write(nodes); err != nil {
 		return nil, err
 	}

@@ -81,8 +81,8 @@ func TestReadClassifiesFiles(t *testing.T) {
 	if a[kioutil.PathAnnotation] != "dest/multi.yaml" || a[kioutil.IndexAnnotation] != "1" {
 		t.Errorf("annotations %v", a)
 	}
-	if tree.Files["setters.yaml"].Docs[0].Head != strings.TrimSpace(license) {
-		t.Errorf("header %q", tree.Files["setters.yaml"].Docs[0].Head)
+	if s := tree.Files["setters.yaml"]; s.Header != license || s.Docs[0].Head != "" {
+		t.Errorf("header %q, first document's head %q", s.Header, s.Docs[0].Head)
 	}
 }
 
@@ -90,18 +90,21 @@ func TestReadClassifiesFiles(t *testing.T) {
 // byte for files in kpt's own formatting.
 func TestEncodeRoundTrip(t *testing.T) {
 	for name, src := range map[string]string{
-		"header with a blank line":  license + "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: setters # kpt-set: x\ndata:\n  a: b\n",
-		"header on the first field": "# Copyright\n# line two\napiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: a\n",
-		"between documents":         "apiVersion: v1\nkind: A\nmetadata:\n  name: a\n---\n# section two\n\n# about b\napiVersion: v1\nkind: B\nmetadata:\n  name: b\n",
-		"wide sequences":            "apiVersion: kpt.dev/v1\nkind: Kptfile\nmetadata:\n  name: p\npipeline:\n  mutators:\n    - image: x\n      configPath: s.yaml\n",
-		"compact sequences":         "apiVersion: v1\nkind: A\nmetadata:\n  name: a\nitems:\n- a\n- b\n",
+		"header with a blank line":   license + "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: setters # kpt-set: x\ndata:\n  a: b\n",
+		"header on the first field":  "# Copyright\n# line two\napiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: a\n",
+		"between documents":          "apiVersion: v1\nkind: A\nmetadata:\n  name: a\n---\n# section two\n\n# about b\napiVersion: v1\nkind: B\nmetadata:\n  name: b\n",
+		"wide sequences":             "apiVersion: kpt.dev/v1\nkind: Kptfile\nmetadata:\n  name: p\npipeline:\n  mutators:\n    - image: x\n      configPath: s.yaml\n",
+		"compact sequences":          "apiVersion: v1\nkind: A\nmetadata:\n  name: a\nitems:\n- a\n- b\n",
+		"leading separator":          "---\n# Copyright\n\napiVersion: v1\nkind: A\nmetadata:\n  name: a\n",
+		"comment before a separator": "# about the file\n---\napiVersion: v1\nkind: A\nmetadata:\n  name: a\n",
 	} {
 		t.Run(name, func(t *testing.T) {
 			docs, err := Parse([]byte(src), "f.yaml")
 			if err != nil || docs == nil {
 				t.Fatalf("Parse: %v, %v", docs, err)
 			}
-			out, err := Encode(docs)
+			header := TakeHeader([]byte(src), docs)
+			out, err := Encode(header, docs)
 			if err != nil {
 				t.Fatal(err)
 			}
