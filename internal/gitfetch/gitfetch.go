@@ -361,7 +361,7 @@ func (f *Fetcher) Export(ctx context.Context, url, commit, directory, dst string
 		return err
 	}
 	defer r.unlock()
-	tree := commit
+	tree := commit + "^{tree}"
 	if d := strings.Trim(directory, "/"); d != "" {
 		tree = commit + ":" + d
 	}

@@ -96,6 +96,14 @@ func TestResolveAndExport(t *testing.T) {
 	if _, err := os.Stat(filepath.Join(dst, "README.md")); !errors.Is(err, os.ErrNotExist) {
 		t.Errorf("a file outside the package directory was exported: %v", err)
 	}
+	// the repository's root
+	root := filepath.Join(t.TempDir(), "root")
+	if err := f.Export(ctx, "file://"+up, c1, "/", root); err != nil {
+		t.Fatal(err)
+	}
+	if b, err := os.ReadFile(filepath.Join(root, "catalog/app/deploy.yaml")); err != nil || string(b) != "replicas: 1\n" {
+		t.Errorf("root export: %q, %v", b, err)
+	}
 }
 
 // A second run resolves and exports tags and commits from the cache: it works with the

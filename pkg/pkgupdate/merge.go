@@ -18,6 +18,7 @@ import (
 	"github.com/krm-merge/krm-merge/internal/kptprep"
 	"github.com/krm-merge/krm-merge/internal/pkgio"
 	"github.com/krm-merge/krm-merge/internal/stage"
+	"github.com/krm-merge/krm-merge/pkg/config"
 	"github.com/krm-merge/krm-merge/pkg/function"
 	"github.com/krm-merge/krm-merge/pkg/results"
 	"github.com/krm-merge/krm-merge/pkg/roles"
@@ -72,38 +73,41 @@ func (u *updater) mergeResources(rel string, src *source, paths []string, o, up,
 		}
 	}
 	loc := locator{rel: rel, from: src.fromRef, to: src.toRef}
+	// Under onConflict error the merge runs as under updated, so that the report has
+	// every count and change; the conflicts then fail the update before any write.
+	cfg := *u.cfg
+	failOnConflict := cfg.OnConflict == config.ConflictError
+	if failOnConflict {
+		cfg.OnConflict = config.ConflictUpdated
+	}
 	if u.opts.Plan {
-		res, err := function.Plan(items, u.cfg)
-		if err != nil && !conflictsOnly(err) {
-			return loc.relocate(err)
-		}
+		res, err := function.Plan(items, &cfg)
 		if err != nil {
-			res = results.FromError(err)
+			return loc.relocate(err)
 		}
 		for _, r := range res {
 			if r.Severity == framework.Info {
-				pr.Changes = append(pr.Changes, loc.note(r))
+				n := loc.note(r)
+				n.Message = strings.TrimPrefix(n.Message, "3way plan: ")
+				pr.Changes = append(pr.Changes, n)
 			}
 		}
 	}
-	out, err := function.Merge(items, u.cfg)
+	out, err := function.Merge(items, &cfg)
 	if err != nil {
-		if !conflictsOnly(err) {
-			return loc.relocate(err)
-		}
-		for _, r := range results.FromError(err) {
-			if strings.HasPrefix(r.Message, "conflict: ") {
-				pr.Conflicts = append(pr.Conflicts, loc.conflict(r))
-				pr.Counts.Conflicts++
-			}
-		}
-		return nil // nothing is written; Update reports the conflicts
+		return loc.relocate(err)
 	}
-	pr.Counts = out.Counts
+	oc := out.Counts
+	pr.Counts = Counts{Merged: oc.Merged, Added: oc.Added, Deleted: oc.Deleted, Kept: oc.Kept,
+		StayedDeleted: oc.StayedDeleted, Conflicts: oc.Conflicts}
 	isConflict := map[*framework.Result]bool{}
 	for _, r := range out.Conflicts {
 		isConflict[r] = true
-		pr.Conflicts = append(pr.Conflicts, loc.conflict(r))
+		c := loc.conflict(r)
+		if failOnConflict {
+			c.Message = strings.TrimSuffix(c.Message, "; updated wins") + "; onConflict is error, so nothing is written"
+		}
+		pr.Conflicts = append(pr.Conflicts, c)
 	}
 	for _, r := range out.Results {
 		if r.Severity == framework.Warning && !isConflict[r] {
@@ -201,22 +205,6 @@ func index(n *yaml.RNode) int {
 	_, idx, _ := kioutil.GetFileAnnotations(n)
 	i, _ := strconv.Atoi(idx)
 	return i
-}
-
-// conflictsOnly reports whether err is the merge's onConflict=error failure (a
-// framework.Results of a summary and conflicts), as opposed to bad input.
-func conflictsOnly(err error) bool {
-	var rs framework.Results
-	if !errors.As(err, &rs) {
-		return false
-	}
-	for _, r := range rs {
-		if r.Severity == framework.Error && !strings.HasPrefix(r.Message, "conflict: ") &&
-			!strings.HasPrefix(r.Message, "onConflict is error") {
-			return false
-		}
-	}
-	return true
 }
 
 // describe is a resource as results name it: "apiVersion kind [namespace/]name".

@@ -65,7 +65,8 @@ func (u *updater) pkg(ctx context.Context, rel, version string, root bool) error
 	if err != nil {
 		return err
 	}
-	pr := &PackageReport{Path: rel, Repo: src.repo, Directory: src.directory}
+	pr := &PackageReport{Path: rel, Repo: src.repo, Directory: src.directory,
+		Conflicts: []Conflict{}, Resources: []ResourceChange{}}
 	from, err := u.resolve(ctx, src, src.fromRef, src.fromCommit)
 	if err != nil {
 		return err

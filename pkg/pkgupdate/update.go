@@ -92,7 +92,7 @@ func Update(ctx context.Context, opts Options) (*Report, error) {
 		opts.Plan = true
 		cfg.Plan = false
 	}
-	rep := &Report{Dir: opts.Dir, Plan: opts.Plan}
+	rep := &Report{Dir: opts.Dir, Plan: opts.Plan, Packages: []*PackageReport{}, Files: []FileChange{}}
 	unlock, err := stage.Lock(opts.Dir)
 	if err != nil {
 		return nil, err
@@ -131,7 +131,7 @@ func Update(ctx context.Context, opts Options) (*Report, error) {
 	if err := u.pkg(ctx, ".", opts.Version, true); err != nil {
 		return nil, err
 	}
-	rep.Packages = u.reports
+	rep.Packages = append(rep.Packages, u.reports...)
 	sort.Slice(u.changes, func(i, j int) bool { return u.changes[i].change.Path < u.changes[j].change.Path })
 	for _, c := range u.changes {
 		fc := FileChange{Path: c.change.Path, Action: c.action}

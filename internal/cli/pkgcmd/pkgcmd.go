@@ -216,11 +216,11 @@ func printReport(w io.Writer, r *pkgupdate.Report, err error) {
 		fmt.Fprintf(w, "Package %q: %s%s %s (%s) -> %s (%s)%s\n", name, p.Repo, dirSuffix(p.Directory),
 			p.From.Ref, short(p.From.Commit), p.To.Ref, short(p.To.Commit), cache)
 		c := p.Counts
-		fmt.Fprintf(w, "  resources: %d merged, %d added, %d deleted, %d kept, %d conflicts", c.Merged, c.Added, c.Deleted, c.Kept, len(p.Conflicts))
+		fmt.Fprintf(w, "  resources: %d merged, %d added, %d deleted, %d kept", c.Merged, c.Added, c.Deleted, c.Kept)
 		if c.StayedDeleted > 0 {
 			fmt.Fprintf(w, ", %d stayed deleted locally", c.StayedDeleted)
 		}
-		fmt.Fprintln(w)
+		fmt.Fprintf(w, "; conflicts: %d\n", len(p.Conflicts))
 		for _, rc := range p.Resources {
 			fmt.Fprintf(w, "  %-8s %s (%s)\n", rc.Action, rc.Resource, rc.File)
 		}
