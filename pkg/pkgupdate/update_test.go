@@ -321,7 +321,7 @@ func TestFailuresChangeNothing(t *testing.T) {
 		"malformed YAML": {map[string]string{"broken.yaml": "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: [\n"}, "broken.yaml"},
 		// docs/ must become a directory for upstream's docs/new.md
 		"a file where a directory goes": {map[string]string{"docs": "not a directory\n"}, "docs"},
-		"duplicate resource":            {map[string]string{"dup.yaml": "apiVersion: v1\nkind: Service\nmetadata:\n  name: web\n"}, "dup.yaml"},
+		"a role the merge refuses":      {map[string]string{"odd.yaml": "apiVersion: v1\nkind: Service\nmetadata:\n  name: odd\n  annotations:\n    config.kubernetes.io/merge-source: src\n"}, "odd.yaml"},
 	} {
 		t.Run(name, func(t *testing.T) {
 			dir, _ := localPackage(t, tc.files)
