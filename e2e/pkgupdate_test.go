@@ -199,7 +199,7 @@ func applySetters(t *testing.T, dir string, setters map[string]string) {
 		for i, l := range lines {
 			if filepath.Base(rel) == "setters.yaml" {
 				for k, v := range setters {
-					if strings.TrimSpace(l) == k+": "+strings.TrimSpace(strings.SplitN(l, ":", 2)[1]) && strings.HasPrefix(l, "  "+k+":") {
+					if strings.HasPrefix(l, "  "+k+": ") {
 						lines[i] = "  " + k + ": " + v
 					}
 				}
