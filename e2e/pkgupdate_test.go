@@ -401,3 +401,24 @@ func isKptOrLocalConfig(n *yaml.RNode) bool {
 // needsMainKptfiles is why a check waits for main: under path roles, Kptfiles and
 // local-config items are merged there; here they pass through the merge.
 const needsMainKptfiles = "needs Kptfiles and config.kubernetes.io/local-config items under a role directory merged (path roles) from main"
+
+// The container image is a function image without git: `pkg update` there fails,
+// saying why and what to run instead, and changes nothing.
+func TestPkgUpdateInTheImage(t *testing.T) {
+	image, runtime := requireImage(t)
+	pkg := t.TempDir()
+	writeFile(t, filepath.Join(pkg, "Kptfile"), []byte("apiVersion: kpt.dev/v1\nkind: Kptfile\nmetadata:\n  name: p\n"))
+	before := snapshot(t, pkg)
+	cmd := exec.Command(runtime, "run", "--rm", "--network", "none", "-v", pkg+":/pkg", image, "pkg", "update", "/pkg@v2")
+	out, err := cmd.CombinedOutput()
+	var exit *exec.ExitError
+	if !errors.As(err, &exit) || exit.ExitCode() != 1 {
+		t.Fatalf("pkg update in the image: %v, want exit 1\n%s", err, out)
+	}
+	if !strings.Contains(string(out), "needs the git CLI") || !strings.Contains(string(out), "run the krm-merge binary") {
+		t.Errorf("the image's message:\n%s", out)
+	}
+	if !reflect.DeepEqual(snapshot(t, pkg), before) {
+		t.Error("the package changed")
+	}
+}

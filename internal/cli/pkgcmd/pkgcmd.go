@@ -1,6 +1,11 @@
+//go:build !fnimage
+
 // Package pkgcmd is the `krm-merge pkg` command group: `krm-merge pkg update
 // DIR[@VERSION]`, a cobra front end to pkg/pkgupdate that prints the report for a
 // person or as JSON.
+//
+// Built with the tag fnimage (the container image, a KRM function image without git,
+// whose size is capped), the command is a stub that says so (fnimage.go).
 package pkgcmd
 
 import (

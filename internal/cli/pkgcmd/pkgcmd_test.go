@@ -1,3 +1,5 @@
+//go:build !fnimage
+
 package pkgcmd
 
 import (
