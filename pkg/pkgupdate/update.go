@@ -104,19 +104,21 @@ func Update(ctx context.Context, opts Options) (*Report, error) {
 				return nil, fmt.Errorf("%s: an interrupted update of %s is not finished; run the update without --plan to finish it first", s, opts.Dir)
 			}
 		}
-	} else {
-		o, err := stage.Recover(opts.Dir)
-		if err != nil {
+	}
+	recovered := stage.Nothing
+	if !opts.Plan {
+		if recovered, err = stage.Recover(opts.Dir); err != nil {
 			return nil, err
 		}
-		if o != stage.Nothing {
-			rep.Recovered = o.String()
+		if recovered != stage.Nothing {
+			rep.Recovered = recovered.String()
 		}
 	}
 	if err := gitfetch.CheckGit(); err != nil {
 		return nil, err
 	}
-	if !opts.AllowDirty {
+	// The changes of an interrupted update just finished are this command's own.
+	if !opts.AllowDirty && recovered != stage.RolledForward {
 		if err := checkClean(ctx, opts.Dir); err != nil {
 			return nil, err
 		}

@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/krm-merge/krm-merge/internal/gitfetch"
+	"github.com/krm-merge/krm-merge/internal/stage"
 	"github.com/krm-merge/krm-merge/pkg/config"
 )
 
@@ -434,5 +435,100 @@ func TestSubpackageWithItsOwnUpstream(t *testing.T) {
 	}
 	if !strings.Contains(read(t, filepath.Join(dir, "Kptfile")), "ref: v2") {
 		t.Error("the root was not updated")
+	}
+}
+
+// Text files deleted upstream: deleted when unchanged locally; when changed locally, a
+// conflict that onConflict decides. A text file deleted locally stays deleted.
+func TestTextFilesDeletedUpstream(t *testing.T) {
+	for _, tc := range []struct {
+		policy   config.ConflictPolicy
+		keptEdit bool
+	}{{config.ConflictUpdated, false}, {config.ConflictDest, true}} {
+		t.Run(string(tc.policy), func(t *testing.T) {
+			repo := upstreamRepo(t, "p",
+				release{tag: "v1", files: map[string]string{"a.txt": "a\n", "b.txt": "b\n", "c.txt": "c\n"}},
+				release{tag: "v2", files: map[string]string{"a.txt": "", "b.txt": "", "c.txt": "c2\n"}})
+			dir := filepath.Join(t.TempDir(), "p")
+			kptGet(t, "file://"+repo, "/p", "v1", dir)
+			writeFiles(t, dir, map[string]string{"b.txt": "b, ours\n", "c.txt": ""})
+			opts := options(dir, t)
+			opts.Config = config.Defaults()
+			opts.Config.OnConflict = tc.policy
+			rep, err := Update(context.Background(), opts)
+			if err != nil {
+				t.Fatal(err)
+			}
+			p := rep.Packages[0]
+			if len(p.Conflicts) != 1 || p.Conflicts[0].File != "b.txt" || !strings.Contains(p.Conflicts[0].Message, "deleted upstream but changed locally") {
+				t.Errorf("conflicts %+v", p.Conflicts)
+			}
+			if len(p.Warnings) != 1 || p.Warnings[0].File != "c.txt" {
+				t.Errorf("warnings %+v, want c.txt deleted locally, changed upstream", p.Warnings)
+			}
+			if _, err := os.Stat(filepath.Join(dir, "a.txt")); !os.IsNotExist(err) {
+				t.Errorf("a.txt: %v, want deleted", err)
+			}
+			if _, err := os.Stat(filepath.Join(dir, "c.txt")); !os.IsNotExist(err) {
+				t.Errorf("c.txt: %v, want it to stay deleted", err)
+			}
+			_, err = os.Stat(filepath.Join(dir, "b.txt"))
+			if kept := err == nil; kept != tc.keptEdit {
+				t.Errorf("b.txt kept %v, want %v", kept, tc.keptEdit)
+			}
+		})
+	}
+}
+
+// A file's header and the comments between documents: dest's, unless dest kept
+// original's and upstream changed them.
+func TestFileComments(t *testing.T) {
+	doc := func(kind, name, v string) string {
+		return "apiVersion: v1\nkind: " + kind + "\nmetadata:\n  name: " + name + "\ndata:\n  v: \"" + v + "\"\n"
+	}
+	repo := upstreamRepo(t, "p",
+		release{tag: "v1", files: map[string]string{
+			"a.yaml": "# a, header v1\n\n" + doc("ConfigMap", "a", "1") + "---\n# between, v1\n\n" + doc("Secret", "a", "1"),
+			"b.yaml": "# b, header v1\n\n" + doc("ConfigMap", "b", "1"),
+		}},
+		release{tag: "v2", files: map[string]string{
+			"a.yaml": "# a, header v2\n\n" + doc("ConfigMap", "a", "2") + "---\n# between, v2\n\n" + doc("Secret", "a", "2"),
+			"b.yaml": "# b, header v2\n\n" + doc("ConfigMap", "b", "2"),
+		}})
+	dir := filepath.Join(t.TempDir(), "p")
+	kptGet(t, "file://"+repo, "/p", "v1", dir)
+	b := read(t, filepath.Join(dir, "b.yaml"))
+	writeFiles(t, dir, map[string]string{"b.yaml": strings.Replace(b, "# b, header v1", "# b, our header", 1)})
+	if _, err := Update(context.Background(), options(dir, t)); err != nil {
+		t.Fatal(err)
+	}
+	a := read(t, filepath.Join(dir, "a.yaml"))
+	if !strings.HasPrefix(a, "# a, header v2\n\napiVersion: v1\n") || !strings.Contains(a, "---\n# between, v2\n\napiVersion: v1\nkind: Secret") ||
+		!strings.Contains(a, "v: \"2\"") {
+		t.Errorf("a.yaml, upstream's comments:\n%s", a)
+	}
+	if b := read(t, filepath.Join(dir, "b.yaml")); !strings.HasPrefix(b, "# b, our header\n\napiVersion: v1\n") || !strings.Contains(b, "v: \"2\"") {
+		t.Errorf("b.yaml, our header:\n%s", b)
+	}
+}
+
+// A staging directory an interrupted run left before committing its journal is
+// discarded by the next run, which then updates.
+func TestNextRunAfterAnInterruptedOne(t *testing.T) {
+	dir, _ := localPackage(t, nil)
+	s, err := stage.StagingDir(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	writeFiles(t, s, map[string]string{"new/0": "half written"})
+	rep, err := Update(context.Background(), options(dir, t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if rep.Recovered != stage.Discarded.String() || len(rep.Files) == 0 {
+		t.Errorf("recovered %q, files %+v", rep.Recovered, rep.Files)
+	}
+	if _, err := os.Stat(s); !os.IsNotExist(err) {
+		t.Errorf("staging directory: %v", err)
 	}
 }
