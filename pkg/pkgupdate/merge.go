@@ -88,7 +88,7 @@ func (u *updater) mergeResources(rel string, src *source, paths []string, o, up,
 		for _, r := range res {
 			if r.Severity == framework.Info {
 				n := loc.note(r)
-				n.Message = strings.TrimPrefix(n.Message, "3way plan: ")
+				n.Message = strings.TrimPrefix(strings.TrimPrefix(n.Message, "3way plan, nothing written: "), "3way plan: ")
 				pr.Changes = append(pr.Changes, n)
 			}
 		}

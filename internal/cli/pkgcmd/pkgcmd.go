@@ -237,7 +237,7 @@ func printReport(w io.Writer, r *pkgupdate.Report, err error) {
 		}
 		if r.Plan {
 			for _, n := range p.Changes {
-				fmt.Fprintf(w, "  plan     %s\n", n)
+				fmt.Fprintf(w, "  change   %s\n", n)
 			}
 		}
 	}
