@@ -211,10 +211,12 @@ type GitError struct {
 	Err error
 }
 
+// Error is "git <args>: <git's message>".
 func (e *GitError) Error() string {
 	return fmt.Sprintf("git %s: %s", strings.Join(e.Args, " "), e.Msg)
 }
 
+// Unwrap returns the exec error.
 func (e *GitError) Unwrap() error { return e.Err }
 
 // localCommit returns the commit name resolves to in the cache, "" when it does not.

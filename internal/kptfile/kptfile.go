@@ -52,6 +52,7 @@ type Error struct {
 	Msg string
 }
 
+// Error is "<file>: <field>: <message>" (without the field when there is none).
 func (e *Error) Error() string {
 	if e.Field == "" {
 		return fmt.Sprintf("%s: %s", e.File, e.Msg)

@@ -93,7 +93,9 @@ type Error struct {
 	Err error
 }
 
+// Error is "<path>: <cause>".
 func (e *Error) Error() string { return e.Path + ": " + e.Err.Error() }
+// Unwrap returns the cause.
 func (e *Error) Unwrap() error { return e.Err }
 
 // Read reads the package at root.

@@ -23,7 +23,8 @@ type fileSystem interface {
 	SyncDir(name string) error
 }
 
-// osFS is the real filesystem.
+// osFS is the real filesystem; its methods are the os package's, WriteFile also
+// syncing the file.
 type osFS struct{}
 
 func (osFS) WriteFile(name string, data []byte, perm fs.FileMode) error {

@@ -69,6 +69,7 @@ const (
 	RolledBack
 )
 
+// String says what Recover did, for a person ("finished an interrupted update").
 func (o Outcome) String() string {
 	return [...]string{"nothing to recover", "discarded an unfinished staging directory",
 		"finished an interrupted update", "rolled back an interrupted update"}[o]

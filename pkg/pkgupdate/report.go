@@ -98,6 +98,7 @@ type Conflict struct {
 	Message string `json:"message"`
 }
 
+// String is "file[:lines]: [resource: ][field: ]message", as the command prints it.
 func (c Conflict) String() string {
 	loc := c.File
 	if c.Lines != "" {
@@ -123,6 +124,7 @@ type Note struct {
 	Message string `json:"message"`
 }
 
+// String is "[file: ][resource: ][field: ]message".
 func (n Note) String() string {
 	var parts []string
 	for _, s := range []string{n.File, n.Resource, n.Field} {
@@ -161,6 +163,7 @@ type ConflictError struct {
 	Conflicts int
 }
 
+// Error says how many conflicts stopped the update.
 func (e *ConflictError) Error() string {
 	return fmt.Sprintf("onConflict is error and the update found %d conflicts; nothing was written", e.Conflicts)
 }
