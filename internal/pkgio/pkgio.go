@@ -95,6 +95,7 @@ type Error struct {
 
 // Error is "<path>: <cause>".
 func (e *Error) Error() string { return e.Path + ": " + e.Err.Error() }
+
 // Unwrap returns the cause.
 func (e *Error) Unwrap() error { return e.Err }
 
