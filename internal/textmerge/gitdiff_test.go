@@ -138,7 +138,7 @@ func TestDifferentialAgainstGitMergeFile(t *testing.T) {
 	if _, err := exec.LookPath("git"); err != nil {
 		t.Skip("git is not on PATH")
 	}
-	cases := 300
+	cases := 200
 	if testing.Short() {
 		cases = 60
 	}
