@@ -159,7 +159,7 @@ func TestPkgUpdateFluxBases(t *testing.T) {
 							return "kpt pkg get's bookkeeping: a directory vendored without kpt has none"
 						}
 						if strings.Contains(key, "/Kustomization/") && kpt == before {
-							return "upstream's changes to a kustomization.yaml arrive (kpt pkg update leaves the file as it was)"
+							return "upstream's changes to a .krmignore'd kustomization.yaml arrive (kpt pkg update leaves a .krmignore'd file as it was)"
 						}
 						return ""
 					})
