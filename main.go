@@ -3,8 +3,12 @@
 // dest). It reads a ResourceList on stdin and writes the merged ResourceList on stdout;
 // with arguments it runs standalone: `krm-merge fn-config.yaml resources.yaml...`.
 //
+// `krm-merge pkg update DIR[@VERSION]` updates a package directory from its upstream
+// (package pkgupdate, command in internal/cli/pkgcmd).
+//
 // This file only wires the processor (package function) into kyaml's command builder,
-// with the fast ResourceList reader and writer (package resourcelist) on stdin.
+// with the fast ResourceList reader and writer (package resourcelist) on stdin, and adds
+// the pkg command.
 package main
 
 import (
@@ -15,6 +19,7 @@ import (
 	"github.com/spf13/cobra"
 	"sigs.k8s.io/kustomize/kyaml/fn/framework/command"
 
+	"github.com/krm-merge/krm-merge/internal/cli/pkgcmd"
 	"github.com/krm-merge/krm-merge/internal/resourcelist"
 	"github.com/krm-merge/krm-merge/pkg/function"
 )
@@ -57,6 +62,8 @@ func main() {
 		return resourcelist.Run(function.Processor{}, c.InOrStdin(), c.OutOrStdout(), c.ErrOrStderr(),
 			func(in io.Reader) error { return kyamlStdin(c, args, in) }, memory())
 	}
+	cmd.AddCommand(pkgcmd.New())
+	cmd.CompletionOptions.DisableDefaultCmd = true // "completion" stays a possible file argument
 	if err := cmd.Execute(); err != nil {
 		os.Exit(1)
 	}

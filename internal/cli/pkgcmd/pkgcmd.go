@@ -1,0 +1,272 @@
+// Package pkgcmd is the `krm-merge pkg` command group: `krm-merge pkg update
+// DIR[@VERSION]`, a cobra front end to pkg/pkgupdate that prints the report for a
+// person or as JSON.
+//
+// It needs the git CLI; in the function's container image, which has none, it fails with
+// gitfetch.ErrNoGit's message and changes nothing.
+package pkgcmd
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"strings"
+
+	"github.com/spf13/cobra"
+	"sigs.k8s.io/kustomize/kyaml/yaml"
+
+	"github.com/krm-merge/krm-merge/pkg/config"
+	"github.com/krm-merge/krm-merge/pkg/function"
+	"github.com/krm-merge/krm-merge/pkg/pkgupdate"
+)
+
+// New returns the `pkg` command with its `update` subcommand.
+func New() *cobra.Command {
+	pkg := &cobra.Command{
+		Use:   "pkg",
+		Short: "Work with kpt packages: update one from its upstream",
+	}
+	pkg.AddCommand(updateCommand())
+	return pkg
+}
+
+type updateFlags struct {
+	config, onConflict, output string
+	plan, allowDirty           bool
+	repo, directory, from, to  string
+	cacheDir                   string
+}
+
+const updateLong = `Take a new upstream release into a package in one step.
+
+DIR is a package fetched with kpt pkg get: its Kptfile names the upstream
+(upstream.git.repo, directory, ref) and the release it was fetched at
+(upstreamLock.git.commit). VERSION (a tag, branch or commit; default upstream.git.ref,
+resolved to its current commit) is the release to update to. Both are fetched with git
+(any URL git accepts, local paths and file:// included) through a cache
+($KRM_MERGE_CACHE_DIR, default ~/.cache/krm-merge/git), and given the bookkeeping kpt
+pkg get adds, so that what kpt added to the local copy is not a local change.
+
+The change from the old release to the new one is merged into DIR: resources field by
+field with krm-merge's 3-way merge (every conflict reported with its field path; dest's
+file layout, comments and formatting kept; added resources in the files upstream has
+them in; deleted ones removed, and files left empty deleted), other files (README.md,
+scripts, YAML that is not a resource) line by line as git merge-file merges them.
+Subpackages with their own upstream are updated from it. The Kptfile records the new
+release (upstream.git.ref, upstreamLock), as kpt pkg update does.
+
+The write is all or nothing: on any error DIR is unchanged, and a run interrupted while
+writing is finished by the next one. A package with uncommitted changes in git is
+refused unless --allow-dirty.
+
+A directory without a Kptfile upstream (a kustomize base or plain manifests vendored
+from git) is updated with --repo, --from and the new version (DIR@VERSION or --to);
+nothing is recorded.
+
+Exit status: 0 on success, 1 on an error or when --on-conflict error finds conflicts.
+git must be installed; the krm-merge container image has none.`
+
+const updateExample = `  # take release v0.4.4 of the package fetched into my-project
+  krm-merge pkg update my-project@project-blueprint-v0.4.4
+
+  # what would change, without writing anything
+  krm-merge pkg update my-project@project-blueprint-v0.4.4 --plan
+
+  # fail (in CI) when the upgrade conflicts with local changes
+  krm-merge pkg update my-project@v2 --on-conflict error --output json
+
+  # a kustomize base vendored from git without a Kptfile
+  krm-merge pkg update bases --repo https://github.com/fluxcd/flux2 \
+      --directory /manifests/bases --from v2.7.0 --to v2.9.4`
+
+func updateCommand() *cobra.Command {
+	f := &updateFlags{}
+	cmd := &cobra.Command{
+		Use:           "update DIR[@VERSION]",
+		Short:         "Update a package to a new upstream release with krm-merge's 3-way merge",
+		Long:          updateLong,
+		Example:       updateExample,
+		Args:          cobra.ExactArgs(1),
+		SilenceUsage:  true,
+		SilenceErrors: true,
+		RunE: func(c *cobra.Command, args []string) error {
+			err := runUpdate(c.Context(), f, args[0], c.OutOrStdout())
+			if err != nil && f.output != "json" {
+				fmt.Fprintln(c.ErrOrStderr(), "Error:", err)
+			}
+			return err
+		},
+	}
+	fl := cmd.Flags()
+	fl.StringVar(&f.config, "config", "", "merge options: a functionConfig file (fn.krm-merge.dev/v1alpha1 ResourceMerge or ConfigMap), as for the function")
+	fl.StringVar(&f.onConflict, "on-conflict", "", "conflict policy, overriding the config's onConflict: updated, dest or error")
+	fl.StringVar(&f.output, "output", "text", "output format: text or json")
+	fl.BoolVar(&f.plan, "plan", false, "print what the update would change and change nothing")
+	fl.BoolVar(&f.allowDirty, "allow-dirty", false, "update a package with uncommitted changes in git")
+	fl.StringVar(&f.repo, "repo", "", "upstream repository, for a directory without a Kptfile upstream")
+	fl.StringVar(&f.directory, "directory", "", "the package's directory in --repo (default the root)")
+	fl.StringVar(&f.from, "from", "", "the upstream version the directory was made from (with --repo)")
+	fl.StringVar(&f.to, "to", "", "the upstream version to update to (instead of DIR@VERSION)")
+	fl.StringVar(&f.cacheDir, "cache-dir", "", "git cache directory (default $KRM_MERGE_CACHE_DIR, else ~/.cache/krm-merge/git)")
+	return cmd
+}
+
+func runUpdate(ctx context.Context, f *updateFlags, arg string, out io.Writer) error {
+	if ctx == nil {
+		ctx = context.Background()
+	}
+	if f.output != "text" && f.output != "json" {
+		return fmt.Errorf("--output %q: want text or json", f.output)
+	}
+	dir, version := arg, ""
+	if i := strings.LastIndex(arg, "@"); i >= 0 {
+		dir, version = arg[:i], arg[i+1:]
+		if version == "" {
+			return fmt.Errorf("%q: no version after @", arg)
+		}
+	}
+	if f.to != "" {
+		if version != "" {
+			return fmt.Errorf("the version is given twice (%s@%s and --to %s)", dir, version, f.to)
+		}
+		version = f.to
+	}
+	cfg, err := loadConfig(f.config)
+	if err != nil {
+		return err
+	}
+	if f.onConflict != "" {
+		switch p := config.ConflictPolicy(f.onConflict); p {
+		case config.ConflictUpdated, config.ConflictDest, config.ConflictError:
+			cfg.OnConflict = p
+		default:
+			return fmt.Errorf("--on-conflict %q: want updated, dest or error", f.onConflict)
+		}
+	}
+	rep, err := pkgupdate.Update(ctx, pkgupdate.Options{
+		Dir: dir, Version: version, Repo: f.repo, Directory: f.directory, From: f.from,
+		Config: cfg, Plan: f.plan, AllowDirty: f.allowDirty, CacheDir: f.cacheDir,
+	})
+	if f.output == "json" {
+		doc := struct {
+			*pkgupdate.Report
+			Error string `json:"error,omitempty"`
+		}{Report: rep}
+		if rep == nil {
+			doc.Report = &pkgupdate.Report{Dir: dir}
+		}
+		if err != nil {
+			doc.Error = err.Error()
+		}
+		enc := json.NewEncoder(out)
+		enc.SetIndent("", "  ")
+		if encErr := enc.Encode(doc); encErr != nil && err == nil {
+			err = encErr
+		}
+		return err
+	}
+	if rep != nil {
+		printReport(out, rep, err)
+	}
+	return err
+}
+
+// loadConfig reads a functionConfig file as the function reads its functionConfig;
+// "" is the defaults. Errors name the file and the field.
+func loadConfig(file string) (*config.Config, error) {
+	if file == "" {
+		return config.Defaults(), nil
+	}
+	b, err := os.ReadFile(file)
+	if err != nil {
+		return nil, fmt.Errorf("--config: %w", err)
+	}
+	n, err := yaml.Parse(string(b))
+	if err != nil {
+		return nil, fmt.Errorf("--config %s: %w", file, err)
+	}
+	cfg, err := function.LoadConfig(n)
+	if err != nil {
+		return nil, fmt.Errorf("--config %s: %w", file, err)
+	}
+	return cfg, nil
+}
+
+func short(commit string) string {
+	if len(commit) > 12 {
+		return commit[:12]
+	}
+	return commit
+}
+
+// printReport writes the report for a person.
+func printReport(w io.Writer, r *pkgupdate.Report, err error) {
+	if r.Recovered != "" {
+		fmt.Fprintf(w, "Recovered: %s.\n", r.Recovered)
+	}
+	for _, p := range r.Packages {
+		name := r.Dir
+		if p.Path != "." {
+			name = strings.TrimSuffix(r.Dir, "/") + "/" + p.Path
+		}
+		cache := ""
+		if p.From.Cached && p.To.Cached {
+			cache = " (from the git cache)"
+		}
+		fmt.Fprintf(w, "Package %q: %s%s %s (%s) -> %s (%s)%s\n", name, p.Repo, dirSuffix(p.Directory),
+			p.From.Ref, short(p.From.Commit), p.To.Ref, short(p.To.Commit), cache)
+		c := p.Counts
+		fmt.Fprintf(w, "  resources: %d merged, %d added, %d deleted, %d kept", c.Merged, c.Added, c.Deleted, c.Kept)
+		if c.StayedDeleted > 0 {
+			fmt.Fprintf(w, ", %d stayed deleted locally", c.StayedDeleted)
+		}
+		fmt.Fprintf(w, "; conflicts: %d\n", len(p.Conflicts))
+		for _, rc := range p.Resources {
+			fmt.Fprintf(w, "  %-8s %s (%s)\n", rc.Action, rc.Resource, rc.File)
+		}
+		for _, cf := range p.Conflicts {
+			fmt.Fprintf(w, "  conflict %s\n", cf)
+		}
+		for _, n := range p.Warnings {
+			fmt.Fprintf(w, "  warning  %s\n", n)
+		}
+		if r.Plan {
+			for _, n := range p.Changes {
+				fmt.Fprintf(w, "  change   %s\n", n)
+			}
+		}
+	}
+	if len(r.Files) > 0 {
+		fmt.Fprintln(w, "Files:")
+	}
+	for _, f := range r.Files {
+		fmt.Fprintf(w, "  %-8s %s\n", f.Action, f.Path)
+		if f.Diff != "" {
+			for _, l := range strings.SplitAfter(strings.TrimSuffix(f.Diff, "\n"), "\n") {
+				fmt.Fprintf(w, "    %s", strings.TrimSuffix(l, "\n")+"\n")
+			}
+		}
+	}
+	var ce *pkgupdate.ConflictError
+	switch {
+	case errors.As(err, &ce):
+		fmt.Fprintf(w, "Nothing written: %d conflicts under --on-conflict error.\n", ce.Conflicts)
+	case err != nil:
+	case r.Plan:
+		fmt.Fprintf(w, "Plan: %d files would change; nothing written.\n", len(r.Files))
+	case len(r.Files) == 0:
+		fmt.Fprintln(w, "Already up to date: nothing changed.")
+	default:
+		fmt.Fprintf(w, "Updated %d package(s), %d files changed.\n", len(r.Packages), len(r.Files))
+	}
+}
+
+func dirSuffix(d string) string {
+	if d == "" || d == "/" {
+		return ""
+	}
+	return " " + d
+}

@@ -1,0 +1,112 @@
+// Package kptprep adds to the resources of a fetched package the bookkeeping that
+// `kpt pkg get` adds, so that a package fetched by krm-merge compares equal to the
+// same release fetched by kpt, and what kpt added to a local copy is not mistaken for
+// a local change.
+//
+// What kpt 1.0.0-beta.56 adds, found by fetching packages with it and comparing (the
+// e2e tests check it on real packages against kpt itself), to every resource of every
+// KRM file of the package (subpackages included) except Kptfiles and resources without
+// metadata:
+//
+//   - the line comment "kpt-merge: <namespace>/<name>" on the metadata key (replacing
+//     any other line comment there; an existing kpt-merge comment is kept);
+//   - the annotation internal.kpt.dev/upstream-identifier
+//     "<group>|<kind>|<namespace>|<name>" with the namespace and name of that comment
+//     ("default" for no namespace, cluster-scoped kinds included), replacing any value;
+//   - for Config Connector kinds (an apiVersion containing ".cnrm."), "kpt-pkg" recorded
+//     in the cnrm.cloud.google.com/blueprint annotation (kpt's attribution; skipped
+//     when KPT_DISABLE_ATTRIBUTION is set, as kpt skips it).
+//
+// The root Kptfile's bookkeeping (name, upstream, upstreamLock) is package kptfile's.
+package kptprep
+
+import (
+	"fmt"
+	"os"
+	"strings"
+
+	"sigs.k8s.io/kustomize/kyaml/yaml"
+)
+
+// Annotation and comment names kpt uses.
+const (
+	// UpstreamIdentifier is kpt's annotation naming a resource's upstream origin.
+	UpstreamIdentifier = "internal.kpt.dev/upstream-identifier"
+	// MergeCommentPrefix starts kpt's line comment on the metadata key.
+	MergeCommentPrefix = "kpt-merge:"
+	// BlueprintAnnotation is the Config Connector annotation kpt records its use in.
+	BlueprintAnnotation = "cnrm.cloud.google.com/blueprint"
+	// DisableAttributionEnv turns kpt's attribution off when set (to anything).
+	DisableAttributionEnv = "KPT_DISABLE_ATTRIBUTION"
+)
+
+// Resource gives n (a resource read from a fetched package) kpt pkg get's bookkeeping,
+// in place. Kptfiles and resources without metadata are left alone.
+// Errors: n's metadata cannot be read or edited (kyaml's error).
+func Resource(n *yaml.RNode) error {
+	if n.GetKind() == "Kptfile" && strings.HasPrefix(n.GetApiVersion(), "kpt.dev/") {
+		return nil
+	}
+	mf := n.Field(yaml.MetadataField)
+	if mf == nil || mf.Value.IsNilOrEmpty() {
+		return nil
+	}
+	meta, err := n.GetMeta()
+	if err != nil {
+		return nil // kpt skips what it cannot read
+	}
+	key := mf.Key.YNode()
+	if !strings.Contains(key.LineComment, MergeCommentPrefix) {
+		key.LineComment = fmt.Sprintf("# %s %s/%s", MergeCommentPrefix, meta.Namespace, meta.Name)
+	}
+	ns, name := commentIdentity(key.LineComment)
+	if ns == "" {
+		ns = "default"
+	}
+	group := ""
+	if i := strings.Index(n.GetApiVersion(), "/"); i >= 0 {
+		group = n.GetApiVersion()[:i]
+	}
+	if err := n.PipeE(yaml.SetAnnotation(UpstreamIdentifier, strings.Join([]string{group, n.GetKind(), ns, name}, "|"))); err != nil {
+		return err
+	}
+	if os.Getenv(DisableAttributionEnv) != "" || !strings.Contains(n.GetApiVersion(), ".cnrm.") {
+		return nil
+	}
+	return n.PipeE(yaml.SetAnnotation(BlueprintAnnotation, RecordAction(n.GetAnnotations()[BlueprintAnnotation], "pkg")))
+}
+
+// commentIdentity reads "<namespace>/<name>" after the kpt-merge prefix of comment.
+func commentIdentity(comment string) (ns, name string) {
+	i := strings.Index(comment, MergeCommentPrefix)
+	v := strings.TrimSpace(comment[i+len(MergeCommentPrefix):])
+	ns, name, _ = strings.Cut(v, "/")
+	return strings.TrimSpace(ns), strings.TrimSpace(name)
+}
+
+// RecordAction is kpt's attribution rule for the blueprint annotation's value cur and
+// kpt command group ("pkg", "fn" or "live"): "kpt-<group>" when cur is empty;
+// ",kpt-<group>" appended when cur has no "kpt-" part; else the group added to each
+// "kpt" part, groups in the order pkg, fn, live ("kpt-fn" with pkg is "kpt-pkg-fn").
+func RecordAction(cur, group string) string {
+	if cur == "" {
+		return "kpt-" + group
+	}
+	if !strings.Contains(cur, "kpt-") {
+		return cur + ",kpt-" + group
+	}
+	parts := strings.Split(cur, ",")
+	for i, p := range parts {
+		if !strings.Contains(p, "kpt") {
+			continue
+		}
+		kpt := []string{"kpt"}
+		for _, g := range []string{"pkg", "fn", "live"} {
+			if strings.Contains(p, g) || group == g {
+				kpt = append(kpt, g)
+			}
+		}
+		parts[i] = strings.Join(kpt, "-")
+	}
+	return strings.Join(parts, ",")
+}

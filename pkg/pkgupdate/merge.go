@@ -1,0 +1,406 @@
+package pkgupdate
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"io/fs"
+	"path"
+	"sort"
+	"strconv"
+	"strings"
+
+	"sigs.k8s.io/kustomize/kyaml/fn/framework"
+	"sigs.k8s.io/kustomize/kyaml/kio/kioutil"
+	"sigs.k8s.io/kustomize/kyaml/yaml"
+
+	"github.com/krm-merge/krm-merge/internal/kptfile"
+	"github.com/krm-merge/krm-merge/internal/kptprep"
+	"github.com/krm-merge/krm-merge/internal/pkgio"
+	"github.com/krm-merge/krm-merge/internal/stage"
+	"github.com/krm-merge/krm-merge/pkg/config"
+	"github.com/krm-merge/krm-merge/pkg/function"
+	"github.com/krm-merge/krm-merge/pkg/results"
+	"github.com/krm-merge/krm-merge/pkg/roles"
+)
+
+// merge merges the three trees of the package at rel: resources with the function's
+// engine, text files line by line; it adds the package's file changes to u.changes and
+// fills pr.
+func (u *updater) merge(rel string, src *source, trees map[string]*pkgio.Tree, pr *PackageReport) error {
+	o, up, d := trees[roleOriginal], trees[roleUpdated], trees[roleDest]
+	all := map[string]bool{}
+	text := map[string]bool{}
+	for _, t := range []*pkgio.Tree{o, up, d} {
+		for p, f := range t.Files {
+			all[p] = true
+			if !f.KRM() {
+				text[p] = true
+			}
+		}
+	}
+	paths := make([]string, 0, len(all))
+	for p := range all {
+		paths = append(paths, p)
+	}
+	sort.Strings(paths)
+	var krm, txt []string
+	for _, p := range paths {
+		if text[p] { // a text file in any version is merged as text in all
+			txt = append(txt, p)
+		} else {
+			krm = append(krm, p)
+		}
+	}
+	if err := u.mergeResources(rel, src, krm, o, up, d, pr); err != nil {
+		return err
+	}
+	u.mergeText(rel, txt, o, up, d, pr)
+	return nil
+}
+
+// mergeResources runs function.Merge on the resources of the KRM files, given under
+// the role directories, and turns its output back into files.
+func (u *updater) mergeResources(rel string, src *source, paths []string, o, up, d *pkgio.Tree, pr *PackageReport) error {
+	var items []*yaml.RNode
+	for _, t := range []*pkgio.Tree{o, up, d} {
+		for _, p := range paths {
+			if f := t.Files[p]; f != nil {
+				for _, doc := range f.Docs {
+					items = append(items, doc.Node)
+				}
+			}
+		}
+	}
+	loc := locator{rel: rel, from: src.fromRef, to: src.toRef}
+	// Under onConflict error the merge runs as under updated, so that the report has
+	// every count and change; the conflicts then fail the update before any write.
+	cfg := *u.cfg
+	failOnConflict := cfg.OnConflict == config.ConflictError
+	if failOnConflict {
+		cfg.OnConflict = config.ConflictUpdated
+	}
+	if u.opts.Plan {
+		res, err := function.Plan(items, &cfg)
+		if err != nil {
+			return loc.relocate(err)
+		}
+		for _, r := range res {
+			if r.Severity == framework.Info {
+				n := loc.note(r)
+				n.Message = strings.TrimPrefix(strings.TrimPrefix(n.Message, "3way plan, nothing written: "), "3way plan: ")
+				pr.Changes = append(pr.Changes, n)
+			}
+		}
+	}
+	out, err := function.Merge(items, &cfg)
+	if err != nil {
+		return loc.relocate(err)
+	}
+	oc := out.Counts
+	pr.Counts = Counts{Merged: oc.Merged, Added: oc.Added, Deleted: oc.Deleted, Kept: oc.Kept,
+		StayedDeleted: oc.StayedDeleted, Conflicts: oc.Conflicts}
+	isConflict := map[*framework.Result]bool{}
+	for _, r := range out.Conflicts {
+		isConflict[r] = true
+		c := loc.conflict(r)
+		if failOnConflict {
+			c.Message = strings.TrimSuffix(c.Message, "; updated wins") + "; onConflict is error, so nothing is written"
+		}
+		pr.Conflicts = append(pr.Conflicts, c)
+	}
+	for _, r := range out.Results {
+		if r.Severity == framework.Warning && !isConflict[r] {
+			pr.Warnings = append(pr.Warnings, loc.note(r))
+		}
+	}
+	for _, n := range out.Added {
+		file, _, _ := kioutil.GetFileAnnotations(n)
+		pr.Resources = append(pr.Resources, ResourceChange{Action: "added", Resource: describe(n), File: loc.file(file)})
+	}
+	for _, it := range out.Deleted {
+		pr.Resources = append(pr.Resources, ResourceChange{Action: "deleted", Resource: describe(it.Node), File: loc.file(it.File)})
+	}
+
+	// Output items by dest file, in index order.
+	byFile := map[string][]*yaml.RNode{}
+	for _, n := range out.Items {
+		file, _, _ := kioutil.GetFileAnnotations(n)
+		file = roles.Clean(file)
+		if !strings.HasPrefix(file, roleDest+"/") {
+			continue // sources passing through
+		}
+		p := strings.TrimPrefix(file, roleDest+"/")
+		byFile[p] = append(byFile[p], n)
+	}
+	for _, nodes := range byFile {
+		sort.SliceStable(nodes, func(i, j int) bool { return index(nodes[i]) < index(nodes[j]) })
+	}
+	c := newComments(o, up, d)
+	for it, n := range out.Merged {
+		c.alias(n, it.Node)
+	}
+	outPaths := append([]string(nil), paths...)
+	for p := range byFile {
+		if !contains(paths, p) {
+			outPaths = append(outPaths, p)
+		}
+	}
+	sort.Strings(outPaths)
+	for _, p := range outPaths {
+		nodes := byFile[p]
+		df := d.Files[p]
+		if p == kptfile.Name && u.record != nil {
+			for i, n := range nodes {
+				if kptfile.IsKptfile(n) {
+					cp := n.Copy()
+					c.alias(cp, n)
+					n = cp
+					if err := u.record(n); err != nil {
+						return fmt.Errorf("%s: %w", path.Join(rel, p), err)
+					}
+					nodes[i] = n
+				}
+			}
+		}
+		target := path.Join(rel, p)
+		if len(nodes) == 0 {
+			if df != nil && len(df.Docs) > 0 {
+				u.changes = append(u.changes, fileChange{change: stage.Change{Path: target, Delete: true}, action: "deleted", old: df.Data})
+			}
+			continue
+		}
+		header, docs := c.docs(p, nodes)
+		data, err := pkgio.Encode(header, docs)
+		if err != nil {
+			return fmt.Errorf("%s: encoding: %w", target, err)
+		}
+		if df != nil {
+			was, err := pkgio.Encode(df.Header, df.Docs)
+			if err == nil && bytes.Equal(was, data) {
+				continue // unchanged: the file keeps its bytes
+			}
+			u.changes = append(u.changes, fileChange{change: stage.Change{Path: target, Data: data, Mode: df.Mode}, action: "modified", old: df.Data})
+			continue
+		}
+		mode := fs.FileMode(0o644)
+		if uf := up.Files[p]; uf != nil {
+			mode = uf.Mode
+		}
+		u.changes = append(u.changes, fileChange{change: stage.Change{Path: target, Data: data, Mode: mode}, action: "added"})
+	}
+	return nil
+}
+
+func contains(list []string, s string) bool {
+	for _, x := range list {
+		if x == s {
+			return true
+		}
+	}
+	return false
+}
+
+func index(n *yaml.RNode) int {
+	_, idx, _ := kioutil.GetFileAnnotations(n)
+	i, _ := strconv.Atoi(idx)
+	return i
+}
+
+// describe is a resource as results name it: "apiVersion kind [namespace/]name".
+func describe(n *yaml.RNode) string {
+	r := results.ResourceRef(n)
+	if r == nil {
+		return ""
+	}
+	return describeRef(r)
+}
+
+func describeRef(r *yaml.ResourceIdentifier) string {
+	name := r.Name
+	if r.Namespace != "" {
+		name = r.Namespace + "/" + name
+	}
+	return strings.TrimSpace(r.APIVersion + " " + r.Kind + " " + name)
+}
+
+// locator turns the role-directory paths of the merge into paths of the package.
+type locator struct {
+	rel, from, to string
+}
+
+// file maps "dest/x" to x relative to the update's directory, and the sources' paths to
+// the upstream file with its version.
+func (l locator) file(p string) string {
+	p = roles.Clean(p)
+	switch {
+	case strings.HasPrefix(p, roleDest+"/"):
+		return path.Join(l.rel, strings.TrimPrefix(p, roleDest+"/"))
+	case strings.HasPrefix(p, roleOriginal+"/"):
+		return path.Join(l.rel, strings.TrimPrefix(p, roleOriginal+"/")) + " (upstream " + l.from + ")"
+	case strings.HasPrefix(p, roleUpdated+"/"):
+		return path.Join(l.rel, strings.TrimPrefix(p, roleUpdated+"/")) + " (upstream " + l.to + ")"
+	}
+	return p
+}
+
+func (l locator) conflict(r *framework.Result) Conflict {
+	n := l.note(r)
+	return Conflict{File: n.File, Resource: n.Resource, Field: n.Field, Message: strings.TrimPrefix(n.Message, "conflict: ")}
+}
+
+func (l locator) note(r *framework.Result) Note {
+	n := Note{Message: r.Message}
+	if r.File != nil {
+		n.File = l.file(r.File.Path)
+	}
+	if r.ResourceRef != nil {
+		n.Resource = describeRef(r.ResourceRef)
+	}
+	if r.Field != nil {
+		n.Field = r.Field.Path
+	}
+	return n
+}
+
+// relocate rewrites the file paths in the merge's errors into package paths.
+func (l locator) relocate(err error) error {
+	var ie *results.ItemError
+	if joined, ok := err.(interface{ Unwrap() []error }); ok {
+		var out []error
+		for _, e := range joined.Unwrap() {
+			out = append(out, l.relocate(e))
+		}
+		return errors.Join(out...)
+	}
+	if errors.As(err, &ie) {
+		c := *ie
+		if c.File != "" {
+			c.File = l.file(c.File)
+		}
+		return &c
+	}
+	var rs framework.Results
+	if errors.As(err, &rs) {
+		var out []error
+		for _, r := range rs {
+			if r.Severity != framework.Error {
+				continue
+			}
+			n := l.note(r)
+			out = append(out, errors.New(n.String()))
+		}
+		return errors.Join(out...)
+	}
+	return err
+}
+
+// comments places the file-level comments of the output: each file's header and the
+// document comments around each resource, dest's, or upstream's where dest's equal
+// original's and upstream changed them.
+type comments struct {
+	o, u, d  *pkgio.Tree
+	destDoc  map[*yaml.RNode]*pkgio.Doc // dest input node and merged output node to dest's doc
+	destFile map[*pkgio.Doc]string
+	oDocs    map[string]*pkgio.Doc // resource key to original's doc
+	uDocs    map[string]*pkgio.Doc
+}
+
+func newComments(o, u, d *pkgio.Tree) *comments {
+	c := &comments{o: o, u: u, d: d, destDoc: map[*yaml.RNode]*pkgio.Doc{}, destFile: map[*pkgio.Doc]string{},
+		oDocs: map[string]*pkgio.Doc{}, uDocs: map[string]*pkgio.Doc{}}
+	for _, t := range []struct {
+		tree *pkgio.Tree
+		keys map[string]*pkgio.Doc
+	}{{o, c.oDocs}, {u, c.uDocs}, {d, nil}} {
+		for _, f := range t.tree.Files {
+			for _, doc := range f.Docs {
+				if t.keys != nil {
+					if k := key(doc.Node); t.keys[k] == nil {
+						t.keys[k] = doc
+					}
+				} else {
+					c.destDoc[doc.Node] = doc
+					c.destFile[doc] = f.Path
+				}
+			}
+		}
+	}
+	return c
+}
+
+// key identifies a resource across the three trees: kpt's upstream identifier when it
+// has one (every resource of a kpt package), else group, kind, namespace and name.
+func key(n *yaml.RNode) string {
+	if v := n.GetAnnotations()[kptprep.UpstreamIdentifier]; v != "" {
+		return v
+	}
+	group := n.GetApiVersion()
+	if i := strings.Index(group, "/"); i >= 0 {
+		group = group[:i]
+	} else {
+		group = ""
+	}
+	return strings.Join([]string{group, n.GetKind(), n.GetNamespace(), n.GetName()}, "|")
+}
+
+// own is a document's comments (none for nil).
+func own(doc *pkgio.Doc) pkgio.Doc {
+	if doc == nil {
+		return pkgio.Doc{}
+	}
+	return *doc
+}
+
+// pick is dest's value, or updated's when dest's equals original's and updated changed it.
+func pick(dest, orig, upd string, haveOrig, haveUpd bool) string {
+	if haveOrig && haveUpd && dest == orig && upd != orig {
+		return upd
+	}
+	return dest
+}
+
+func header(f *pkgio.File) (string, bool) {
+	if f == nil || !f.KRM() {
+		return "", false
+	}
+	return f.Header, true
+}
+
+// docs returns the header of file p and its output nodes wrapped in documents with
+// their comments.
+func (c *comments) docs(p string, nodes []*yaml.RNode) (string, []*pkgio.Doc) {
+	out := make([]*pkgio.Doc, len(nodes))
+	for i, n := range nodes {
+		doc := &pkgio.Doc{Node: n}
+		d := c.destDoc[n]
+		k := key(n)
+		od, ud := c.oDocs[k], c.uDocs[k]
+		switch {
+		case d != nil:
+			do, oo, uo := own(d), own(od), own(ud)
+			doc.Head = pick(do.Head, oo.Head, uo.Head, od != nil, ud != nil)
+			doc.Line = pick(do.Line, oo.Line, uo.Line, od != nil, ud != nil)
+			doc.Foot = pick(do.Foot, oo.Foot, uo.Foot, od != nil, ud != nil)
+		case ud != nil: // added from updated
+			uo := own(ud)
+			doc.Head, doc.Line, doc.Foot = uo.Head, uo.Line, uo.Foot
+		}
+		out[i] = doc
+	}
+	hd, inD := header(c.d.Files[p])
+	ho, inO := header(c.o.Files[p])
+	hu, inU := header(c.u.Files[p])
+	if !inD {
+		return hu, out
+	}
+	return pick(hd, ho, hu, inO, inU), out
+}
+
+// alias records that the node n stands for the node of stands for (a merged output
+// for its dest input, a copy for its original), for its comments.
+func (c *comments) alias(n, of *yaml.RNode) {
+	if d := c.destDoc[of]; d != nil {
+		c.destDoc[n] = d
+	}
+}

@@ -1,0 +1,169 @@
+package pkgupdate
+
+import (
+	"fmt"
+	"strings"
+)
+
+// Report is what an update did (or, with Options.Plan, would do).
+type Report struct {
+	// Dir is the package directory as given.
+	Dir string `json:"dir"`
+	// Plan is true when nothing was written.
+	Plan bool `json:"plan"`
+	// Recovered says what an interrupted earlier update left and how it was finished
+	// before this one ran; "" when there was none.
+	Recovered string `json:"recovered,omitempty"`
+	// Packages are the root package, then each subpackage with its own upstream.
+	Packages []*PackageReport `json:"packages"`
+	// Files lists every file the update changes (or would), paths relative to Dir, in
+	// order.
+	Files []FileChange `json:"files"`
+}
+
+// Conflicts returns the number of conflicts in all packages.
+func (r *Report) Conflicts() int {
+	n := 0
+	for _, p := range r.Packages {
+		n += len(p.Conflicts)
+	}
+	return n
+}
+
+// PackageReport is one package's update.
+type PackageReport struct {
+	// Path is the package's directory relative to Report.Dir ("." for the root).
+	Path string `json:"path"`
+	// Repo and Directory are the upstream's repository and package directory.
+	Repo      string `json:"repo"`
+	Directory string `json:"directory"`
+	// From and To are the upstream versions merged from (original) and to (updated).
+	From Version `json:"from"`
+	To   Version `json:"to"`
+	// Recorded is true when the package's Kptfile records To (a package without a
+	// Kptfile upstream records nothing).
+	Recorded bool `json:"recorded"`
+	// Counts are the outcomes of the merge.
+	Counts Counts `json:"counts"`
+	// Conflicts are the resource, field and text conflicts, in file order.
+	Conflicts []Conflict `json:"conflicts"`
+	// Warnings are the merge's other warnings (a resource deleted locally that upstream
+	// changed, a text file deleted locally that upstream changed).
+	Warnings []Note `json:"warnings,omitempty"`
+	// Resources lists the resources added and deleted.
+	Resources []ResourceChange `json:"resources"`
+	// Changes is the field-level plan (Options.Plan only): one entry per field the
+	// merge changes, as the function's `plan: true` reports them.
+	Changes []Note `json:"changes,omitempty"`
+}
+
+// Counts are a package's resource outcomes (as the function's summary counts them)
+// and its conflicts.
+type Counts struct {
+	// Merged resources were in updated and dest; Added came from updated; Deleted were
+	// removed because upstream deleted them; Kept were only local; StayedDeleted were
+	// deleted locally and stay deleted.
+	Merged        int `json:"merged"`
+	Added         int `json:"added"`
+	Deleted       int `json:"deleted"`
+	Kept          int `json:"kept"`
+	StayedDeleted int `json:"stayedDeleted"`
+	// Conflicts counts resource, field and text conflicts.
+	Conflicts int `json:"conflicts"`
+}
+
+// Version is an upstream version.
+type Version struct {
+	// Ref is the tag, branch or commit asked for.
+	Ref string `json:"ref"`
+	// Commit is the commit it resolved to.
+	Commit string `json:"commit"`
+	// Cached is true when it came from the git cache without a download.
+	Cached bool `json:"cached"`
+}
+
+// Conflict is one conflict.
+type Conflict struct {
+	// File is the file's path relative to Report.Dir.
+	File string `json:"file"`
+	// Resource is "apiVersion kind [namespace/]name" for a resource conflict, "" for a
+	// text file's.
+	Resource string `json:"resource,omitempty"`
+	// Field is the field path ("" for the whole resource or file).
+	Field string `json:"field,omitempty"`
+	// Lines is the line range of a text conflict in the local file ("12-15", "12" or
+	// "after 12" for an insertion), "" for resources.
+	Lines string `json:"lines,omitempty"`
+	// Message says what both sides did and which side won.
+	Message string `json:"message"`
+}
+
+// String is "file[:lines]: [resource: ][field: ]message", as the command prints it.
+func (c Conflict) String() string {
+	loc := c.File
+	if c.Lines != "" {
+		loc += ":" + c.Lines
+	}
+	parts := []string{loc}
+	if c.Resource != "" {
+		parts = append(parts, c.Resource)
+	}
+	if c.Field != "" {
+		parts = append(parts, c.Field)
+	}
+	return strings.Join(append(parts, c.Message), ": ")
+}
+
+// Note is a warning or a planned field change.
+type Note struct {
+	// File, Resource and Field locate it, as in Conflict.
+	File     string `json:"file,omitempty"`
+	Resource string `json:"resource,omitempty"`
+	Field    string `json:"field,omitempty"`
+	// Message says what.
+	Message string `json:"message"`
+}
+
+// String is "[file: ][resource: ][field: ]message".
+func (n Note) String() string {
+	var parts []string
+	for _, s := range []string{n.File, n.Resource, n.Field} {
+		if s != "" {
+			parts = append(parts, s)
+		}
+	}
+	return strings.Join(append(parts, n.Message), ": ")
+}
+
+// ResourceChange is a resource the update adds or deletes.
+type ResourceChange struct {
+	// Action is "added" or "deleted".
+	Action string `json:"action"`
+	// Resource is "apiVersion kind [namespace/]name".
+	Resource string `json:"resource"`
+	// File is where it is (added) or was (deleted), relative to Report.Dir.
+	File string `json:"file"`
+}
+
+// FileChange is a file the update changes.
+type FileChange struct {
+	// Path is relative to Report.Dir.
+	Path string `json:"path"`
+	// Action is "added", "modified" or "deleted".
+	Action string `json:"action"`
+	// Diff is the unified diff from the current file to the new one (Options.Plan
+	// only), hunks only.
+	Diff string `json:"diff,omitempty"`
+}
+
+// ConflictError is returned with the report when onConflict is error and the update
+// found conflicts; nothing was written.
+type ConflictError struct {
+	// Conflicts is the number of conflicts.
+	Conflicts int
+}
+
+// Error says how many conflicts stopped the update.
+func (e *ConflictError) Error() string {
+	return fmt.Sprintf("onConflict is error and the update found %d conflicts; nothing was written", e.Conflicts)
+}

@@ -1,0 +1,306 @@
+package pkgupdate
+
+import (
+	"context"
+	"fmt"
+	"io/fs"
+	"os"
+	"path"
+	"path/filepath"
+	"sort"
+	"strconv"
+	"strings"
+
+	"sigs.k8s.io/kustomize/kyaml/kio/kioutil"
+	"sigs.k8s.io/kustomize/kyaml/yaml"
+
+	"github.com/krm-merge/krm-merge/internal/gitfetch"
+	"github.com/krm-merge/krm-merge/internal/kptfile"
+	"github.com/krm-merge/krm-merge/internal/kptprep"
+	"github.com/krm-merge/krm-merge/internal/pkgio"
+	"github.com/krm-merge/krm-merge/internal/stage"
+	"github.com/krm-merge/krm-merge/pkg/config"
+)
+
+// updater is one Update run: the packages it visited and the file changes it collected.
+type updater struct {
+	opts    Options
+	cfg     *config.Config
+	fetcher *gitfetch.Fetcher
+	tmp     string
+	n       int // exports made under tmp
+	reports []*PackageReport
+	changes []fileChange
+	// record, when the package records its upstream, sets the new upstreamLock on the
+	// package's Kptfile.
+	record func(*yaml.RNode) error
+}
+
+// fileChange is a change to write, with the content it replaces (for the plan's diff).
+type fileChange struct {
+	change stage.Change
+	action string
+	old    []byte
+}
+
+// source is where a package comes from.
+type source struct {
+	repo, directory string
+	fromRef         string // as recorded (upstreamLock.git.ref) or given
+	fromCommit      string // upstreamLock.git.commit, when recorded
+	toRef           string
+	kf              *kptfile.Upstream // nil without a Kptfile upstream
+	kfNode          *yaml.RNode       // the local Kptfile resource, when there is one
+}
+
+// stagingName is the staging directory inside the package (stage.StagingDir), never
+// part of it.
+const stagingName = ".krm-merge-update"
+
+// pkg updates the package at rel (relative to the root; "." for the root) to version
+// ("" for its Kptfile's upstream ref) and then its subpackages with their own upstream.
+func (u *updater) pkg(ctx context.Context, rel, version string, root bool) error {
+	dir := filepath.Join(u.opts.Dir, filepath.FromSlash(rel))
+	src, err := u.source(dir, rel, version, root)
+	if err != nil {
+		return err
+	}
+	pr := &PackageReport{Path: rel, Repo: src.repo, Directory: src.directory,
+		Conflicts: []Conflict{}, Resources: []ResourceChange{}}
+	from, err := u.resolve(ctx, src, src.fromRef, src.fromCommit)
+	if err != nil {
+		return err
+	}
+	to, err := u.resolve(ctx, src, src.toRef, "")
+	if err != nil {
+		return err
+	}
+	pr.From = Version{Ref: src.fromRef, Commit: from.Commit, Cached: from.Cached}
+	pr.To = Version{Ref: src.toRef, Commit: to.Commit, Cached: to.Cached}
+	subs, err := subpackages(dir)
+	if err != nil {
+		return err
+	}
+	skip := func(p string, isDir bool) bool {
+		if p == stagingName {
+			return true
+		}
+		for _, s := range subs {
+			if p == s || strings.HasPrefix(p, s+"/") {
+				return true
+			}
+		}
+		return false
+	}
+	trees := map[string]*pkgio.Tree{}
+	for _, v := range []struct {
+		role, commit string
+	}{{roleOriginal, from.Commit}, {roleUpdated, to.Commit}} {
+		u.n++
+		out := filepath.Join(u.tmp, strconv.Itoa(u.n))
+		if err := u.fetcher.Export(ctx, src.repo, v.commit, src.directory, out); err != nil {
+			return err
+		}
+		t, err := pkgio.Read(out, pkgio.Options{PathPrefix: v.role + "/", Skip: skip})
+		if err != nil {
+			return fmt.Errorf("upstream %s at %s: %w", src.repo, v.commit, err)
+		}
+		trees[v.role] = t
+	}
+	dest, err := pkgio.Read(dir, pkgio.Options{PathPrefix: roleDest + "/", Skip: skip})
+	if err != nil {
+		return prefixed(rel, err)
+	}
+	trees[roleDest] = dest
+	if src.kf != nil {
+		pr.Recorded = true
+		name := src.kf.Name
+		if name == "" {
+			name = filepath.Base(dir)
+		}
+		upstreamNode := src.kfNode.Field("upstream").Value
+		lockRef := func(r gitfetch.Resolved) string {
+			if r.Name == "" {
+				return r.Ref
+			}
+			return strings.TrimPrefix(strings.TrimPrefix(r.Name, "refs/tags/"), "refs/heads/")
+		}
+		if err := prepare(trees[roleOriginal], roleOriginal, name, upstreamNode, src.kf.Git.Ref, *src.kf.Lock); err != nil {
+			return err
+		}
+		lock := kptfile.Git{Repo: src.kf.Git.Repo, Directory: src.kf.Git.Directory, Ref: lockRef(to), Commit: to.Commit}
+		if err := prepare(trees[roleUpdated], roleUpdated, name, upstreamNode, src.toRef, lock); err != nil {
+			return err
+		}
+		u.record = func(n *yaml.RNode) error { return kptfile.SetLock(n, src.toRef, lock) }
+	} else {
+		u.record = nil
+	}
+	if err := u.merge(rel, src, trees, pr); err != nil {
+		return err
+	}
+	u.reports = append(u.reports, pr)
+	for _, s := range subs {
+		if err := u.pkg(ctx, path.Join(rel, s), "", false); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// source reads where the package at dir comes from: its Kptfile's upstream, or (for
+// the root) the options.
+func (u *updater) source(dir, rel, version string, root bool) (*source, error) {
+	kfPath := path.Join(rel, kptfile.Name)
+	s := &source{}
+	data, err := os.ReadFile(filepath.Join(dir, kptfile.Name))
+	switch {
+	case err == nil:
+		docs, perr := pkgio.Parse(data, kptfile.Name)
+		if perr != nil {
+			return nil, fmt.Errorf("%s: %w", kfPath, perr)
+		}
+		if len(docs) != 1 {
+			return nil, &kptfile.Error{File: kfPath, Msg: "must hold exactly one Kptfile resource"}
+		}
+		s.kfNode = docs[0].Node
+		if s.kf, err = kptfile.Read(s.kfNode, kfPath); err != nil {
+			return nil, err
+		}
+		if s.kf.Git == nil {
+			s.kf = nil
+		}
+	case !os.IsNotExist(err):
+		return nil, err
+	}
+	if s.kf != nil {
+		if root && (u.opts.Repo != "" || u.opts.Directory != "" || u.opts.From != "") {
+			return nil, fmt.Errorf("--repo, --directory and --from are for a directory without a Kptfile upstream; %s records upstream %s", kfPath, s.kf.Git.Repo)
+		}
+		if s.kf.Lock == nil || s.kf.Lock.Commit == "" {
+			return nil, &kptfile.Error{File: kfPath, Field: "upstreamLock.git.commit",
+				Msg: "missing: the Kptfile records no fetched commit to merge from (kpt pkg get records it)"}
+		}
+		s.repo, s.directory = s.kf.Git.Repo, s.kf.Git.Directory
+		s.fromRef, s.fromCommit = s.kf.Lock.Ref, s.kf.Lock.Commit
+		if s.fromRef == "" {
+			s.fromRef = s.fromCommit
+		}
+		s.toRef = version
+		if s.toRef == "" {
+			s.toRef = s.kf.Git.Ref
+		}
+		if s.toRef == "" {
+			return nil, &kptfile.Error{File: kfPath, Field: "upstream.git.ref", Msg: "missing; give the version to update to (DIR@VERSION)"}
+		}
+		return s, nil
+	}
+	if !root {
+		return nil, fmt.Errorf("%s: no upstream", kfPath)
+	}
+	if u.opts.Repo == "" {
+		return nil, fmt.Errorf("%w: %s has no Kptfile with an upstream; give --repo, --from and the version to update to (DIR@VERSION or --to)",
+			ErrNoUpstream, u.opts.Dir)
+	}
+	if u.opts.From == "" {
+		return nil, fmt.Errorf("--from is required with --repo: the upstream version the local copy was made from")
+	}
+	if version == "" {
+		return nil, fmt.Errorf("the version to update to is required with --repo (DIR@VERSION or --to)")
+	}
+	s.repo, s.directory, s.fromRef, s.toRef = u.opts.Repo, u.opts.Directory, u.opts.From, version
+	if s.directory == "" {
+		s.directory = "/"
+	}
+	return s, nil
+}
+
+// resolve resolves a version of src: the recorded commit when there is one, else ref.
+func (u *updater) resolve(ctx context.Context, src *source, ref, commit string) (gitfetch.Resolved, error) {
+	want := ref
+	if commit != "" {
+		want = commit
+	}
+	r, err := u.fetcher.Resolve(ctx, src.repo, src.directory, want)
+	if err != nil {
+		return r, fmt.Errorf("upstream %s: %w", src.repo, err)
+	}
+	r.Ref = ref
+	return r, nil
+}
+
+// subpackages lists the directories under dir (relative, slash-separated) holding a
+// Kptfile with its own upstream; none inside another.
+func subpackages(dir string) ([]string, error) {
+	var out []string
+	err := filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if !d.IsDir() || p == dir {
+			return nil
+		}
+		if d.Name() == ".git" || d.Name() == stagingName {
+			return filepath.SkipDir
+		}
+		data, err := os.ReadFile(filepath.Join(p, kptfile.Name))
+		if err != nil {
+			return nil
+		}
+		rel, _ := filepath.Rel(dir, p)
+		rel = filepath.ToSlash(rel)
+		docs, err := pkgio.Parse(data, kptfile.Name)
+		if err != nil || len(docs) != 1 {
+			return nil // read as part of this package, which reports what is wrong
+		}
+		if kf, err := kptfile.Read(docs[0].Node, rel+"/"+kptfile.Name); err == nil && kf.Git != nil {
+			out = append(out, rel)
+			return filepath.SkipDir
+		}
+		return nil
+	})
+	sort.Strings(out)
+	return out, err
+}
+
+// prepare gives a fetched tree kpt pkg get's bookkeeping: every resource's (kptprep),
+// and the root Kptfile's (created as kpt creates it when the upstream has none).
+func prepare(t *pkgio.Tree, role, name string, upstream *yaml.RNode, ref string, lock kptfile.Git) error {
+	for _, f := range t.Files {
+		for _, d := range f.Docs {
+			if err := kptprep.Resource(d.Node); err != nil {
+				return fmt.Errorf("%s: %w", f.Path, err)
+			}
+		}
+	}
+	f := t.Files[kptfile.Name]
+	if f == nil || !f.KRM() {
+		n := kptfile.Default(name)
+		for _, k := range []string{kioutil.PathAnnotation, kioutil.LegacyPathAnnotation} {
+			if err := n.PipeE(yaml.SetAnnotation(k, role+"/"+kptfile.Name)); err != nil {
+				return err
+			}
+		}
+		for _, k := range []string{kioutil.IndexAnnotation, kioutil.LegacyIndexAnnotation} {
+			if err := n.PipeE(yaml.SetAnnotation(k, "0")); err != nil {
+				return err
+			}
+		}
+		f = &pkgio.File{Path: kptfile.Name, Mode: 0o600, Docs: []*pkgio.Doc{{Node: n}}}
+		t.Files[kptfile.Name] = f
+	}
+	for _, d := range f.Docs {
+		if kptfile.IsKptfile(d.Node) {
+			return kptfile.Prepare(d.Node, name, upstream, ref, lock)
+		}
+	}
+	return nil
+}
+
+// prefixed puts the package path before a package-relative error.
+func prefixed(rel string, err error) error {
+	if rel == "." {
+		return err
+	}
+	return fmt.Errorf("%s/%w", rel, err)
+}

@@ -1,0 +1,218 @@
+// Package pkgupdate takes a new upstream release into a package directory in one step,
+// as `kpt pkg update` does but with krm-merge's 3-way merge: the change from the
+// release the package was fetched at (original) to the new one (updated) is merged into
+// the local copy (dest), resources field by field with the function's engine
+// (function.Merge), other files line by line (git merge-file's semantics), and the
+// Kptfile records the new release.
+//
+// Update reads DIR/Kptfile's upstream (repo, directory, ref) and upstreamLock (commit),
+// fetches both releases with git through a cache, gives them the bookkeeping
+// `kpt pkg get` adds (so that what kpt added to the local copy is not a local change),
+// merges, and writes the result into DIR all or nothing: a crash, a kill or a failing
+// write leaves DIR as it was or fully updated, and the next run finishes or undoes an
+// interrupted one. Subpackages with their own upstream are updated from it, in the
+// same all-or-nothing write.
+package pkgupdate
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"sort"
+	"strings"
+
+	"github.com/krm-merge/krm-merge/internal/gitfetch"
+	"github.com/krm-merge/krm-merge/internal/stage"
+	"github.com/krm-merge/krm-merge/internal/textmerge"
+	"github.com/krm-merge/krm-merge/pkg/config"
+)
+
+// Options says what to update and how.
+type Options struct {
+	// Dir is the package directory.
+	Dir string
+	// Version is the upstream tag, branch or commit to update to; "" is the Kptfile's
+	// upstream.git.ref (resolved anew, so a branch moves to its current commit).
+	Version string
+	// Repo, Directory and From give the upstream of a directory without a Kptfile
+	// upstream (a kustomize base or plain manifests vendored from git): the repository,
+	// the package's directory in it ("" is the root) and the version the local copy was
+	// made from. Version is then required. Nothing is recorded. With a Kptfile upstream
+	// they must be empty.
+	Repo, Directory, From string
+	// Config holds the merge options (a functionConfig loaded with function.LoadConfig);
+	// nil is config.Defaults(). Its mode must be 3way and its role paths, keepSources
+	// and inline sources unset: Update sets the roles itself. Config.Plan acts as Plan.
+	Config *config.Config
+	// Plan computes everything and writes nothing; the report holds the field plan and
+	// each file's diff.
+	Plan bool
+	// AllowDirty updates a package whose git working tree has uncommitted changes.
+	AllowDirty bool
+	// CacheDir is the git cache; "" is gitfetch.DefaultCacheDir().
+	CacheDir string
+}
+
+// Errors Update returns besides the merge's own (which name resource, file and field).
+var (
+	// ErrDirty: the package's git working tree has uncommitted changes.
+	ErrDirty = errors.New("the package has uncommitted changes")
+	// ErrNoUpstream: neither a Kptfile upstream nor Options.Repo says where to fetch.
+	ErrNoUpstream = errors.New("no upstream")
+)
+
+// Update updates the package at opts.Dir (see the package documentation) and returns
+// what it did. Before anything else it finishes an update of the directory that was
+// interrupted (Report.Recovered says how).
+//
+// Errors: bad options or input (naming the option, or the file and field); the git CLI
+// missing (gitfetch.ErrNoGit); fetch failures; ErrDirty; the merge's errors
+// (*results.ItemError naming resource, file and field, file paths relative to the
+// package); *ConflictError, with the report, when onConflict is error and there are
+// conflicts; write failures (nothing written). On every error DIR is as it was.
+func Update(ctx context.Context, opts Options) (*Report, error) {
+	if opts.Dir == "" {
+		return nil, fmt.Errorf("no package directory given")
+	}
+	fi, err := os.Stat(opts.Dir)
+	if err != nil {
+		return nil, fmt.Errorf("package directory: %w", err)
+	}
+	if !fi.IsDir() {
+		return nil, fmt.Errorf("%s is not a directory", opts.Dir)
+	}
+	cfg, err := mergeConfig(opts.Config)
+	if err != nil {
+		return nil, err
+	}
+	if cfg.Plan {
+		opts.Plan = true
+		cfg.Plan = false
+	}
+	rep := &Report{Dir: opts.Dir, Plan: opts.Plan, Packages: []*PackageReport{}, Files: []FileChange{}}
+	unlock, err := stage.Lock(opts.Dir)
+	if err != nil {
+		return nil, err
+	}
+	defer unlock()
+	if opts.Plan {
+		if s, err := stage.StagingDir(opts.Dir); err == nil {
+			if _, err := os.Lstat(s); err == nil {
+				return nil, fmt.Errorf("%s: an interrupted update of %s is not finished; run the update without --plan to finish it first", s, opts.Dir)
+			}
+		}
+	}
+	recovered := stage.Nothing
+	if !opts.Plan {
+		if recovered, err = stage.Recover(opts.Dir); err != nil {
+			return nil, err
+		}
+		if recovered != stage.Nothing {
+			rep.Recovered = recovered.String()
+		}
+	}
+	if err := gitfetch.CheckGit(); err != nil {
+		return nil, err
+	}
+	// The changes of an interrupted update just finished are this command's own.
+	if !opts.AllowDirty && recovered != stage.RolledForward {
+		if err := checkClean(ctx, opts.Dir); err != nil {
+			return nil, err
+		}
+	}
+	u := &updater{opts: opts, cfg: cfg, fetcher: &gitfetch.Fetcher{CacheDir: opts.CacheDir}}
+	tmp, err := os.MkdirTemp("", "krm-merge-pkg-update-")
+	if err != nil {
+		return nil, err
+	}
+	defer os.RemoveAll(tmp)
+	u.tmp = tmp
+	if err := u.pkg(ctx, ".", opts.Version, true); err != nil {
+		return nil, err
+	}
+	rep.Packages = append(rep.Packages, u.reports...)
+	sort.Slice(u.changes, func(i, j int) bool { return u.changes[i].change.Path < u.changes[j].change.Path })
+	for _, c := range u.changes {
+		fc := FileChange{Path: c.change.Path, Action: c.action}
+		if opts.Plan {
+			fc.Diff = textmerge.Unified(c.old, c.change.Data, 3)
+		}
+		rep.Files = append(rep.Files, fc)
+	}
+	if n := rep.Conflicts(); n > 0 && cfg.OnConflict == config.ConflictError {
+		return rep, &ConflictError{Conflicts: n}
+	}
+	if opts.Plan || len(u.changes) == 0 {
+		return rep, nil
+	}
+	changes := make([]stage.Change, len(u.changes))
+	for i, c := range u.changes {
+		changes[i] = c.change
+	}
+	if err := stage.Apply(opts.Dir, changes); err != nil {
+		return nil, err
+	}
+	return rep, nil
+}
+
+// mergeConfig checks the caller's merge options and returns a copy with the roles set.
+func mergeConfig(in *config.Config) (*config.Config, error) {
+	if in == nil {
+		in = config.Defaults()
+	}
+	c := *in
+	var bad []string
+	if c.Mode != config.Mode3Way {
+		bad = append(bad, fmt.Sprintf("mode is %s; pkg update is a 3-way merge", c.Mode))
+	}
+	for _, f := range []struct{ key, v string }{{"originalPath", c.OriginalPath}, {"updatedPath", c.UpdatedPath},
+		{"destPath", c.DestPath}, {"srcPath", c.SrcPath}} {
+		if f.v != "" {
+			bad = append(bad, f.key+" is set; pkg update chooses the roles itself")
+		}
+	}
+	if c.KeepSources {
+		bad = append(bad, "keepSources is set; pkg update writes only the package")
+	}
+	if c.Inline() {
+		bad = append(bad, "inline sources (spec.original, spec.updated, spec.src) are set; pkg update fetches them")
+	}
+	if len(bad) > 0 {
+		return nil, fmt.Errorf("merge config: %s", strings.Join(bad, "; "))
+	}
+	c.OriginalPath, c.UpdatedPath, c.DestPath = roleOriginal, roleUpdated, roleDest
+	return &c, nil
+}
+
+// The role directories the three trees are given under (path roles).
+const (
+	roleOriginal = "original"
+	roleUpdated  = "updated"
+	roleDest     = "dest"
+)
+
+// checkClean refuses a package with uncommitted changes in its git working tree (none
+// when dir is not in one).
+func checkClean(ctx context.Context, dir string) error {
+	cmd := exec.CommandContext(ctx, "git", "-C", dir, "rev-parse", "--is-inside-work-tree")
+	if out, err := cmd.Output(); err != nil || strings.TrimSpace(string(out)) != "true" {
+		return nil
+	}
+	cmd = exec.CommandContext(ctx, "git", "-C", dir, "status", "--porcelain", "--untracked-files=all", "--", ".")
+	out, err := cmd.Output()
+	if err != nil {
+		return fmt.Errorf("git status in %s: %w", dir, err)
+	}
+	if s := strings.TrimSpace(string(out)); s != "" {
+		lines := strings.Split(s, "\n")
+		if len(lines) > 5 {
+			lines = append(lines[:5], fmt.Sprintf("... and %d more", len(lines)-5))
+		}
+		return fmt.Errorf("%w in %s (commit or stash them first, or pass --allow-dirty):\n  %s", ErrDirty,
+			filepath.Clean(dir), strings.Join(lines, "\n  "))
+	}
+	return nil
+}
