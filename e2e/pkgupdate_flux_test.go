@@ -4,6 +4,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"sort"
 	"strings"
 	"testing"
 
@@ -52,9 +53,7 @@ func TestPkgUpdateFluxBases(t *testing.T) {
 		config     string // functionConfig, "" for none
 		krmignore  bool   // kustomization.yaml listed in .krmignore (merged as text)
 	}{
-		{name: "as vendored", skip: "needs items without metadata.name identified by group, kind and relative path " +
-			"(kustomization.yaml) and same-named items in different files paired by relative path (a LabelTransformer " +
-			"named labels in every directory) from main"},
+		{name: "as vendored"},
 		{name: "kustomizations as text, mergeOnPath", krmignore: true,
 			config: "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: merge\ndata:\n  mergeOnPath: \"true\"\n"},
 	} {
@@ -161,11 +160,32 @@ func TestPkgUpdateFluxBases(t *testing.T) {
 						if strings.Contains(key, "/Kustomization/") && kpt == before {
 							return "upstream's changes to a .krmignore'd kustomization.yaml arrive (kpt pkg update leaves a .krmignore'd file as it was)"
 						}
+						if strings.Contains(key, "/Kustomization/") && strings.HasPrefix(field, ".resources[") && sameResources(t, kpkg, dir, key) {
+							return "the same kustomization resources in another order: a URL new upstream has no predecessor in updated, " +
+								"so it goes after dest's entries (kpt pkg update takes upstream's order)"
+						}
 						return ""
 					})
 			})
 		})
 	}
+}
+
+// sameResources reports whether the kustomization of key (its file before "#") lists
+// the same resources, in any order, in kpt's directory and krm-merge's.
+func sameResources(t *testing.T, kptDir, krmDir, key string) bool {
+	t.Helper()
+	file := key[:strings.Index(key, "#")]
+	list := func(dir string) string {
+		n, err := yaml.Parse(readFile(t, filepath.Join(dir, file)))
+		if err != nil {
+			t.Fatal(err)
+		}
+		got := stringList(t, n, "resources")
+		sort.Strings(got)
+		return strings.Join(got, "\n")
+	}
+	return list(kptDir) == list(krmDir)
 }
 
 func execIn(dir, name string, args ...string) (string, error) {

@@ -68,12 +68,12 @@ func TestPkgUpdateIngressNginx(t *testing.T) {
 	}
 	unchanged(t, "an unknown version", pkg, before)
 
-	// The update, keeping the mirror.
+	// The update, keeping the mirror: 19 resources and the Kptfile merge.
 	r = mustUpdate(t, work, cache, target, "--on-conflict", "dest", "--output", "json")
 	t.Logf("krm-merge pkg update %s took %v", target, r.took)
 	rep = parseReport(t, r)
 	p := rep.Packages[0]
-	if p.Counts.Merged != 19 || p.Counts.Conflicts != 1 || p.To.Ref != ingressNew || !p.From.Cached || !p.To.Cached {
+	if p.Counts.Merged != 20 || p.Counts.Conflicts != 1 || p.To.Ref != ingressNew || !p.From.Cached || !p.To.Cached {
 		t.Errorf("report %+v", p)
 	}
 	after := readResources(t, pkg)

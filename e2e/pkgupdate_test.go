@@ -398,9 +398,6 @@ func isKptOrLocalConfig(n *yaml.RNode) bool {
 	return n.GetKind() == "Kptfile" || n.GetAnnotations()["config.kubernetes.io/local-config"] == "true"
 }
 
-// needsMainKptfiles is why a check waits for main: under path roles, Kptfiles and
-// local-config items are merged there; here they pass through the merge.
-const needsMainKptfiles = "needs Kptfiles and config.kubernetes.io/local-config items under a role directory merged (path roles) from main"
 
 // The container image is a function image without git: `pkg update` there fails,
 // saying why and what to run instead, and changes nothing.

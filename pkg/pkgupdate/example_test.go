@@ -93,7 +93,7 @@ upstreamLock:
 	b, _ := os.ReadFile(filepath.Join(local, "deploy.yaml"))
 	fmt.Print(string(b))
 	// Output:
-	// v1 -> v2: 1 merged, 0 conflicts
+	// v1 -> v2: 2 merged, 0 conflicts
 	// modified Kptfile
 	// modified deploy.yaml
 	// apiVersion: apps/v1
