@@ -29,7 +29,7 @@ import (
 	"sigs.k8s.io/kustomize/kyaml/yaml"
 
 	"github.com/krm-merge/krm-merge/pkg/merge"
-	"github.com/krm-merge/krm-merge/pkg/schema"
+	"github.com/krm-merge/krm-merge/pkg/listkind"
 )
 
 // IDAnnotations are the annotations by which the host maps an output item to its input:
@@ -83,7 +83,7 @@ type Copy struct {
 // value), the comment lands on another node: Copied names each. If the host's functions
 // fail on the item, Item is out with the id and nothing applied. lists decides the lists
 // as the merge did (nil: the seed's keys).
-func Finish(in, out *yaml.RNode, lists *schema.Resolver) Outcome {
+func Finish(in, out *yaml.RNode, lists *listkind.Resolver) Outcome {
 	withID := out.Copy()
 	setIDs(withID, in)
 	hosted := withID.Copy()

@@ -14,7 +14,7 @@ import (
 	"sigs.k8s.io/kustomize/kyaml/yaml"
 
 	"github.com/krm-merge/krm-merge/pkg/fieldrules"
-	"github.com/krm-merge/krm-merge/pkg/schema"
+	"github.com/krm-merge/krm-merge/pkg/listkind"
 )
 
 // Mode names the kind of merge a run performs (function.md, "Modes").
@@ -60,7 +60,7 @@ const (
 
 // DefaultAssociativeKeys are the seed documents' associative keys (merge2.md, merge3.md),
 // in precedence order: the first key that qualifies for a list is its merge key.
-var DefaultAssociativeKeys = schema.SeedKeys
+var DefaultAssociativeKeys = listkind.SeedKeys
 
 // Typed functionConfig identity.
 const (
@@ -95,8 +95,8 @@ type Config struct {
 	// Plan previews the run: items are emitted unchanged and results list every change.
 	Plan bool
 	// MergeKeys are the mergeKeys entries: how lists of given kinds and paths merge,
-	// over every schema source (schema.Resolver.WithOverrides); nil when not given.
-	MergeKeys []schema.Override
+	// over every schema source (listkind.Resolver.WithOverrides); nil when not given.
+	MergeKeys []listkind.Override
 	// FieldRules are the fieldRules entries, in order (fieldrules.For selects them per
 	// resource); nil when not given.
 	FieldRules []fieldrules.Rule

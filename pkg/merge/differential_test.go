@@ -48,7 +48,7 @@ import (
 
 	"github.com/krm-merge/krm-merge/pkg/fieldpath"
 	"github.com/krm-merge/krm-merge/pkg/merge"
-	"github.com/krm-merge/krm-merge/pkg/schema"
+	"github.com/krm-merge/krm-merge/pkg/listkind"
 )
 
 const (
@@ -795,7 +795,7 @@ func (g *gen) directive(s *yaml.Node) {
 // defaults to just "name"), restoring them after.
 func withSeedKeys(f func()) {
 	saved := yaml.AssociativeSequenceKeys
-	yaml.AssociativeSequenceKeys = schema.SeedKeys
+	yaml.AssociativeSequenceKeys = listkind.SeedKeys
 	defer func() { yaml.AssociativeSequenceKeys = saved }()
 	f()
 }
@@ -836,7 +836,7 @@ func kyaml2(s, d *yaml.RNode) (out *yaml.RNode, err error) {
 // ---------------------------------------------------------------------------------
 // Semantic comparison
 
-var resolver = schema.New(true, schema.SeedKeys)
+var resolver = listkind.New(true, listkind.SeedKeys)
 
 type difference struct {
 	path        fieldpath.Path
@@ -922,14 +922,14 @@ func stepID(ks, vs []string) string {
 }
 
 // schemaAt returns the schema below sch for one path step.
-func schemaAt(sch schema.Node, s fieldpath.Step) schema.Node {
+func schemaAt(sch listkind.Node, s fieldpath.Step) listkind.Node {
 	if s.Kind == fieldpath.Field {
 		return sch.Field(s.Name)
 	}
 	return sch.Elements()
 }
 
-func (c comparer) compare(a, b *yaml.Node, sch schema.Node, path fieldpath.Path, out *[]difference) {
+func (c comparer) compare(a, b *yaml.Node, sch listkind.Node, path fieldpath.Path, out *[]difference) {
 	a, b = dn(a), dn(b)
 	if a == nil || b == nil {
 		if a != b {
@@ -968,7 +968,7 @@ func (c comparer) compare(a, b *yaml.Node, sch schema.Node, path fieldpath.Path,
 		}
 		l := resolver.Decide(sch, lists...)
 		switch l.Kind {
-		case schema.Keyed:
+		case listkind.Keyed:
 			ai, bi := map[string]*yaml.Node{}, map[string]*yaml.Node{}
 			var aorder, border []string
 			steps := map[string][2][]string{}
@@ -1000,7 +1000,7 @@ func (c comparer) compare(a, b *yaml.Node, sch schema.Node, path fieldpath.Path,
 			if c.ordered && len(*out) == before && strings.Join(aorder, "|") != strings.Join(border, "|") {
 				*out = append(*out, difference{path: path, ours: a, other: b, order: true})
 			}
-		case schema.Set:
+		case listkind.Set:
 			as, bs := scalarValues(a), scalarValues(b)
 			if !c.ordered {
 				sort.Strings(as)
@@ -1058,7 +1058,7 @@ func lookup(root *yaml.Node, path fieldpath.Path) *yaml.Node {
 			}
 			all := s.Keys
 			if root != nil && isMapNode(root) {
-				if l := resolver.Decide(schemaFor(path[:si], yaml.NewRNode(root)), n); l.Kind == schema.Keyed {
+				if l := resolver.Decide(schemaFor(path[:si], yaml.NewRNode(root)), n); l.Kind == listkind.Keyed {
 					all = l.Keys
 				}
 			}
@@ -1110,7 +1110,7 @@ func lookup(root *yaml.Node, path fieldpath.Path) *yaml.Node {
 	return n
 }
 
-func schemaFor(path fieldpath.Path, roots ...*yaml.RNode) schema.Node {
+func schemaFor(path fieldpath.Path, roots ...*yaml.RNode) listkind.Node {
 	sch := resolver.ForResource(roots...)
 	for _, s := range path {
 		sch = schemaAt(sch, s)
@@ -1119,7 +1119,7 @@ func schemaFor(path fieldpath.Path, roots ...*yaml.RNode) schema.Node {
 }
 
 // sameValue reports whether a and b are semantically equal (lists in 3-way order).
-func sameValue(a, b *yaml.Node, sch schema.Node, ordered bool) bool {
+func sameValue(a, b *yaml.Node, sch listkind.Node, ordered bool) bool {
 	var d []difference
 	comparer{ordered: ordered}.compare(a, b, sch, nil, &d)
 	return len(d) == 0
@@ -1136,13 +1136,13 @@ func absentOrNull(n *yaml.Node) bool {
 	return n == nil || isNullNode(n)
 }
 
-func semEqual(a, b *yaml.Node) bool { return sameValue(a, b, schema.Node{}, true) }
+func semEqual(a, b *yaml.Node) bool { return sameValue(a, b, listkind.Node{}, true) }
 
 // keyedIndex indexes each list's elements by merge key values. With the wildcard rule
 // of multi-key schemas, an element missing a secondary key value pairs with the single
 // complete tuple (in any list) with the same present values, unless some list would then
 // hold two elements of that identity; decided once for all lists.
-func keyedIndex(l schema.List, lists ...*yaml.Node) []map[string]*yaml.Node {
+func keyedIndex(l listkind.List, lists ...*yaml.Node) []map[string]*yaml.Node {
 	tuple := func(el *yaml.Node) []string {
 		var vs []string
 		for _, k := range l.Keys {
@@ -1257,11 +1257,11 @@ func idsOf(ms ...map[string]*yaml.Node) []string {
 }
 
 // spec3 is the 3-way rule of semantics.md for one field, updated winning conflicts.
-func spec3(o, u, d *yaml.Node, sch schema.Node) *yaml.Node { return spec3p(o, u, d, sch, false) }
+func spec3(o, u, d *yaml.Node, sch listkind.Node) *yaml.Node { return spec3p(o, u, d, sch, false) }
 
 // spec3p is spec3; keep lets dest win conflicts (onConflict: dest).
-func spec3p(o, u, d *yaml.Node, sch schema.Node, keep bool) *yaml.Node {
-	spec3 := func(o, u, d *yaml.Node, sch schema.Node) *yaml.Node { return spec3p(o, u, d, sch, keep) }
+func spec3p(o, u, d *yaml.Node, sch listkind.Node, keep bool) *yaml.Node {
+	spec3 := func(o, u, d *yaml.Node, sch listkind.Node) *yaml.Node { return spec3p(o, u, d, sch, keep) }
 	o, u, d = dn(o), dn(u), dn(d)
 	switch {
 	case absentOrNull(o) && absentOrNull(u) && !(o == nil && isNullNode(u)):
@@ -1311,11 +1311,11 @@ func spec3p(o, u, d *yaml.Node, sch schema.Node, keep bool) *yaml.Node {
 			lo = o
 		}
 		l := resolver.Decide(sch, lo, u, d)
-		if keep && d == nil && !absentOrNull(o) && l.Kind != schema.Atomic {
+		if keep && d == nil && !absentOrNull(o) && l.Kind != listkind.Atomic {
 			return nil // deleted locally: dest wins whatever upstream changed
 		}
 		switch l.Kind {
-		case schema.Keyed:
+		case listkind.Keyed:
 			idx := keyedIndex(l, o, u, d)
 			out := nSeq()
 			if d == nil && absentOrNull(o) && len(u.Content) == 0 {
@@ -1359,7 +1359,7 @@ func spec3p(o, u, d *yaml.Node, sch schema.Node, keep bool) *yaml.Node {
 				return nil
 			}
 			return out
-		case schema.Set:
+		case listkind.Set:
 			inO, inU := valueSetOf(o), valueSetOf(u)
 			out := nSeq()
 			if d == nil && absentOrNull(o) {
@@ -1400,7 +1400,7 @@ func spec3p(o, u, d *yaml.Node, sch schema.Node, keep bool) *yaml.Node {
 }
 
 // delta3 is "only the additions and changes come back" for a map absent from D.
-func delta3(o, u *yaml.Node, sch schema.Node) *yaml.Node {
+func delta3(o, u *yaml.Node, sch listkind.Node) *yaml.Node {
 	out := nMap()
 	for _, name := range fieldNames(u) {
 		if v := spec3p(fieldOf(o, name), fieldOf(u, name), nil, sch.Field(name), false); v != nil {
@@ -1441,10 +1441,10 @@ func valueSetOf(l *yaml.Node) map[string]bool {
 }
 
 // spec2 is the 2-way rule of semantics.md, strategic-merge directives included.
-func spec2(s, d *yaml.Node, sch schema.Node) *yaml.Node { return spec2n(s, d, sch, false) }
+func spec2(s, d *yaml.Node, sch listkind.Node) *yaml.Node { return spec2n(s, d, sch, false) }
 
 // spec2n is spec2; keepNulls (inside an atomic list, src's value verbatim) keeps nulls.
-func spec2n(s, d *yaml.Node, sch schema.Node, keepNulls bool) *yaml.Node {
+func spec2n(s, d *yaml.Node, sch listkind.Node, keepNulls bool) *yaml.Node {
 	s, d = dn(s), dn(d)
 	switch {
 	case s == nil:
@@ -1547,7 +1547,7 @@ func spec2n(s, d *yaml.Node, sch schema.Node, keepNulls bool) *yaml.Node {
 		clean := func() *yaml.Node {
 			out := nSeq()
 			// atomic: src's value verbatim, its nulls included (directives applied)
-			keep := keepNulls || resolver.Decide(sch, src).Kind != schema.Keyed
+			keep := keepNulls || resolver.Decide(sch, src).Kind != listkind.Keyed
 			for _, el := range elems {
 				if v := spec2n(el, nil, sch.Elements(), keep); v != nil {
 					out.Content = append(out.Content, v)
@@ -1560,7 +1560,7 @@ func spec2n(s, d *yaml.Node, sch schema.Node, keepNulls bool) *yaml.Node {
 		}
 		l := resolver.Decide(sch, src, d)
 		switch l.Kind {
-		case schema.Keyed:
+		case listkind.Keyed:
 			idx := keyedIndex(l, src, d)
 			out := nSeq()
 			ids := func(list *yaml.Node, m map[string]*yaml.Node) []string {
@@ -1589,7 +1589,7 @@ func spec2n(s, d *yaml.Node, sch schema.Node, keepNulls bool) *yaml.Node {
 				}
 			}
 			return out
-		case schema.Set:
+		case listkind.Set:
 			out := nSeq()
 			out.Content = append(out.Content, d.Content...)
 			inD := valueSetOf(d)
@@ -1707,7 +1707,7 @@ func kyamlList(path fieldpath.Path, roots []*yaml.RNode, lists ...*yaml.Node) (k
 
 // associativeKey is kyaml's GetAssociativeKey with the seed keys.
 func associativeKey(l *yaml.Node) string {
-	for _, k := range schema.SeedKeys {
+	for _, k := range listkind.SeedKeys {
 		all := true
 		for _, el := range dn(l).Content {
 			if fieldOf(el, k) == nil {
@@ -1860,23 +1860,23 @@ func listDecisionDiffers(p fieldpath.Path, roots []*yaml.RNode, srcs ...*yaml.No
 		ours := resolver.Decide(schemaFor(q, roots...), lists...)
 		var ourKeys []string
 		switch ours.Kind {
-		case schema.Keyed:
+		case listkind.Keyed:
 			ourKeys = ours.Keys
-		case schema.Set:
+		case listkind.Set:
 			ourKeys = []string{""}
 		}
 		if strings.Join(keys, ",") == strings.Join(ourKeys, ",") {
 			continue
 		}
 		heuristic := kyamlSchemaAt(q, roots) == nil
-		if heuristic && ours.Kind == schema.Keyed && keys != nil {
+		if heuristic && ours.Kind == listkind.Keyed && keys != nil {
 			for _, l := range lists {
 				if hasDuplicates(l, keys) {
 					return "heuristic key uniqueness: next unique seed key (kyaml keys by a non-unique one)"
 				}
 			}
 		}
-		if ours.Kind == schema.Atomic && keys != nil {
+		if ours.Kind == listkind.Atomic && keys != nil {
 			for _, l := range lists {
 				if hasDuplicates(l, keys) {
 					return "duplicate merge keys: atomic (kyaml merges or loses elements)"

@@ -9,7 +9,7 @@ import (
 
 	"github.com/krm-merge/krm-merge/internal/fuzzseed"
 	"github.com/krm-merge/krm-merge/pkg/merge"
-	"github.com/krm-merge/krm-merge/pkg/schema"
+	"github.com/krm-merge/krm-merge/pkg/listkind"
 )
 
 // fuzzOptions picks merge options from a fuzzed byte: bit 0 the Kubernetes schema, bit 1
@@ -19,7 +19,7 @@ func fuzzOptions(b byte) merge.Options {
 	if b&2 != 0 {
 		p = merge.KeepDest
 	}
-	return merge.Options{Policy: p, Lists: schema.New(b&1 != 0, schema.SeedKeys)}
+	return merge.Options{Policy: p, Lists: listkind.New(b&1 != 0, listkind.SeedKeys)}
 }
 
 // parseAll parses each text as one YAML document; ok is false when one does not parse

@@ -5,7 +5,7 @@
 // The rules are those of shared/spec/semantics.md, which follows the seed documents
 // (kustomize's merge2.md and merge3.md) and kyaml's yaml/merge2 and yaml/merge3, and fixes
 // kyaml where it is known to be wrong (see the README's "differences from kyaml"). Which
-// lists are associative, and by which merge key, is decided by package schema.
+// lists are associative, and by which merge key, is decided by package listkind.
 //
 // The engine is pure: it reads its inputs, never changes them, does no I/O, and returns a
 // new tree. Unchanged parts of dest are copied as they are (comments, quoting, field
@@ -21,7 +21,7 @@ import (
 	"sigs.k8s.io/kustomize/kyaml/yaml"
 
 	"github.com/krm-merge/krm-merge/pkg/fieldpath"
-	"github.com/krm-merge/krm-merge/pkg/schema"
+	"github.com/krm-merge/krm-merge/pkg/listkind"
 )
 
 // Policy decides a 3-way conflict (semantics.md, "Conflict").
@@ -40,8 +40,8 @@ type Options struct {
 	// Policy decides 3-way conflicts; 2-way merges have none.
 	Policy Policy
 	// Lists decides which lists are associative and by which merge keys. Nil means
-	// schema.Heuristic with the seed's default associative keys.
-	Lists *schema.Resolver
+	// listkind.Heuristic with the seed's default associative keys.
+	Lists *listkind.Resolver
 	// AliasFree says the caller has checked that no input tree holds a YAML alias
 	// (package function measures every item before merging); the engines then skip
 	// their own check, a walk of each input. Set it wrongly and aliased inputs may be

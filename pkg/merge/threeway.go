@@ -4,7 +4,7 @@ import (
 	"sigs.k8s.io/kustomize/kyaml/yaml"
 
 	"github.com/krm-merge/krm-merge/internal/bounds"
-	"github.com/krm-merge/krm-merge/pkg/schema"
+	"github.com/krm-merge/krm-merge/pkg/listkind"
 )
 
 // ThreeWay merges the change from original to updated onto dest, one resource (or any
@@ -49,11 +49,11 @@ func ThreeWayShared(original, updated, dest *yaml.RNode, opts Options) (*yaml.RN
 }
 
 // lists returns the resolver to use: the configured one, or heuristic keys only.
-func (o Options) lists() *schema.Resolver {
+func (o Options) lists() *listkind.Resolver {
 	if o.Lists != nil {
 		return o.Lists
 	}
-	return schema.New(false, schema.SeedKeys)
+	return listkind.New(false, listkind.SeedKeys)
 }
 
 // copyNode deep-copies n (aliases are resolved into copies of their targets' pointers).
@@ -65,7 +65,7 @@ func copyNode(n *yaml.Node) *yaml.Node {
 }
 
 type threeWay struct {
-	lists     *schema.Resolver
+	lists     *listkind.Resolver
 	policy    Policy
 	conflicts []Conflict
 	// nulls memoises hasNullField per map and list node, so that asking it at every
@@ -136,7 +136,7 @@ func (e *threeWay) markSame(u, d *yaml.Node) {
 // merge returns the merged value of one field or element; nil means absent. o is read
 // only; u and d are the engine's own copies and may be reused in the output. quiet
 // suppresses conflict reports below a place that already reported one.
-func (e *threeWay) merge(o, u, d *yaml.Node, sch schema.Node, path *at, quiet bool) *yaml.Node {
+func (e *threeWay) merge(o, u, d *yaml.Node, sch listkind.Node, path *at, quiet bool) *yaml.Node {
 	// Unchanged upstream (null and absent alike): keep dest exactly, its nulls included;
 	// where upstream changed only comments, they arrive (blend).
 	switch compareAll(o, u) {
@@ -188,9 +188,9 @@ func (e *threeWay) merge(o, u, d *yaml.Node, sch schema.Node, path *at, quiet bo
 		if kindIs(o, yaml.SequenceNode) && kindIs(d, yaml.SequenceNode) {
 			l, ids := e.lists.Pair(sch, deref(o), un, deref(d))
 			switch l.Kind {
-			case schema.Keyed:
+			case listkind.Keyed:
 				return e.mergeKeyed(o, u, d, l, ids, sch.Elements(), path, quiet)
-			case schema.Set:
+			case listkind.Set:
 				return e.mergeSet(o, u, d, path, quiet)
 			}
 		}
@@ -200,7 +200,7 @@ func (e *threeWay) merge(o, u, d *yaml.Node, sch schema.Node, path *at, quiet bo
 
 // atomic decides a scalar, an atomic list, or a value whose kind changed: upstream
 // changed it (o != u), so take u unless dest changed it too.
-func (e *threeWay) atomic(o, u, d *yaml.Node, sch schema.Node, path *at, quiet bool) *yaml.Node {
+func (e *threeWay) atomic(o, u, d *yaml.Node, sch listkind.Node, path *at, quiet bool) *yaml.Node {
 	if d != nil && e.equalUD(u, d) { // the same change on both sides, nulls inside kept
 		return e.blend(o, u, d, fromD, sch)
 	}
@@ -279,7 +279,7 @@ func (e *threeWay) conflict(path *at, kind ConflictKind, quiet bool, o, u, d, ta
 
 // childSchema returns the schema of field name: the parent's, or the field's own inline
 // OpenAPI comment (rule 0), looked up only when the field holds a map or list.
-func childSchema(sch schema.Node, name string, pairs ...*yaml.Node) schema.Node {
+func childSchema(sch listkind.Node, name string, pairs ...*yaml.Node) listkind.Node {
 	structured := false
 	for i := 1; i < len(pairs); i += 2 {
 		if v := deref(pairs[i]); v != nil && (v.Kind == yaml.MappingNode || v.Kind == yaml.SequenceNode) {
@@ -287,14 +287,14 @@ func childSchema(sch schema.Node, name string, pairs ...*yaml.Node) schema.Node 
 		}
 	}
 	if !structured {
-		return schema.Node{}
+		return listkind.Node{}
 	}
-	return schema.WithComments(sch.Field(name), pairs...)
+	return listkind.WithComments(sch.Field(name), pairs...)
 }
 
 // mergeMap merges maps field by field. Output order: dest's fields, new fields after
 // their predecessor in updated.
-func (e *threeWay) mergeMap(o, u, d *yaml.Node, sch schema.Node, path *at, quiet bool) *yaml.Node {
+func (e *threeWay) mergeMap(o, u, d *yaml.Node, sch listkind.Node, path *at, quiet bool) *yaml.Node {
 	if d == nil {
 		if missingOrNull(o) {
 			// The whole map is new upstream. Its explicit null fields are upstream
@@ -360,7 +360,7 @@ func withOwnSlots(out, o, u, d *yaml.Node) *yaml.Node {
 
 // mapDelta returns the fields of u that the O-to-U delta adds or changes, as if dest
 // had no map; nil when there are none.
-func (e *threeWay) mapDelta(o, u *yaml.Node, sch schema.Node, path *at) *yaml.Node {
+func (e *threeWay) mapDelta(o, u *yaml.Node, sch listkind.Node, path *at) *yaml.Node {
 	un := deref(u)
 	of := indexFields(o)
 	var content []*yaml.Node
@@ -378,10 +378,10 @@ func (e *threeWay) mapDelta(o, u *yaml.Node, sch schema.Node, path *at) *yaml.No
 }
 
 // mergeKeyed merges an associative list element by element, paired by merge key: ids
-// numbers the elements of (original, updated, dest) as schema.Pair made it.
+// numbers the elements of (original, updated, dest) as listkind.Pair made it.
 // Output order: dest's elements, new elements after their predecessor in updated.
 // An emptied list stays as an empty list (dest and updated both have the field).
-func (e *threeWay) mergeKeyed(o, u, d *yaml.Node, l schema.List, ids *schema.Identities, elem schema.Node, path *at, quiet bool) *yaml.Node {
+func (e *threeWay) mergeKeyed(o, u, d *yaml.Node, l listkind.List, ids *listkind.Identities, elem listkind.Node, path *at, quiet bool) *yaml.Node {
 	un, dn := deref(u), deref(d)
 	const srcO, srcU, srcD = 0, 1, 2 // the sources, as passed to Pair
 	if d == nil {

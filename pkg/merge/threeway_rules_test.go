@@ -15,7 +15,7 @@ import (
 	"sigs.k8s.io/kustomize/kyaml/yaml"
 
 	"github.com/krm-merge/krm-merge/pkg/merge"
-	"github.com/krm-merge/krm-merge/pkg/schema"
+	"github.com/krm-merge/krm-merge/pkg/listkind"
 )
 
 // parse parses YAML; "" is an absent input (nil).
@@ -32,7 +32,7 @@ func parse(t *testing.T, s string) *yaml.RNode {
 }
 
 func kubeOpts(p merge.Policy) merge.Options {
-	return merge.Options{Policy: p, Lists: schema.New(true, schema.SeedKeys)}
+	return merge.Options{Policy: p, Lists: listkind.New(true, listkind.SeedKeys)}
 }
 
 // conflictWant is the expected shape of one conflict.
@@ -89,7 +89,7 @@ func checkOutput(t *testing.T, got *yaml.RNode, want string, text bool) {
 	}
 	w := yaml.MustParse(want)
 	var diffs []difference
-	comparer{ordered: true}.compare(yn(got), yn(w), schema.New(true, schema.SeedKeys).ForResource(w), nil, &diffs)
+	comparer{ordered: true}.compare(yn(got), yn(w), listkind.New(true, listkind.SeedKeys).ForResource(w), nil, &diffs)
 	if len(diffs) > 0 {
 		t.Fatalf("at %q: got %s, want %s\ngot:\n%s\nwant:\n%s", diffs[0].path.String(), strN(diffs[0].ours), strN(diffs[0].other), str(got), want)
 	}
@@ -792,7 +792,7 @@ func TestThreeWayListDecisions(t *testing.T) {
 		c := c
 		if strings.HasPrefix(c.name, "configured keys") {
 			t.Run(c.name, func(t *testing.T) {
-				got, _, err := merge.ThreeWay(parse(t, c.o), parse(t, c.u), parse(t, c.d), merge.Options{Lists: schema.New(true, []string{"id"})})
+				got, _, err := merge.ThreeWay(parse(t, c.o), parse(t, c.u), parse(t, c.d), merge.Options{Lists: listkind.New(true, []string{"id"})})
 				if err != nil {
 					t.Fatal(err)
 				}
@@ -940,7 +940,7 @@ func TestThreeWaySeedMerge3(t *testing.T) {
 }
 
 // TestThreeWayCRDInTheInput: with the CRD of a custom kind among the inputs
-// (schema.Resolver.WithCRDs), its schema decides the kind's lists: here `ports` keyed by
+// (listkind.Resolver.WithCRDs), its schema decides the kind's lists: here `ports` keyed by
 // two list-map-keys (no seed key at all), `stages` atomic (x-kubernetes-list-type:
 // atomic) although its elements carry `name`, and `steps`, which the CRD declares with
 // no list type, keyed by the seed's inference (name), as without the CRD.
@@ -978,7 +978,7 @@ spec:
 	u := widgetHead + "spec:\n  ports:\n  - {number: 1, proto: a, v: 1}\n  - {number: 1, proto: b, v: 2}\n  steps:\n  - {name: s, run: y}\n  stages:\n  - {name: s, run: y}\n"
 	d := widgetHead + "spec:\n  ports:\n  - {number: 1, proto: a, v: 9}\n  - {number: 1, proto: b, v: 1}\n  steps:\n  - {name: s, run: x}\n  - {name: mine, run: z}\n  stages:\n  - {name: s, run: x}\n  - {name: mine, run: z}\n"
 	want := widgetHead + "spec:\n  ports:\n  - {number: 1, proto: a, v: 9}\n  - {number: 1, proto: b, v: 2}\n  steps:\n  - {name: s, run: y}\n  - {name: mine, run: z}\n  stages:\n  - {name: s, run: y}\n"
-	lists := schema.New(true, schema.SeedKeys).WithCRDs([]*yaml.RNode{crd})
+	lists := listkind.New(true, listkind.SeedKeys).WithCRDs([]*yaml.RNode{crd})
 	got, cs, err := merge.ThreeWay(parse(t, o), parse(t, u), parse(t, d), merge.Options{Lists: lists})
 	if err != nil {
 		t.Fatal(err)

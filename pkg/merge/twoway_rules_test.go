@@ -12,7 +12,7 @@ import (
 	"testing"
 
 	"github.com/krm-merge/krm-merge/pkg/merge"
-	"github.com/krm-merge/krm-merge/pkg/schema"
+	"github.com/krm-merge/krm-merge/pkg/listkind"
 )
 
 type rule2 struct {
@@ -324,7 +324,7 @@ spec:
       - name: sidecar2
         image: sidecar2:v1
 `
-	for _, lists := range []*schema.Resolver{schema.New(true, schema.SeedKeys), schema.New(false, schema.SeedKeys)} {
+	for _, lists := range []*listkind.Resolver{listkind.New(true, listkind.SeedKeys), listkind.New(false, listkind.SeedKeys)} {
 		got, err := merge.TwoWay(parse(t, src), parse(t, dest), merge.Options{Lists: lists})
 		if err != nil {
 			t.Fatal(err)

@@ -13,7 +13,7 @@ import (
 	"github.com/krm-merge/krm-merge/pkg/resources"
 	"github.com/krm-merge/krm-merge/pkg/results"
 	"github.com/krm-merge/krm-merge/pkg/roles"
-	"github.com/krm-merge/krm-merge/pkg/schema"
+	"github.com/krm-merge/krm-merge/pkg/listkind"
 )
 
 // Counts are a plan's field changes, by operation.
@@ -39,7 +39,7 @@ type Counts struct {
 //     deleted, and out's other warnings.
 //
 // lists decides which lists are keyed, as for the merge (nil: heuristic keys only).
-func ForMerge(out *resources.Outcome, cfg *config.Config, lists *schema.Resolver) framework.Results {
+func ForMerge(out *resources.Outcome, cfg *config.Config, lists *listkind.Resolver) framework.Results {
 	mode := string(cfg.Mode)
 	conflictPaths := map[string][]string{}
 	for _, c := range out.Conflicts {
@@ -204,11 +204,11 @@ func sortItems(items []*roles.Item) {
 	sort.Slice(items, func(i, j int) bool { return items[i].Position < items[j].Position })
 }
 
-// schemaMeta is package schema's list decisions as the differ's Meta: the same keys the
+// schemaMeta is package listkind's list decisions as the differ's Meta: the same keys the
 // merge used (a field's inline OpenAPI comment aside, which the values no longer carry).
 type schemaMeta struct {
-	n schema.Node
-	r *schema.Resolver
+	n listkind.Node
+	r *listkind.Resolver
 }
 
 func (s schemaMeta) Field(name string) Meta { return schemaMeta{n: s.n.Field(name), r: s.r} }
@@ -222,9 +222,9 @@ func (s schemaMeta) List(name string, cur, prop []interface{}) List {
 	l := s.r.Decide(field, &cn, &pn)
 	out := List{Elem: schemaMeta{n: field.Elements(), r: s.r}}
 	switch l.Kind {
-	case schema.Keyed:
+	case listkind.Keyed:
 		out.Keys, out.AnyKey, out.Untagged = l.Keys, l.AnyKey, l.Untagged
-	case schema.Set:
+	case listkind.Set:
 		out.Set = true
 	}
 	return out

@@ -13,7 +13,7 @@ import (
 	"github.com/krm-merge/krm-merge/pkg/plan"
 	"github.com/krm-merge/krm-merge/pkg/resources"
 	"github.com/krm-merge/krm-merge/pkg/roles"
-	"github.com/krm-merge/krm-merge/pkg/schema"
+	"github.com/krm-merge/krm-merge/pkg/listkind"
 )
 
 func deployment(role, name, image, replicas, extra string) *yaml.RNode {
@@ -60,7 +60,7 @@ func run(t *testing.T, cfg *config.Config, items ...*yaml.RNode) framework.Resul
 	if err != nil {
 		t.Fatal(err)
 	}
-	lists := schema.New(true, schema.SeedKeys)
+	lists := listkind.New(true, listkind.SeedKeys)
 	out, err := resources.Merge(assigned, cfg, merge.Options{Lists: lists})
 	if err != nil {
 		t.Fatal(err)

@@ -10,7 +10,7 @@ import (
 	"github.com/krm-merge/krm-merge/pkg/merge"
 	"github.com/krm-merge/krm-merge/pkg/resources"
 	"github.com/krm-merge/krm-merge/pkg/roles"
-	"github.com/krm-merge/krm-merge/pkg/schema"
+	"github.com/krm-merge/krm-merge/pkg/listkind"
 )
 
 func cm(t *testing.T, role, name, data string) *yaml.RNode {
@@ -25,7 +25,7 @@ func mergeItems(t *testing.T, cfg *config.Config, items ...*yaml.RNode) *resourc
 	if err != nil {
 		t.Fatal(err)
 	}
-	out, err := resources.Merge(assigned, cfg, merge.Options{Lists: schema.New(true, schema.SeedKeys)})
+	out, err := resources.Merge(assigned, cfg, merge.Options{Lists: listkind.New(true, listkind.SeedKeys)})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,4 +1,4 @@
-package schema_test
+package listkind_test
 
 // One named test per rule of shared/spec/semantics.md, "Which lists are associative,
 // and by which key": the inline fieldmeta comment (rule 0), the Kubernetes schema for
@@ -13,7 +13,7 @@ import (
 
 	"sigs.k8s.io/kustomize/kyaml/yaml"
 
-	"github.com/krm-merge/krm-merge/pkg/schema"
+	"github.com/krm-merge/krm-merge/pkg/listkind"
 )
 
 func node(t *testing.T, s string) *yaml.Node {
@@ -38,7 +38,7 @@ func rnode(t *testing.T, s string) *yaml.RNode {
 }
 
 // at walks a schema along dotted fields; "[]" steps into list elements.
-func at(n schema.Node, path string) schema.Node {
+func at(n listkind.Node, path string) listkind.Node {
 	for _, f := range strings.Split(path, ".") {
 		if f == "[]" {
 			n = n.Elements()
@@ -49,7 +49,7 @@ func at(n schema.Node, path string) schema.Node {
 	return n
 }
 
-func render(l schema.List) string {
+func render(l listkind.List) string {
 	s := l.Kind.String()
 	if len(l.Keys) > 0 {
 		s += "[" + strings.Join(l.Keys, ",") + "]"
@@ -61,7 +61,7 @@ func render(l schema.List) string {
 }
 
 func TestListKindString(t *testing.T) {
-	for k, want := range map[schema.ListKind]string{schema.Atomic: "atomic", schema.Keyed: "map", schema.Set: "set"} {
+	for k, want := range map[listkind.ListKind]string{listkind.Atomic: "atomic", listkind.Keyed: "map", listkind.Set: "set"} {
 		if got := k.String(); got != want {
 			t.Errorf("%d: %q, want %q", k, got, want)
 		}
@@ -73,7 +73,7 @@ const deployment = "apiVersion: apps/v1\nkind: Deployment\nmetadata:\n  name: we
 // TestKnownKinds is rule 1: for a known kind the Kubernetes schema decides, whatever the
 // elements look like.
 func TestKnownKinds(t *testing.T) {
-	r := schema.New(true, schema.SeedKeys)
+	r := listkind.New(true, listkind.SeedKeys)
 	for _, c := range []struct {
 		name, resource, path string
 		lists                []string
@@ -117,14 +117,14 @@ func TestKnownKinds(t *testing.T) {
 // or lack the primary key, or a set with repeated or non-scalar elements, is atomic, so
 // that pairing loses nothing. A missing secondary key (wildcard) is fine.
 func TestSchemaDecisionDemotedWhereDataDoesNotFit(t *testing.T) {
-	r := schema.New(true, schema.SeedKeys)
+	r := listkind.New(true, listkind.SeedKeys)
 	d := r.ForResource(rnode(t, deployment))
 	containers := at(d, "spec.template.spec.containers")
 	ports := at(d, "spec.template.spec.containers.[].ports")
 	finalizers := at(d, "metadata.finalizers")
 	for _, c := range []struct {
 		name  string
-		sch   schema.Node
+		sch   listkind.Node
 		lists []string
 		want  string
 	}{
@@ -162,24 +162,24 @@ func TestHeuristicKeys(t *testing.T) {
 		lists []string
 		want  string
 	}{
-		{"name", schema.SeedKeys, []string{"- name: a\n- name: b\n"}, "map[name]"},
-		{"seed precedence: mountPath before name", schema.SeedKeys, []string{"- name: a\n  mountPath: /a\n- name: b\n  mountPath: /b\n"}, "map[mountPath]"},
-		{"seed precedence: type before name when type is unique", schema.SeedKeys,
+		{"name", listkind.SeedKeys, []string{"- name: a\n- name: b\n"}, "map[name]"},
+		{"seed precedence: mountPath before name", listkind.SeedKeys, []string{"- name: a\n  mountPath: /a\n- name: b\n  mountPath: /b\n"}, "map[mountPath]"},
+		{"seed precedence: type before name when type is unique", listkind.SeedKeys,
 			[]string{"- name: Age\n  type: date\n- name: Ready\n  type: string\n"}, "map[type]"},
-		{"uniqueness: additionalPrinterColumns with type repeated and name unique is keyed by name (kustomize #2148)", schema.SeedKeys,
+		{"uniqueness: additionalPrinterColumns with type repeated and name unique is keyed by name (kustomize #2148)", listkind.SeedKeys,
 			[]string{"- name: Ready\n  type: string\n  jsonPath: .a\n- name: Age\n  type: date\n  jsonPath: .b\n- name: Status\n  type: string\n  jsonPath: .c\n"}, "map[name]"},
-		{"uniqueness is per source: a repeat in any source disqualifies the key", schema.SeedKeys,
+		{"uniqueness is per source: a repeat in any source disqualifies the key", listkind.SeedKeys,
 			[]string{"- name: a\n  type: x\n- name: b\n  type: y\n", "- name: a\n  type: x\n- name: b\n  type: x\n"}, "map[name]"},
-		{"the key must be carried in every source", schema.SeedKeys,
+		{"the key must be carried in every source", listkind.SeedKeys,
 			[]string{"- ip: 1.1.1.1\n  name: a\n", "- name: a\n"}, "map[name]"},
-		{"no seed key at all: atomic", schema.SeedKeys, []string{"- run: a\n- run: b\n"}, "atomic"},
-		{"an element lacking the key (kyaml: conflicting merge keys): atomic", schema.SeedKeys, []string{"- name: a\n", "- name: a\n- value: x\n"}, "atomic"},
-		{"no key unique: atomic", schema.SeedKeys, []string{"- name: a\n  type: t\n- name: a\n  type: t\n"}, "atomic"},
-		{"primitives: atomic (only a schema makes a set)", schema.SeedKeys, []string{"- a\n- b\n"}, "atomic"},
-		{"a null key value does not count", schema.SeedKeys, []string{"- name: a\n- name: ~\n"}, "atomic"},
-		{"a map as key value does not count", schema.SeedKeys, []string{"- name: a\n- name: {x: 1}\n"}, "atomic"},
-		{"empty lists: atomic", schema.SeedKeys, []string{"[]\n", "[]\n"}, "atomic"},
-		{"one empty source does not decide", schema.SeedKeys, []string{"[]\n", "- name: a\n"}, "map[name]"},
+		{"no seed key at all: atomic", listkind.SeedKeys, []string{"- run: a\n- run: b\n"}, "atomic"},
+		{"an element lacking the key (kyaml: conflicting merge keys): atomic", listkind.SeedKeys, []string{"- name: a\n", "- name: a\n- value: x\n"}, "atomic"},
+		{"no key unique: atomic", listkind.SeedKeys, []string{"- name: a\n  type: t\n- name: a\n  type: t\n"}, "atomic"},
+		{"primitives: atomic (only a schema makes a set)", listkind.SeedKeys, []string{"- a\n- b\n"}, "atomic"},
+		{"a null key value does not count", listkind.SeedKeys, []string{"- name: a\n- name: ~\n"}, "atomic"},
+		{"a map as key value does not count", listkind.SeedKeys, []string{"- name: a\n- name: {x: 1}\n"}, "atomic"},
+		{"empty lists: atomic", listkind.SeedKeys, []string{"[]\n", "[]\n"}, "atomic"},
+		{"one empty source does not decide", listkind.SeedKeys, []string{"[]\n", "- name: a\n"}, "map[name]"},
 		{"configured keys replace the seed's", []string{"id"}, []string{"- id: 1\n  name: a\n- id: 2\n  name: a\n"}, "map[id]"},
 		{"configured keys: the seed's no longer apply", []string{"id"}, []string{"- name: a\n- name: b\n"}, "atomic"},
 	} {
@@ -188,7 +188,7 @@ func TestHeuristicKeys(t *testing.T) {
 			for _, l := range c.lists {
 				lists = append(lists, node(t, l))
 			}
-			for _, r := range []*schema.Resolver{schema.New(false, c.keys), schema.New(true, c.keys)} {
+			for _, r := range []*listkind.Resolver{listkind.New(false, c.keys), listkind.New(true, c.keys)} {
 				// custom kind: no schema for spec; with openAPI false, none at all
 				sch := at(r.ForResource(rnode(t, "apiVersion: example.com/v1\nkind: Widget\nmetadata:\n  name: w\n")), "spec.items")
 				if sch.Known() {
@@ -204,7 +204,7 @@ func TestHeuristicKeys(t *testing.T) {
 
 // TestSchemaNone: with the Kubernetes schema off, known kinds use the heuristic too.
 func TestSchemaNone(t *testing.T) {
-	r := schema.New(false, schema.SeedKeys)
+	r := listkind.New(false, listkind.SeedKeys)
 	d := r.ForResource(rnode(t, deployment))
 	if d.Known() {
 		t.Fatal("schema: none still knows Deployment")
@@ -216,15 +216,15 @@ func TestSchemaNone(t *testing.T) {
 	if got := render(r.Decide(at(d, "metadata.finalizers"), node(t, "- a\n"))); got != "atomic" {
 		t.Fatalf("finalizers: %s, want atomic without a schema", got)
 	}
-	var nilResolver *schema.Resolver
-	if nilResolver.ForResource(rnode(t, deployment)).Known() || render(nilResolver.Decide(schema.Node{}, sysctls)) != "atomic" {
+	var nilResolver *listkind.Resolver
+	if nilResolver.ForResource(rnode(t, deployment)).Known() || render(nilResolver.Decide(listkind.Node{}, sysctls)) != "atomic" {
 		t.Fatal("a nil resolver knows nothing and keys nothing")
 	}
 }
 
 // TestObjectMetaForEveryKind: metadata follows ObjectMeta for custom resources too.
 func TestObjectMetaForEveryKind(t *testing.T) {
-	r := schema.New(true, schema.SeedKeys)
+	r := listkind.New(true, listkind.SeedKeys)
 	w := r.ForResource(rnode(t, "apiVersion: example.com/v1\nkind: Widget\nmetadata:\n  name: w\n"))
 	if got := render(r.Decide(at(w, "metadata.ownerReferences"), node(t, "- {name: p, uid: a}\n- {name: p, uid: b}\n"))); got != "map[uid]" {
 		t.Errorf("ownerReferences: %s, want map[uid]", got)
@@ -239,7 +239,7 @@ func TestObjectMetaForEveryKind(t *testing.T) {
 
 // TestForResource: the first of the nodes with apiVersion and kind names the schema.
 func TestForResource(t *testing.T) {
-	r := schema.New(true, schema.SeedKeys)
+	r := listkind.New(true, listkind.SeedKeys)
 	svc := rnode(t, "apiVersion: v1\nkind: Service\nmetadata:\n  name: s\n")
 	noKind := rnode(t, "metadata:\n  name: s\n")
 	n := r.ForResource(nil, noKind, yaml.NewRNode(&yaml.Node{Kind: yaml.ScalarNode, Tag: "!!null", Value: "null"}), svc, rnode(t, deployment))
@@ -254,7 +254,7 @@ func TestForResource(t *testing.T) {
 // TestInlineFieldMeta is rule 0: a field's own inline OpenAPI comment, on its key or its
 // value, in any source, overrides every other source for that field.
 func TestInlineFieldMeta(t *testing.T) {
-	r := schema.New(true, schema.SeedKeys)
+	r := listkind.New(true, listkind.SeedKeys)
 	keyed := `{"type":"array","x-kubernetes-patch-strategy":"merge","x-kubernetes-patch-merge-key":"id"}`
 	pair := func(t *testing.T, s string) (key, value *yaml.Node) {
 		m := node(t, s)
@@ -262,64 +262,64 @@ func TestInlineFieldMeta(t *testing.T) {
 	}
 	t.Run("comment on a custom list's key makes it keyed by its key", func(t *testing.T) {
 		k, v := pair(t, "rules: # "+keyed+"\n- id: a\n- id: b\n")
-		got := r.Decide(schema.WithComments(schema.Node{}, k, v), v)
+		got := r.Decide(listkind.WithComments(listkind.Node{}, k, v), v)
 		if render(got) != "map[id]" {
 			t.Fatalf("got %s", render(got))
 		}
 	})
 	t.Run("list-type map with several keys in a comment", func(t *testing.T) {
 		k, v := pair(t, "rules: # {\"type\":\"array\",\"x-kubernetes-list-type\":\"map\",\"x-kubernetes-list-map-keys\":[\"a\",\"b\"]}\n- {a: 1, b: 2}\n")
-		if got := render(r.Decide(schema.WithComments(schema.Node{}, k, v), v)); got != "map[a,b]*" {
+		if got := render(r.Decide(listkind.WithComments(listkind.Node{}, k, v), v)); got != "map[a,b]*" {
 			t.Fatalf("got %s", got)
 		}
 	})
 	t.Run("list-map-keys over patch-merge-key in a patch-strategy comment", func(t *testing.T) {
 		k, v := pair(t, "rules: # {\"type\":\"array\",\"x-kubernetes-patch-strategy\":\"merge\",\"x-kubernetes-patch-merge-key\":\"a\",\"x-kubernetes-list-map-keys\":[\"a\",\"b\"]}\n- {a: 1, b: 2}\n")
-		if got := render(r.Decide(schema.WithComments(schema.Node{}, k, v), v)); got != "map[a,b]*" {
+		if got := render(r.Decide(listkind.WithComments(listkind.Node{}, k, v), v)); got != "map[a,b]*" {
 			t.Fatalf("got %s", got)
 		}
 	})
 	t.Run("patch strategy retainKeys without merge: atomic", func(t *testing.T) {
 		k, v := pair(t, "rules: # {\"type\":\"array\",\"x-kubernetes-patch-strategy\":\"retainKeys\",\"x-kubernetes-patch-merge-key\":\"name\"}\n- {name: a}\n")
-		if got := render(r.Decide(schema.WithComments(schema.Node{}, k, v), v)); got != "atomic" {
+		if got := render(r.Decide(listkind.WithComments(listkind.Node{}, k, v), v)); got != "atomic" {
 			t.Fatalf("got %s", got)
 		}
 	})
 	t.Run("patch strategy merge,retainKeys: keyed", func(t *testing.T) {
 		k, v := pair(t, "rules: # {\"type\":\"array\",\"x-kubernetes-patch-strategy\":\"merge,retainKeys\",\"x-kubernetes-patch-merge-key\":\"name\"}\n- {name: a}\n")
-		if got := render(r.Decide(schema.WithComments(schema.Node{}, k, v), v)); got != "map[name]" {
+		if got := render(r.Decide(listkind.WithComments(listkind.Node{}, k, v), v)); got != "map[name]" {
 			t.Fatalf("got %s", got)
 		}
 	})
 	t.Run("list-type atomic in a comment beats a seed key", func(t *testing.T) {
 		k, v := pair(t, "rules: # {\"type\":\"array\",\"x-kubernetes-list-type\":\"atomic\"}\n- {name: a}\n")
-		if got := render(r.Decide(schema.WithComments(schema.Node{}, k, v), v)); got != "atomic" {
+		if got := render(r.Decide(listkind.WithComments(listkind.Node{}, k, v), v)); got != "atomic" {
 			t.Fatalf("got %s", got)
 		}
 	})
 	t.Run("comment in another source counts", func(t *testing.T) {
 		k1, v1 := pair(t, "rules:\n- id: a\n")
 		k2, v2 := pair(t, "rules: # "+keyed+"\n- id: a\n")
-		if got := render(r.Decide(schema.WithComments(schema.Node{}, k1, v1, k2, v2), v1, v2)); got != "map[id]" {
+		if got := render(r.Decide(listkind.WithComments(listkind.Node{}, k1, v1, k2, v2), v1, v2)); got != "map[id]" {
 			t.Fatalf("got %s", got)
 		}
 	})
 	t.Run("comment overrides the Kubernetes schema: containers made atomic", func(t *testing.T) {
 		containers := at(r.ForResource(rnode(t, deployment)), "spec.template.spec.containers")
 		k, v := pair(t, "containers: # {\"type\":\"array\"}\n- name: a\n")
-		if got := render(r.Decide(schema.WithComments(containers, k, v), v)); got != "atomic" {
+		if got := render(r.Decide(listkind.WithComments(containers, k, v), v)); got != "atomic" {
 			t.Fatalf("got %s", got)
 		}
 	})
 	t.Run("comment overrides the heuristic: a set of primitives", func(t *testing.T) {
 		k, v := pair(t, "tags: # {\"type\":\"array\",\"x-kubernetes-list-type\":\"set\"}\n- a\n- b\n")
-		if got := render(r.Decide(schema.WithComments(schema.Node{}, k, v), v)); got != "set" {
+		if got := render(r.Decide(listkind.WithComments(listkind.Node{}, k, v), v)); got != "set" {
 			t.Fatalf("got %s", got)
 		}
 	})
 	t.Run("comment with a $ref to a Kubernetes definition", func(t *testing.T) {
 		k, v := pair(t, "spec: # {\"$ref\":\"#/definitions/io.k8s.api.core.v1.PodSpec\"}\n  containers: []\n")
-		sch := schema.WithComments(schema.Node{}, k, v)
+		sch := listkind.WithComments(listkind.Node{}, k, v)
 		if got := render(r.Decide(sch.Field("containers"), node(t, "- name: a\n"))); got != "map[name]" {
 			t.Fatalf("got %s", got)
 		}
@@ -327,7 +327,7 @@ func TestInlineFieldMeta(t *testing.T) {
 	t.Run("an ordinary comment changes nothing", func(t *testing.T) {
 		containers := at(r.ForResource(rnode(t, deployment)), "spec.template.spec.containers")
 		k, v := pair(t, "containers: # the app\n- name: a\n")
-		if got := render(r.Decide(schema.WithComments(containers, k, v), v)); got != "map[name]" {
+		if got := render(r.Decide(listkind.WithComments(containers, k, v), v)); got != "map[name]" {
 			t.Fatalf("got %s", got)
 		}
 	})
@@ -411,9 +411,9 @@ spec:
 // input": the CRD's schema decides for its kind, like the built-in schema for built-in
 // kinds.
 func TestCRDsInTheInput(t *testing.T) {
-	base := schema.New(true, schema.SeedKeys)
+	base := listkind.New(true, listkind.SeedKeys)
 	r := base.WithCRDs([]*yaml.RNode{rnode(t, deployment), rnode(t, widgetCRD), nil})
-	w := func(apiVersion string) schema.Node {
+	w := func(apiVersion string) listkind.Node {
 		return r.ForResource(rnode(t, "apiVersion: "+apiVersion+"\nkind: Widget\nmetadata:\n  name: w\n"))
 	}
 	for _, c := range []struct {
@@ -461,7 +461,7 @@ func TestCRDsInTheInput(t *testing.T) {
 		}
 	})
 	t.Run("schema: none ignores CRDs", func(t *testing.T) {
-		r := schema.New(false, schema.SeedKeys).WithCRDs([]*yaml.RNode{rnode(t, widgetCRD)})
+		r := listkind.New(false, listkind.SeedKeys).WithCRDs([]*yaml.RNode{rnode(t, widgetCRD)})
 		if r.ForResource(rnode(t, "apiVersion: example.com/v1\nkind: Widget\nmetadata:\n  name: w\n")).Known() {
 			t.Fatal("schema none used a CRD")
 		}

@@ -1,27 +1,27 @@
-package schema_test
+package listkind_test
 
 import (
 	"testing"
 
 	"sigs.k8s.io/kustomize/kyaml/yaml"
 
-	"github.com/krm-merge/krm-merge/pkg/schema"
+	"github.com/krm-merge/krm-merge/pkg/listkind"
 )
 
 // TestOverrides: the functionConfig's mergeKeys entries decide before every schema source
 // (CRD, built-in OpenAPI, inline comment) and the seed's inference, per group and kind,
 // passing through lists on their path.
 func TestOverrides(t *testing.T) {
-	entries := []schema.Override{
-		{Kind: "Widget", Path: []string{"spec", "endpoints"}, List: schema.List{Kind: schema.Keyed, Keys: []string{"port"}}},
-		{Group: "example.com", Kind: "Widget", Path: []string{"spec", "groups", "rules"}, List: schema.List{Kind: schema.Keyed, Keys: []string{"alert", "record"}}},
-		{Kind: "Widget", Path: []string{"spec", "items"}, List: schema.List{Kind: schema.Atomic}},
-		{Kind: "Widget", Path: []string{"spec", "steps"}, List: schema.List{Kind: schema.Set}},
-		{Kind: "Deployment", Path: []string{"spec", "template", "spec", "containers"}, List: schema.List{Kind: schema.Atomic}},
-		{Group: "other.io", Kind: "Widget", Path: []string{"spec", "steps"}, List: schema.List{Kind: schema.Atomic}},
+	entries := []listkind.Override{
+		{Kind: "Widget", Path: []string{"spec", "endpoints"}, List: listkind.List{Kind: listkind.Keyed, Keys: []string{"port"}}},
+		{Group: "example.com", Kind: "Widget", Path: []string{"spec", "groups", "rules"}, List: listkind.List{Kind: listkind.Keyed, Keys: []string{"alert", "record"}}},
+		{Kind: "Widget", Path: []string{"spec", "items"}, List: listkind.List{Kind: listkind.Atomic}},
+		{Kind: "Widget", Path: []string{"spec", "steps"}, List: listkind.List{Kind: listkind.Set}},
+		{Kind: "Deployment", Path: []string{"spec", "template", "spec", "containers"}, List: listkind.List{Kind: listkind.Atomic}},
+		{Group: "other.io", Kind: "Widget", Path: []string{"spec", "steps"}, List: listkind.List{Kind: listkind.Atomic}},
 	}
-	r := schema.New(true, schema.SeedKeys).WithOverrides(entries).WithCRDs([]*yaml.RNode{rnode(t, widgetCRD)})
-	res := func(apiVersion, kind string) schema.Node {
+	r := listkind.New(true, listkind.SeedKeys).WithOverrides(entries).WithCRDs([]*yaml.RNode{rnode(t, widgetCRD)})
+	res := func(apiVersion, kind string) listkind.Node {
 		return r.ForResource(rnode(t, "apiVersion: "+apiVersion+"\nkind: "+kind+"\nmetadata:\n  name: w\n"))
 	}
 	for _, c := range []struct {
@@ -44,7 +44,7 @@ func TestOverrides(t *testing.T) {
 		})
 	}
 	t.Run("schema none still applies mergeKeys", func(t *testing.T) {
-		r := schema.New(false, schema.SeedKeys).WithOverrides(entries)
+		r := listkind.New(false, listkind.SeedKeys).WithOverrides(entries)
 		n := r.ForResource(rnode(t, "apiVersion: example.com/v1\nkind: Widget\nmetadata:\n  name: w\n"))
 		if got := render(r.Decide(at(n, "spec.endpoints"), node(t, "- port: a\n"))); got != "map[port]" {
 			t.Fatalf("got %s", got)
@@ -53,13 +53,13 @@ func TestOverrides(t *testing.T) {
 	t.Run("an inline comment does not beat mergeKeys", func(t *testing.T) {
 		n := at(res("example.com/v1", "Widget"), "spec")
 		y := node(t, "endpoints: # {\"type\":\"array\",\"x-kubernetes-list-type\":\"atomic\"}\n- port: a\n")
-		n = schema.WithComments(n.Field("endpoints"), y.Content[0], y.Content[1])
+		n = listkind.WithComments(n.Field("endpoints"), y.Content[0], y.Content[1])
 		if got := render(r.Decide(n, y.Content[1])); got != "map[port]" {
 			t.Fatalf("got %s", got)
 		}
 	})
 	t.Run("no entries: the same resolver", func(t *testing.T) {
-		base := schema.New(true, schema.SeedKeys)
+		base := listkind.New(true, listkind.SeedKeys)
 		if base.WithOverrides(nil) != base {
 			t.Fatal("WithOverrides(nil) made a new resolver")
 		}
