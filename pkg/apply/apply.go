@@ -62,8 +62,8 @@ type Result struct {
 	// Object is the live object as kubectl apply would leave it, projected onto the
 	// live YAML: its comments, field order and styles are kept (see project.go).
 	Object *yaml.RNode
-	// Schema says which patch kubectl would send and where merge keys come from.
-	Schema *Schema
+	// PatchType says which patch kubectl would send and where merge keys come from.
+	PatchType *PatchType
 	// LastApplied is the refreshed kubectl.kubernetes.io/last-applied-configuration.
 	LastApplied string
 	// Patch is the patch kubectl would send ("{}" when nothing changes).
@@ -139,7 +139,7 @@ func Apply(live, config *yaml.RNode, opts Options) (*Result, error) {
 				"write the values out or use fewer aliases", bounds.MaxExpandedNodes)
 		}
 	}
-	sch, err := SchemaFor(config.GetApiVersion(), config.GetKind())
+	sch, err := PatchTypeFor(config.GetApiVersion(), config.GetKind())
 	if err != nil {
 		return nil, fail("apiVersion", "%v", err)
 	}
@@ -196,7 +196,7 @@ func Apply(live, config *yaml.RNode, opts Options) (*Result, error) {
 	if err != nil || !equal(check, result) {
 		return nil, fail("", "internal error: the projection onto the live YAML differs from the patched object (please report this with the input)")
 	}
-	return &Result{Object: yaml.NewRNode(out), Schema: sch, LastApplied: lastApplied, Patch: patch, Plan: plan}, nil
+	return &Result{Object: yaml.NewRNode(out), PatchType: sch, LastApplied: lastApplied, Patch: patch, Plan: plan}, nil
 }
 
 // noOverwrite runs kubectl apply --overwrite=false's check (noOverwriteConflicts) on
@@ -204,7 +204,7 @@ func Apply(live, config *yaml.RNode, opts Options) (*Result, error) {
 // (nil when absent) and ov its value, lastApplied the refreshed annotation (the config
 // without the annotation, as kubectl serializes it), live the live object's value,
 // result the patched object. It returns nil when kubectl would apply the object.
-func noOverwrite(sch *Schema, original []byte, ov interface{}, lastApplied string, live, result map[string]interface{}) *ConflictError {
+func noOverwrite(sch *PatchType, original []byte, ov interface{}, lastApplied string, live, result map[string]interface{}) *ConflictError {
 	if om, ok := ov.(map[string]interface{}); ok && hasLastApplied(om) {
 		b, err := toJSON(withoutLastApplied(om))
 		if err != nil {
@@ -257,7 +257,7 @@ func withoutLastApplied(obj map[string]interface{}) map[string]interface{} {
 // computePatch runs kubectl's patch computation (with --overwrite=true, kubectl's
 // default) and the API server's patch application for the schema's strategy. It
 // returns the patch and the patched object.
-func computePatch(sch *Schema, original, modified, current []byte) ([]byte, []byte, error) {
+func computePatch(sch *PatchType, original, modified, current []byte) ([]byte, []byte, error) {
 	if sch.Strategy == StrategicMerge {
 		patch, err := strategicpatch.CreateThreeWayMergePatch(original, modified, current, sch.Meta, true)
 		if err != nil {

@@ -343,8 +343,8 @@ spec:
   settings: {a: "1"}
 `
 	res := mustApply(t, live, config)
-	if res.Schema.Strategy != JSONMerge {
-		t.Fatalf("strategy %s", res.Schema.Strategy)
+	if res.PatchType.Strategy != JSONMerge {
+		t.Fatalf("strategy %s", res.PatchType.Strategy)
 	}
 	out := jsonOf(t, res.Object)
 	wantValue(t, out, []interface{}{map[string]interface{}{"name": "x", "size": 2}}, "spec", "items")

@@ -909,7 +909,7 @@ func TestDifferentialAgainstStrategicPatch(t *testing.T) {
 				st["retainKeys clears a volume source"]++
 			}
 		}
-		st[string(res.Schema.Strategy)]++
+		st[string(res.PatchType.Strategy)]++
 		st["cases"]++
 	}
 	t.Logf("differential: %v", st)

@@ -52,7 +52,7 @@ func FuzzApply(f *testing.F) {
 		if _, err := yaml.Parse(s); err != nil {
 			t.Fatalf("result is not valid YAML: %v\n%s", err, s)
 		}
-		if res.Schema.Strategy != apply.JSONMerge {
+		if res.PatchType.Strategy != apply.JSONMerge {
 			// Built-in kinds go through kubectl's strategicpatch, which matches JSON
 			// fields to the Go type case-insensitively: a StatefulSet with `1: {}` or a
 			// list under `speC` is applied once, then refused by the second apply, and

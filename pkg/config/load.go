@@ -45,7 +45,7 @@ func Defaults() *Config {
 //   - a fn.krm-merge.dev/v1alpha1 ResourceMerge: the keys under spec with native types
 //     (booleans, a list of strings for associativeKeys), plus spec.original,
 //     spec.updated and spec.src, lists of inline resources. It is first validated
-//     against Schema(), so type errors name the field, e.g.
+//     against OpenAPI(), so type errors name the field, e.g.
 //     `spec.mergeOnPath in body must be of type boolean: "string"`.
 //
 // metadata is ignored in both forms (kpt and kustomize annotate it). Absent keys take

@@ -18,10 +18,10 @@ import (
 //go:embed schema.yaml
 var schemaYAML string
 
-// SchemaYAML returns the OpenAPI v3 schema of the typed functionConfig
+// OpenAPIYAML returns the OpenAPI v3 schema of the typed functionConfig
 // (fn.krm-merge.dev/v1alpha1 ResourceMerge) as the YAML text it is written in, comments
 // included, e.g. to print it or to build a KRMFunctionDefinition or CRD from it.
-func SchemaYAML() string {
+func OpenAPIYAML() string {
 	return schemaYAML
 }
 
@@ -39,7 +39,7 @@ var (
 //
 // Each call returns a fresh copy, which the caller may change. The error is non-nil only
 // if the embedded schema does not parse, which the package's tests rule out.
-func Schema() (*spec.Schema, error) {
+func OpenAPI() (*spec.Schema, error) {
 	s, err := sharedSchema()
 	if err != nil {
 		return nil, err

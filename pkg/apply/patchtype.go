@@ -23,8 +23,8 @@ const (
 	JSONMerge Strategy = "JSON merge patch"
 )
 
-// Schema is how kubectl patches one kind.
-type Schema struct {
+// PatchType is how kubectl patches one kind.
+type PatchType struct {
 	// GVK is the group, version and kind the schema was looked up for.
 	GVK schema.GroupVersionKind
 	// Strategy is StrategicMerge for kinds of the built-in scheme, else JSONMerge.
@@ -34,14 +34,14 @@ type Schema struct {
 	Meta strategicpatch.LookupPatchMeta
 }
 
-// SchemaFor returns how kubectl client-side apply patches objects of apiVersion and
+// PatchTypeFor returns how kubectl client-side apply patches objects of apiVersion and
 // kind (the local config's): a strategic merge patch with the patch metadata of the
 // k8s.io/api type when kubectl's scheme has the kind, else a JSON merge patch
 // (kubectl's patcher falls back to it when scheme.Scheme.New reports the kind not
 // registered). The metadata and the set of kinds come from package patchmeta, a table
 // generated from the k8s.io/api types and checked field by field against
 // strategicpatch.NewPatchMetaFromStruct, so the binary does not link k8s.io/api. Errors: an apiVersion that does not parse (e.g. "a/b/c").
-func SchemaFor(apiVersion, kind string) (*Schema, error) {
+func PatchTypeFor(apiVersion, kind string) (*PatchType, error) {
 	gv, err := schema.ParseGroupVersion(apiVersion)
 	if err != nil {
 		return nil, fmt.Errorf("apiVersion %q: %v", apiVersion, err)
@@ -52,9 +52,9 @@ func SchemaFor(apiVersion, kind string) (*Schema, error) {
 	case err != nil:
 		return nil, fmt.Errorf("%s: reading patch metadata: %v", gvk, err)
 	case !ok:
-		return &Schema{GVK: gvk, Strategy: JSONMerge}, nil
+		return &PatchType{GVK: gvk, Strategy: JSONMerge}, nil
 	}
-	return &Schema{GVK: gvk, Strategy: StrategicMerge, Meta: meta}, nil
+	return &PatchType{GVK: gvk, Strategy: StrategicMerge, Meta: meta}, nil
 }
 
 // listMeta describes one list field for pairing its elements: the element schema, the

@@ -11,7 +11,7 @@ import (
 )
 
 func TestSchemaMatchesKeys(t *testing.T) {
-	s, err := Schema()
+	s, err := OpenAPI()
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -94,27 +94,27 @@ func TestSchemaMatchesKeys(t *testing.T) {
 
 // TestSchemaIsACopy: callers may change what Schema returns.
 func TestSchemaIsACopy(t *testing.T) {
-	a, err := Schema()
+	a, err := OpenAPI()
 	if err != nil {
 		t.Fatal(err)
 	}
 	delete(a.Properties, "spec")
-	b, err := Schema()
+	b, err := OpenAPI()
 	if err != nil {
 		t.Fatal(err)
 	}
 	if _, ok := b.Properties["spec"]; !ok {
 		t.Fatal("Schema returns a shared value")
 	}
-	if !strings.Contains(SchemaYAML(), "ResourceMerge") {
-		t.Error("SchemaYAML lacks the kind")
+	if !strings.Contains(OpenAPIYAML(), "ResourceMerge") {
+		t.Error("OpenAPIYAML lacks the kind")
 	}
 }
 
 // TestSchemaValidates: the exported schema works with kube-openapi's validator as it is
 // (no $ref), accepting a full typed config and naming the field of a bad one.
 func TestSchemaValidates(t *testing.T) {
-	s, err := Schema()
+	s, err := OpenAPI()
 	if err != nil {
 		t.Fatal(err)
 	}
