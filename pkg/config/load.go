@@ -118,7 +118,7 @@ func Load(fc *yaml.RNode) (*Config, error) {
 		node = expanded
 	}
 
-	l := &loader{cfg: cfg, given: map[string]bool{}}
+	l := &loader{cfg: cfg, present: map[string]bool{}}
 	apiVersion, kind := scalarValue(mapValue(node, "apiVersion")), scalarValue(mapValue(node, "kind"))
 	switch {
 	case apiVersion == ConfigMapAPIVersion && kind == ConfigMapKind:
@@ -137,7 +137,7 @@ func Load(fc *yaml.RNode) (*Config, error) {
 			strings.Join(acceptedForms(), ", "))
 	}
 	if len(l.errs) == 0 {
-		l.crossCheck()
+		cfg.validate(l)
 	}
 	if len(l.errs) > 0 {
 		return nil, l.errs
@@ -155,8 +155,8 @@ type loader struct {
 	cfg *Config
 	// prefix is "data" or "spec": where the keys live in this form.
 	prefix string
-	// given records the keys present in the functionConfig.
-	given map[string]bool
+	// present records the keys present in the functionConfig.
+	present map[string]bool
 	errs  Errors
 }
 
@@ -179,6 +179,12 @@ func oneLine(s string) string {
 func (l *loader) field(key string) string {
 	return l.prefix + "." + key
 }
+
+// given reports whether the functionConfig holds key (reporter).
+func (l *loader) given(key string) bool { return l.present[key] }
+
+// failed reports whether a problem was found (reporter).
+func (l *loader) failed() bool { return len(l.errs) > 0 }
 
 // loadConfigMap reads the ConfigMap form.
 func (l *loader) loadConfigMap(node *yaml.Node) {
@@ -367,7 +373,7 @@ func (l *loader) keys(m *yaml.Node) [][2]*yaml.Node {
 			l.fail(l.field(name), name, valid, "%s", msg)
 			continue
 		}
-		l.given[name] = true
+		l.present[name] = true
 		out = append(out, [2]*yaml.Node{k, v})
 	}
 	return out
@@ -534,114 +540,6 @@ var (
 		KeyOriginal: "original", KeyUpdated: "updated", KeySrc: "src",
 	}
 )
-
-// crossCheck checks the rules that involve several keys: each mode's role keys, inline
-// sources against path selection, complete path selection and distinct directories.
-func (l *loader) crossCheck() {
-	c := l.cfg
-	modeName := string(c.Mode) + " mode"
-	if !l.given[KeyMode] {
-		modeName += " (the default)"
-	}
-
-	var paths, inline []string
-	for _, k := range allPathKeys {
-		if *l.pathField(k) != "" {
-			paths = append(paths, k)
-		}
-	}
-	for _, k := range allInlineKeys {
-		if l.given[k] {
-			inline = append(inline, k)
-		}
-	}
-
-	// Keys of another mode.
-	for _, k := range paths {
-		if contains(modePathKeys[c.Mode], k) {
-			continue
-		}
-		why := fmt.Sprintf("it selects the %s role of %s", keyRole[k], modesWith(modePathKeys, k))
-		if c.Mode == ModeApply && k == KeyOriginalPath {
-			why = "apply mode takes the original from the dest's kubectl.kubernetes.io/last-applied-configuration annotation"
-		}
-		l.fail(l.field(k), *l.pathField(k), modePathKeys[c.Mode], "%s does not apply in %s (%s); %s selects roles by path with %s",
-			k, modeName, why, modeName, joinAnd(modePathKeys[c.Mode], ""))
-	}
-	for _, k := range inline {
-		if contains(modeInlineKeys[c.Mode], k) {
-			continue
-		}
-		why := fmt.Sprintf("it holds the %s role of %s", keyRole[k], modesWith(modeInlineKeys, k))
-		if c.Mode == ModeApply && k == KeyOriginal {
-			why = "apply mode takes the original from the dest's kubectl.kubernetes.io/last-applied-configuration annotation"
-		}
-		l.fail(l.field(k), "", prefixed("spec.", modeInlineKeys[c.Mode]), "spec.%s does not apply in %s (%s); %s takes inline sources in %s",
-			k, modeName, why, modeName, joinAnd(modeInlineKeys[c.Mode], "spec."))
-	}
-	for _, k := range []string{KeyMergeKeys, KeyFieldRules} {
-		if l.given[k] && c.Mode == ModeApply {
-			l.fail(l.field(k), "", nil, "%s does not apply in %s: apply mode computes kubectl's client-side apply patch "+
-				"(strategic merge patch from the built-in types, JSON merge patch for custom resources), which has no "+
-				"such rules; use it with 3way or 2way mode", k, modeName)
-		}
-	}
-	if l.given[KeyOnConflict] && c.Mode == Mode2Way {
-		l.fail(l.field(KeyOnConflict), string(c.OnConflict), nil,
-			"onConflict does not apply in %s: a 2-way merge has no original, so no conflicts (src wins every field it sets); "+
-				"use it with 3way or apply mode", modeName)
-	}
-	if len(l.errs) > 0 {
-		return
-	}
-
-	// Inline sources exclude path selection and mergeOnPath.
-	if len(inline) > 0 {
-		for _, k := range paths {
-			l.fail(l.field(k), *l.pathField(k), nil,
-				"%s cannot be combined with inline sources (%s): with inline sources every input item without a role is dest; "+
-					"use either path selection or inline sources", k, joinAnd(inline, "spec."))
-		}
-		if c.MergeOnPath {
-			l.fail(l.field(KeyMergeOnPath), "true", nil,
-				"mergeOnPath cannot be used with inline sources (%s): inline resources have no file path", joinAnd(inline, "spec."))
-		}
-		var missing []string
-		for _, k := range modeInlineKeys[c.Mode] {
-			if !l.given[k] {
-				missing = append(missing, k)
-			}
-		}
-		if len(missing) > 0 {
-			l.fail(l.field(missing[0]), "", nil, "inline sources in %s need %s (give [] for an empty one); missing: %s",
-				modeName, joinAnd(modeInlineKeys[c.Mode], "spec."), joinAnd(missing, "spec."))
-		}
-		return
-	}
-
-	// Path selection needs every role's directory, each its own.
-	if len(paths) > 0 {
-		var missing []string
-		for _, k := range modePathKeys[c.Mode] {
-			if *l.pathField(k) == "" {
-				missing = append(missing, k)
-			}
-		}
-		if len(missing) > 0 {
-			l.fail(l.field(missing[0]), "", nil, "path selection in %s needs %s; missing: %s",
-				modeName, joinAnd(modePathKeys[c.Mode], ""), joinAnd(missing, ""))
-			return
-		}
-		for i, a := range paths {
-			for _, b := range paths[i+1:] {
-				if pa, pb := *l.pathField(a), *l.pathField(b); pa == pb {
-					l.fail(l.field(b), pb, nil, "%s and %s both name %q; each role needs its own directory "+
-						"(nested directories are fine: the most specific one wins)", a, b, pa)
-				}
-			}
-		}
-	}
-}
 
 // modesWith names the modes whose key list holds k, e.g. "3way and apply modes".
 func modesWith(table map[Mode][]string, k string) string {

@@ -164,8 +164,8 @@ func TestLoadKeys(t *testing.T) {
 			func(c *Config) bool { return c.OnConflict == ConflictDest }},
 		{"onConflict error", []string{"onConflict", "error"}, "onConflict: error",
 			func(c *Config) bool { return c.OnConflict == ConflictError }},
-		{"onConflict in apply mode", []string{"mode", "apply", "onConflict", "dest"}, "mode: apply\nonConflict: dest",
-			func(c *Config) bool { return c.OnConflict == ConflictDest && c.Mode == ModeApply }},
+		{"onConflict in apply mode", []string{"mode", "apply", "onConflict", "error"}, "mode: apply\nonConflict: error",
+			func(c *Config) bool { return c.OnConflict == ConflictError && c.Mode == ModeApply }},
 		{"associativeKeys", []string{"associativeKeys", " name, containerPort ,id"}, "associativeKeys: [name, containerPort, id]",
 			func(c *Config) bool {
 				return reflect.DeepEqual(c.AssociativeKeys, []string{"name", "containerPort", "id"})
@@ -352,6 +352,10 @@ func TestLoadErrors(t *testing.T) {
 		{name: "ResourceMerge of another version", input: "apiVersion: fn.krm-merge.dev/v1\nkind: ResourceMerge\n",
 			field: "apiVersion", msg: `apiVersion "fn.krm-merge.dev/v1", kind "ResourceMerge" is not accepted`},
 		{name: "map without kind", input: "data: {mode: 2way}\n", field: "kind", msg: `apiVersion "", kind "" is not accepted`},
+
+		// Keys whose values do not go together.
+		{name: "onConflict dest in apply mode", input: cm("mode", "apply") + "  onConflict: dest\n", field: "data.onConflict",
+			msg: "onConflict: dest does not apply in apply mode", valid: []string{"updated", "error"}},
 
 		// Unknown and repeated keys.
 		{name: "unknown data key", input: cm("mergeOnpath", "true"), field: "data.mergeOnpath",
@@ -604,5 +608,39 @@ func TestLoadCrossChecksWaitForValidKeys(t *testing.T) {
 	var all Errors
 	if !errors.As(err, &all) || len(all) != 1 || all[0].Field != "data.mode" {
 		t.Fatalf("got %v", err)
+	}
+}
+
+// A Config built by hand is checked by Validate as Load checks its own result.
+func TestValidate(t *testing.T) {
+	if err := Defaults().Validate(); err != nil {
+		t.Fatalf("the defaults: %v", err)
+	}
+	for _, tt := range []struct {
+		name  string
+		edit  func(c *Config)
+		field string
+		msg   string
+	}{
+		{"empty mode", func(c *Config) { c.Mode = "" }, "mode", `mode "" is invalid; valid values: 3way, 2way, apply`},
+		{"unknown onConflict", func(c *Config) { c.OnConflict = "maybe" }, "onConflict", `onConflict "maybe" is invalid`},
+		{"no role annotation", func(c *Config) { c.RoleAnnotation = "" }, "roleAnnotation", "roleAnnotation is empty"},
+		{"no associative keys", func(c *Config) { c.AssociativeKeys = nil }, "associativeKeys", "associativeKeys is empty"},
+		{"a path key of another mode", func(c *Config) { c.Mode, c.SrcPath, c.DestPath = Mode3Way, "src", "dest" }, "srcPath", "srcPath does not apply in 3way mode"},
+		{"incomplete path selection", func(c *Config) { c.DestPath = "dest" }, "originalPath", "path selection in 3way mode (the default) needs originalPath, updatedPath and destPath"},
+		{"onConflict dest in apply mode", func(c *Config) { c.Mode, c.OnConflict = ModeApply, ConflictDest }, "onConflict", "does not apply in apply mode"},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			c := Defaults()
+			tt.edit(c)
+			err := c.Validate()
+			var es Errors
+			if !errors.As(err, &es) || len(es) == 0 {
+				t.Fatalf("want Errors, got %v", err)
+			}
+			if es[0].Field != tt.field || !strings.Contains(es[0].Message, tt.msg) {
+				t.Errorf("first problem %q %q, want field %q and %q", es[0].Field, es[0].Message, tt.field, tt.msg)
+			}
+		})
 	}
 }

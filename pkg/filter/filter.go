@@ -1,9 +1,7 @@
 package filter
 
 import (
-	"errors"
 	"fmt"
-	"strings"
 
 	"sigs.k8s.io/kustomize/kyaml/fn/framework"
 	"sigs.k8s.io/kustomize/kyaml/kio"
@@ -63,7 +61,7 @@ func (m *Merge) Filter(items []*yaml.RNode) (out []*yaml.RNode, err error) {
 	if cfg == nil {
 		cfg = config.Defaults()
 	}
-	if err := check(cfg); err != nil {
+	if err := cfg.Validate(); err != nil {
 		return nil, err
 	}
 	outcome, err := function.Merge(items, cfg)
@@ -72,36 +70,4 @@ func (m *Merge) Filter(items []*yaml.RNode) (out []*yaml.RNode, err error) {
 	}
 	m.Results = outcome.Results
 	return outcome.Items, nil
-}
-
-// check rejects a Config that config.Load could not have produced in the ways Run
-// would not notice: empty or unknown enum values and missing defaults.
-func check(cfg *config.Config) error {
-	var errs []error
-	bad := func(field, value string, valid ...string) {
-		errs = append(errs, fmt.Errorf("filter: Config.%s %q is invalid; valid values: %s (start from config.Defaults() or config.Load)",
-			field, value, strings.Join(valid, ", ")))
-	}
-	switch cfg.Mode {
-	case config.Mode3Way, config.Mode2Way, config.ModeApply:
-	default:
-		bad("Mode", string(cfg.Mode), string(config.Mode3Way), string(config.Mode2Way), string(config.ModeApply))
-	}
-	switch cfg.OnConflict {
-	case config.ConflictUpdated, config.ConflictDest, config.ConflictError:
-	default:
-		bad("OnConflict", string(cfg.OnConflict), string(config.ConflictUpdated), string(config.ConflictDest), string(config.ConflictError))
-	}
-	switch cfg.Schema {
-	case config.SchemaKubernetes, config.SchemaNone:
-	default:
-		bad("Schema", string(cfg.Schema), string(config.SchemaKubernetes), string(config.SchemaNone))
-	}
-	if cfg.RoleAnnotation == "" {
-		errs = append(errs, errors.New("filter: Config.RoleAnnotation is empty (start from config.Defaults() or config.Load)"))
-	}
-	if len(cfg.AssociativeKeys) == 0 {
-		errs = append(errs, errors.New("filter: Config.AssociativeKeys is empty (start from config.Defaults() or config.Load)"))
-	}
-	return errors.Join(errs...)
 }

@@ -154,7 +154,7 @@ func TestApplyModeOnConflict(t *testing.T) {
 		t.Errorf("conflict not reported:\n%s", res)
 	}
 	rl, err = run(t, strings.Replace(applyInput, "data: {mode: apply}", "data: {mode: apply, onConflict: dest}", 1))
-	if err == nil || !strings.Contains(resultsOf(rl), "path: onConflict") {
+	if err == nil || !strings.Contains(resultsOf(rl), "path: data.onConflict") {
 		t.Errorf("onConflict dest: %v\n%s", err, resultsOf(rl))
 	}
 }
