@@ -15,8 +15,8 @@ import (
 	"github.com/krm-merge/krm-merge/bench/gen"
 	"github.com/krm-merge/krm-merge/internal/resourcelist"
 	"github.com/krm-merge/krm-merge/pkg/function"
-	"github.com/krm-merge/krm-merge/pkg/merge"
 	"github.com/krm-merge/krm-merge/pkg/listkind"
+	"github.com/krm-merge/krm-merge/pkg/merge"
 )
 
 // TestSmoke is the quick check CI runs: a generated list goes through the fast path

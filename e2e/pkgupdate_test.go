@@ -398,7 +398,6 @@ func isKptOrLocalConfig(n *yaml.RNode) bool {
 	return n.GetKind() == "Kptfile" || n.GetAnnotations()["config.kubernetes.io/local-config"] == "true"
 }
 
-
 // The container image is a function image without git: `pkg update` there fails,
 // saying why and what to run instead, and changes nothing.
 func TestPkgUpdateInTheImage(t *testing.T) {

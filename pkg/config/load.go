@@ -157,7 +157,7 @@ type loader struct {
 	prefix string
 	// present records the keys present in the functionConfig.
 	present map[string]bool
-	errs  Errors
+	errs    Errors
 }
 
 // fail records a problem.

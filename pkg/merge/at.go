@@ -14,9 +14,9 @@ import (
 type at struct {
 	parent *at
 	kind   fieldpath.StepKind
-	name   string             // Field
-	idx    int32              // Index; Key: the element's index in source src
-	src    int32              // Key
+	name   string               // Field
+	idx    int32                // Index; Key: the element's index in source src
+	src    int32                // Key
 	ids    *listkind.Identities // Key
 }
 

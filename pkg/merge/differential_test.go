@@ -47,8 +47,8 @@ import (
 	"sigs.k8s.io/kustomize/kyaml/yaml/walk"
 
 	"github.com/krm-merge/krm-merge/pkg/fieldpath"
-	"github.com/krm-merge/krm-merge/pkg/merge"
 	"github.com/krm-merge/krm-merge/pkg/listkind"
+	"github.com/krm-merge/krm-merge/pkg/merge"
 )
 
 const (
