@@ -19,6 +19,16 @@ import (
 // configPrefix starts the message of an error in the local config (not the live object).
 const configPrefix = "local config: "
 
+// ConfigError is an *results.ItemError about the local config rather than the live
+// object (its message starts "local config: "): a caller that holds both items places it
+// at the config's file.
+type ConfigError struct {
+	*results.ItemError
+}
+
+// Unwrap returns the ItemError.
+func (e *ConfigError) Unwrap() error { return e.ItemError }
+
 // Options tune Apply.
 type Options struct {
 	// NoOverwrite refuses the apply where kubectl apply --overwrite=false refuses it:
@@ -122,15 +132,15 @@ func (e *ConflictError) Error() string {
 // then projected onto the live YAML (project.go) and checked to be the same JSON value.
 //
 // Errors (*results.ItemError naming the live resource and the field; File is left to
-// the caller): a last-applied annotation that is not a JSON object; YAML without a JSON
-// form; a changed apiVersion, kind or name of a custom resource; a JSON merge patch
-// conflict; live or config whose aliases expand past bounds.MaxExpandedNodes (an alias
-// bomb, whose JSON form would take unbounded time). With NoOverwrite, an object kubectl
-// apply --overwrite=false refuses is a *ConflictError (not an ItemError; see
-// Options.NoOverwrite).
+// the caller; a *ConfigError when the local config is at fault): a last-applied
+// annotation that is not a JSON object; YAML without a JSON form; a changed apiVersion,
+// kind or name of a custom resource; a JSON merge patch conflict; live or config whose
+// aliases expand past bounds.MaxExpandedNodes (an alias bomb, whose JSON form would take
+// unbounded time). With NoOverwrite, an object kubectl apply --overwrite=false refuses is
+// a *ConflictError (not an ItemError; see Options.NoOverwrite).
 func Apply(live, config *yaml.RNode, opts Options) (*Result, error) {
 	ref := results.ResourceRef(live)
-	fail := func(field string, format string, args ...interface{}) error {
+	fail := func(field string, format string, args ...interface{}) *results.ItemError {
 		return &results.ItemError{Resource: ref, Field: field, Msg: fmt.Sprintf(format, args...)}
 	}
 	for _, n := range []*yaml.RNode{live, config} {
@@ -145,7 +155,7 @@ func Apply(live, config *yaml.RNode, opts Options) (*Result, error) {
 	}
 	cv, err := objectValue(config, opts.Ignore)
 	if err != nil {
-		return nil, located(ref, configPrefix, err)
+		return nil, &ConfigError{located(ref, configPrefix, err)}
 	}
 	lv, err := objectValue(live, opts.Ignore)
 	if err != nil {
@@ -158,11 +168,11 @@ func Apply(live, config *yaml.RNode, opts Options) (*Result, error) {
 	}
 	lastApplied, err := LastAppliedConfiguration(cv)
 	if err != nil {
-		return nil, fail("metadata", "%s%v", configPrefix, err)
+		return nil, &ConfigError{fail("metadata", "%s%v", configPrefix, err)}
 	}
 	modified, err := modifiedConfiguration(cv, lastApplied)
 	if err != nil {
-		return nil, fail("metadata", "%s%v", configPrefix, err)
+		return nil, &ConfigError{fail("metadata", "%s%v", configPrefix, err)}
 	}
 	current, err := toJSON(lv)
 	if err != nil {
@@ -329,10 +339,32 @@ func objectValue(n *yaml.RNode, ignore func(string) bool) (map[string]interface{
 }
 
 // located turns a ValueError into an ItemError at its field.
-func located(ref *yaml.ResourceIdentifier, prefix string, err error) error {
+func located(ref *yaml.ResourceIdentifier, prefix string, err error) *results.ItemError {
 	var ve *ValueError
 	if errors.As(err, &ve) {
 		return &results.ItemError{Resource: ref, Field: ve.Path.String(), Msg: prefix + ve.Msg}
 	}
 	return &results.ItemError{Resource: ref, Msg: prefix + err.Error()}
+}
+
+// Create returns the object kubectl apply creates from config when no live object
+// exists: config with the kubectl.kubernetes.io/last-applied-configuration annotation
+// kubectl's CreateApplyAnnotation sets (the config's compact JSON, without the
+// annotations opts.Ignore names). config is not changed.
+// Errors: a *ConfigError naming the config and the field (YAML without a JSON form).
+func Create(config *yaml.RNode, opts Options) (*yaml.RNode, error) {
+	n := config.Copy()
+	ref := results.ResourceRef(config)
+	cv, err := objectValue(n, opts.Ignore)
+	if err != nil {
+		return nil, &ConfigError{located(ref, configPrefix, err)}
+	}
+	la, err := LastAppliedConfiguration(cv)
+	if err != nil {
+		return nil, &ConfigError{&results.ItemError{Resource: ref, Field: "metadata", Msg: configPrefix + err.Error()}}
+	}
+	if err := n.PipeE(yaml.SetAnnotation(LastAppliedAnnotation, la)); err != nil {
+		return nil, &ConfigError{&results.ItemError{Resource: ref, Field: "metadata.annotations", Msg: configPrefix + err.Error()}}
+	}
+	return n, nil
 }

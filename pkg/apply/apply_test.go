@@ -8,6 +8,7 @@ import (
 
 	"sigs.k8s.io/kustomize/kyaml/yaml"
 
+	"github.com/krm-merge/krm-merge/pkg/plan"
 	"github.com/krm-merge/krm-merge/pkg/results"
 )
 
@@ -176,8 +177,8 @@ spec:
 	if !reflect.DeepEqual(lines, []string{"delete spec.strategy.rollingUpdate", "change spec.strategy.type"}) {
 		t.Errorf("plan %v", lines)
 	}
-	if !strings.Contains(res.Plan[0].Describe(), "retainKeys") {
-		t.Errorf("the deletion does not say why: %s", res.Plan[0].Describe())
+	if !strings.Contains(results.ApplyChange(results.At{}, res.Plan[0]).Message, "retainKeys") {
+		t.Errorf("the deletion does not say why: %s", results.ApplyChange(results.At{}, res.Plan[0]).Message)
 	}
 }
 
@@ -284,7 +285,7 @@ data:
 	wantValue(t, out, map[string]interface{}{"team": "a"}, "metadata", "labels")
 	wantValue(t, out, res.LastApplied, "metadata", "annotations", LastAppliedAnnotation)
 	for _, c := range res.Plan {
-		if c.Op == Deleted {
+		if c.Op == plan.Deleted {
 			t.Errorf("deleted %s without a last-applied configuration", c.Path)
 		}
 	}

@@ -11,6 +11,7 @@ import (
 	"k8s.io/apimachinery/pkg/util/strategicpatch"
 
 	"github.com/krm-merge/krm-merge/pkg/fieldpath"
+	"github.com/krm-merge/krm-merge/pkg/plan"
 )
 
 // kubectl apply --overwrite=false (onConflict: error), for kinds patched with a
@@ -96,14 +97,14 @@ func noOverwriteConflicts(meta strategicpatch.LookupPatchMeta, original, modifie
 		la, inLA := valueAt(o, path)
 		cur, inCur := valueAt(c, path)
 		res, inRes := valueAt(result, path)
-		op := Changed
+		op := plan.Changed
 		switch {
 		case !inCur && inRes:
-			op = Added
+			op = plan.Added
 		case inCur && !inRes:
-			op = Deleted
+			op = plan.Deleted
 		}
-		ce.Fields = append(ce.Fields, Change{Op: op, Path: path, Current: cur, Proposed: res, InLastApplied: inLA, LastApplied: la})
+		ce.Fields = append(ce.Fields, plan.Change{Op: op, Path: path, Current: cur, Proposed: res, InBase: inLA, Base: la})
 	}
 	ce.Reason = strings.Join(w.failures, "; ")
 	if len(ce.Fields) == 0 && ce.Reason == "" {

@@ -20,6 +20,7 @@ import (
 	"sigs.k8s.io/kustomize/kyaml/yaml"
 
 	"github.com/krm-merge/krm-merge/pkg/fieldpath"
+	"github.com/krm-merge/krm-merge/pkg/plan"
 )
 
 // The differential test of onConflict: error (Options.NoOverwrite): on generated
@@ -470,11 +471,11 @@ func TestNoOverwriteAgainstStrategicPatch(t *testing.T) {
 				rt.Fatalf("ops %v: %s listed, but alone it is no conflict for strategicpatch (%v)\npatch %v\nchanges %v", ops, f.Path, err, patch, changes)
 			}
 			switch {
-			case f.Op == Added && f.InLastApplied:
+			case f.Op == plan.Added && f.InBase:
 				st["field: re-adds what live removed"]++
-			case !f.InLastApplied && strings.HasSuffix(f.Path.String(), "strategy.type"):
+			case !f.InBase && strings.HasSuffix(f.Path.String(), "strategy.type"):
 				st["field: retainKeys union over a live-only value"]++
-			case !f.InLastApplied:
+			case !f.InBase:
 				st["field: sets a live-only field"]++
 			default:
 				st["field: changes or deletes a live change"]++

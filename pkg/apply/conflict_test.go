@@ -7,6 +7,8 @@ import (
 	"testing"
 
 	"sigs.k8s.io/kustomize/kyaml/yaml"
+
+	"github.com/krm-merge/krm-merge/pkg/plan"
 )
 
 // conflictPaths applies config to live with NoOverwrite and returns the paths of the
@@ -72,7 +74,7 @@ spec:
 		t.Fatalf("conflicts %v, want %v", paths, want)
 	}
 	for _, c := range ce.Fields {
-		if c.Op != Added || !c.InLastApplied || c.Current != nil || c.Proposed == nil {
+		if c.Op != plan.Added || !c.InBase || c.Current != nil || c.Proposed == nil {
 			t.Errorf("%s: %+v, want a re-add of a last-applied field the live object lacks", c.Path, c)
 		}
 	}
@@ -102,7 +104,7 @@ func TestNoOverwriteSetsLiveOnlyField(t *testing.T) {
 	if !reflect.DeepEqual(paths, []string{"spec.replicas"}) {
 		t.Fatalf("conflicts %v, want [spec.replicas]", paths)
 	}
-	if c := ce.Fields[0]; c.Op != Changed || c.InLastApplied || !equal(c.Current, 5) || !equal(c.Proposed, 3) {
+	if c := ce.Fields[0]; c.Op != plan.Changed || c.InBase || !equal(c.Current, 5) || !equal(c.Proposed, 3) {
 		t.Errorf("conflict %+v, want a change of the live-only 5 to 3", c)
 	}
 	for _, cfg := range []string{
@@ -138,7 +140,7 @@ func TestNoOverwriteRetainKeysClearsLiveOnlyValue(t *testing.T) {
 	if !reflect.DeepEqual(paths, []string{"spec.strategy.type"}) {
 		t.Fatalf("conflicts %v, want [spec.strategy.type]", paths)
 	}
-	if c := ce.Fields[0]; c.Op != Changed || c.InLastApplied || c.Current != "RollingUpdate" || c.Proposed != "Recreate" {
+	if c := ce.Fields[0]; c.Op != plan.Changed || c.InBase || c.Current != "RollingUpdate" || c.Proposed != "Recreate" {
 		t.Errorf("conflict %+v", c)
 	}
 	res := mustApply(t, live, config) // with overwrite, the switch clears rollingUpdate

@@ -19,7 +19,8 @@ import (
 	"k8s.io/apimachinery/pkg/util/strategicpatch"
 	"sigs.k8s.io/kustomize/kyaml/yaml"
 
-	"github.com/krm-merge/krm-merge/pkg/roles"
+	"github.com/krm-merge/krm-merge/internal/host"
+	"github.com/krm-merge/krm-merge/pkg/plan"
 	sigsyaml "sigs.k8s.io/yaml"
 )
 
@@ -781,7 +782,7 @@ func TestDifferentialAgainstStrategicPatch(t *testing.T) {
 	const cases = 1200
 	g := &gen{r: rand.New(rand.NewSource(20250101))}
 	st := stats{}
-	ignore := func(k string) bool { return roles.IsHostAnnotation(k, "config.kubernetes.io/merge-source") }
+	ignore := func(k string) bool { return host.IsAnnotation(k, "config.kubernetes.io/merge-source") }
 	failures := 0
 	for i := 0; i < cases && failures < 5; i++ {
 		av, kind := kinds[i%len(kinds)][0], kinds[i%len(kinds)][1]
@@ -899,13 +900,13 @@ func TestDifferentialAgainstStrategicPatch(t *testing.T) {
 		}
 		for _, c := range res.Plan {
 			st["plan "+string(c.Op)]++
-			if c.OverwritesLiveChange() {
+			if c.OverwritesBase() {
 				st["plan overwrites"]++
 			}
-			if strings.Contains(c.Path.String(), "strategy.rollingUpdate") && c.Op == Deleted && !c.InLastApplied {
+			if strings.Contains(c.Path.String(), "strategy.rollingUpdate") && c.Op == plan.Deleted && !c.InBase {
 				st["retainKeys clears a server default"]++
 			}
-			if strings.Contains(c.Path.String(), "volumes[name=") && c.Op == Deleted && !strings.HasSuffix(c.Path.String(), "]") {
+			if strings.Contains(c.Path.String(), "volumes[name=") && c.Op == plan.Deleted && !strings.HasSuffix(c.Path.String(), "]") {
 				st["retainKeys clears a volume source"]++
 			}
 		}

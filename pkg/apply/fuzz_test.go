@@ -67,7 +67,7 @@ func FuzzApply(f *testing.F) {
 		}
 		if len(again.Plan) > 0 {
 			t.Fatalf("applying the same config again changes %d fields, first: %s\nresult:\n%s",
-				len(again.Plan), again.Plan[0].Describe(), s)
+				len(again.Plan), again.Plan[0].Path.String(), s)
 		}
 	})
 }

@@ -64,7 +64,7 @@ func (m *Merge) Filter(items []*yaml.RNode) (out []*yaml.RNode, err error) {
 	if err := cfg.Validate(); err != nil {
 		return nil, err
 	}
-	outcome, err := function.Merge(items, cfg)
+	outcome, err := function.Run(items, cfg)
 	if err != nil {
 		return nil, err
 	}

@@ -11,11 +11,11 @@ import (
 	"github.com/krm-merge/krm-merge/pkg/config"
 )
 
-// mergedText merges items by cfg (Merge) and returns the first output item as written,
+// mergedText merges items by cfg (Run) and returns the first output item as written,
 // and that text parsed again; it fails t when the merge fails or the text does not parse.
 func mergedText(t *testing.T, items []*yaml.RNode, cfg *config.Config) (string, *yaml.RNode) {
 	t.Helper()
-	out, err := Merge(items, cfg)
+	out, err := Run(items, cfg)
 	if err != nil {
 		t.Fatal(err)
 	}

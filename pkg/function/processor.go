@@ -1,10 +1,11 @@
 // Package function is krm-merge as a KRM function: a kyaml framework.ResourceListProcessor
-// that reads the functionConfig (package config), assigns roles (package roles), applies
-// the resource rules and field merges (packages resources and merge), and writes the
-// output items and results (package results).
+// that reads the functionConfig (package config), turns it into each package's options
+// (options.go: the config stops here), checks the items (checkitems.go), assigns roles
+// (package roles), runs the mode's resource rules and engines (package resources), and
+// writes the output items and results.
 //
-// Contract (shared/spec/function.md): on success the ResourceList's items are the merged
-// items and its results hold a summary, one warning per conflict and any warnings. On any
+// Contract (docs/function.md): on success the ResourceList's items are the merged items
+// and its results hold a summary, one warning per conflict and any warnings. On any
 // error the items are emptied (nothing half-merged reaches the host), the results say
 // what and where (resource, file, field), and Process returns the results as its error,
 // so the binary exits 1 and kpt leaves the package untouched.
@@ -17,11 +18,8 @@ import (
 	"sigs.k8s.io/kustomize/kyaml/fn/framework"
 	"sigs.k8s.io/kustomize/kyaml/yaml"
 
-	"github.com/krm-merge/krm-merge/internal/kptpost"
 	"github.com/krm-merge/krm-merge/internal/parallel"
-	"github.com/krm-merge/krm-merge/pkg/apply"
 	"github.com/krm-merge/krm-merge/pkg/config"
-	"github.com/krm-merge/krm-merge/pkg/merge"
 	"github.com/krm-merge/krm-merge/pkg/resources"
 	"github.com/krm-merge/krm-merge/pkg/results"
 	"github.com/krm-merge/krm-merge/pkg/roles"
@@ -33,7 +31,7 @@ type Processor struct{}
 var _ framework.ResourceListProcessor = Processor{}
 
 // Process merges rl.Items as rl.FunctionConfig says and replaces rl.Items and rl.Results;
-// with `plan: true` it leaves rl.Items as they are and adds the plan (Plan) to rl.Results.
+// with `plan: true` it leaves rl.Items as they are and adds the plan to rl.Results.
 // Errors: a framework.Results holding at least one error result (bad functionConfig, bad
 // item, conflicts under onConflict=error, a recovered internal panic); rl.Items is then
 // empty.
@@ -52,20 +50,14 @@ func (Processor) Process(rl *framework.ResourceList) (err error) {
 	if err != nil {
 		return err
 	}
-	if cfg.Plan { // items stay as they are; the results are the plan
-		res, err := Plan(rl.Items, cfg)
-		if err != nil {
-			return err
-		}
-		rl.Results = append(rl.Results, res...)
-		return nil
-	}
-	out, err := Merge(rl.Items, cfg)
+	out, err := Run(rl.Items, cfg)
 	if err != nil {
 		return err
 	}
 	rl.Results = append(rl.Results, out.Results...)
-	rl.Items = out.Items
+	if !cfg.Plan { // a plan leaves the items as they are
+		rl.Items = out.Items
+	}
 	return nil
 }
 
@@ -81,47 +73,23 @@ func LoadConfig(fc *yaml.RNode) (*config.Config, error) {
 	return cfg, nil
 }
 
-// Merge is Run plus the onConflict=error policy, with output items an encoder writes as
-// valid YAML (writable: aliases resolve to an anchor before them, emptied maps and
-// lists are flow style): when cfg.OnConflict is error and the
-// merge found conflicts, it returns no outcome and a framework.Results error holding one
-// summary error and one error result per conflict (resourceRef, file, field.path).
-// Other errors are Run's.
-func Merge(items []*yaml.RNode, cfg *config.Config) (*resources.Outcome, error) {
-	out, err := Run(items, cfg)
-	if err != nil {
-		return nil, err
-	}
-	parallel.ForEach(len(out.Items), 256, func(i int) { out.Items[i] = writable(out.Items[i]) })
-	if cfg.OnConflict == config.ConflictError && len(out.Conflicts) > 0 {
-		return nil, framework.Results(append(framework.Results{{
-			Severity: framework.Error,
-			Message:  fmt.Sprintf("onConflict is error and the merge found %d conflicts; nothing was written", len(out.Conflicts)),
-		}}, out.Conflicts...))
-	}
-	return out, nil
-}
-
-// Run merges items by cfg: roles, resource rules and field merges, with merge keys from
-// Lists (cfg.MergeKeys, the CRDs among the items, cfg.Schema, cfg.AssociativeKeys) and
-// the field rules of cfg.FieldRules and the items' fn.krm-merge.dev/field-rules
-// annotations; in mode apply, kubectl client-side apply of the
-// updated items onto the dest items (package apply). It does no I/O and never changes
-// items.
-// Errors: *results.ItemError for bad items, as documented by roles.Assign,
-// resources.Merge and apply.Run; for an item whose YAML aliases expand past
-// MaxExpandedNodes or holds a repeated map key (checkItems); in mode apply, an item with the field-rules
-// annotation.
+// Run runs items by cfg (which must be valid: config.Load's, or checked with
+// (*config.Config).Validate): roles (roles.Assign), the item checks (checkItems), then
+// the mode's resource rules and engines (resources.Run) with the options cfg gives
+// (options.go). It does no I/O and never changes items. The outcome's items are
+// writable YAML (writable: aliases resolve to an anchor before them, emptied maps and
+// lists are flow style); with cfg.Plan its results are the plan (what the run would
+// change) and its items are not for writing.
+//
+// Errors: *results.ItemError for bad items, as roles.Assign, checkItems and
+// resources.Run document them; in apply mode, an item with the field-rules annotation;
+// with onConflict: error and any conflict, a framework.Results error holding a heading
+// error result (results.Refused), then the run's results (a plan's) or its conflicts.
 func Run(items []*yaml.RNode, cfg *config.Config) (*resources.Outcome, error) {
-	assigned, err := roles.Assign(items, cfg)
+	assigned, err := roles.Assign(items, roleOptions(cfg))
 	if err != nil {
 		return nil, err
 	}
-	return runAssigned(assigned, cfg)
-}
-
-// runAssigned is Run after roles.Assign.
-func runAssigned(assigned []roles.Item, cfg *config.Config) (*resources.Outcome, error) {
 	anyAlias, anyNullElement, err := checkItems(assigned)
 	if err != nil {
 		return nil, err
@@ -130,21 +98,25 @@ func runAssigned(assigned []roles.Item, cfg *config.Config) (*resources.Outcome,
 		if err := noFieldRuleAnnotations(assigned); err != nil {
 			return nil, err
 		}
-		return apply.Run(assigned, cfg)
 	}
-	return resources.Merge(assigned, cfg, merge.Options{Lists: Lists(cfg, assigned), AliasFree: !anyAlias, NullElementFree: !anyNullElement,
-		PositionalHost: hostedByID(assigned)})
-}
-
-// hostedByID reports whether the items come from a host that restores comments and
-// field order by input id (kpt, kustomize): a dest item carries the id.
-func hostedByID(items []roles.Item) bool {
-	for i := range items {
-		if items[i].Role == roles.Dest && kptpost.HasID(items[i].Node) {
-			return true
+	out, err := resources.Run(assigned, resourceOptions(cfg, assigned, !anyAlias, !anyNullElement))
+	if err != nil {
+		return nil, err
+	}
+	if cfg.OnConflict == config.ConflictError && len(out.Conflicts) > 0 {
+		refused := framework.Results{results.Refused(len(out.Conflicts), cfg.Plan)}
+		if cfg.Plan {
+			return nil, append(refused, out.Results...)
 		}
+		for _, c := range out.Conflicts {
+			refused = append(refused, c.Result)
+		}
+		return nil, refused
 	}
-	return false
+	if !cfg.Plan {
+		parallel.ForEach(len(out.Items), 256, func(i int) { out.Items[i] = writable(out.Items[i]) })
+	}
+	return out, nil
 }
 
 // located turns functionConfig errors into item errors about the functionConfig, each

@@ -59,7 +59,7 @@ func (u *updater) merge(rel string, src *source, trees map[string]*pkgio.Tree, p
 	return nil
 }
 
-// mergeResources runs function.Merge on the resources of the KRM files, given under
+// mergeResources runs function.Run on the resources of the KRM files, given under
 // the role directories, and turns its output back into files.
 func (u *updater) mergeResources(rel string, src *source, paths []string, o, up, d *pkgio.Tree, pr *PackageReport) error {
 	var items []*yaml.RNode
@@ -80,34 +80,43 @@ func (u *updater) mergeResources(rel string, src *source, paths []string, o, up,
 	if failOnConflict {
 		cfg.OnConflict = config.ConflictUpdated
 	}
-	if u.opts.Plan {
-		res, err := function.Plan(items, &cfg)
+	cfg.Plan = false
+	out, err := function.Run(items, &cfg)
+	if err != nil {
+		return loc.relocate(err)
+	}
+	if u.opts.Plan { // the field changes, as the function's plan lists them
+		planCfg := cfg
+		planCfg.Plan = true
+		planned, err := function.Run(items, &planCfg)
 		if err != nil {
 			return loc.relocate(err)
 		}
-		for _, r := range res {
-			if r.Severity == framework.Info {
-				n := loc.note(r)
-				n.Message = strings.TrimPrefix(strings.TrimPrefix(n.Message, "3way plan, nothing written: "), "3way plan: ")
-				pr.Changes = append(pr.Changes, n)
-			}
+		for _, ch := range planned.Changes {
+			pr.Changes = append(pr.Changes, Note{File: loc.file(ch.Item.File), Resource: describeRef(ch.Item.Ref()),
+				Field: ch.Change.Path.String(), Message: results.ChangeText(ch.Change)})
 		}
-	}
-	out, err := function.Merge(items, &cfg)
-	if err != nil {
-		return loc.relocate(err)
 	}
 	oc := out.Counts
 	pr.Counts = Counts{Merged: oc.Merged, Added: oc.Added, Deleted: oc.Deleted, Kept: oc.Kept,
 		StayedDeleted: oc.StayedDeleted, Conflicts: oc.Conflicts}
+	policy := results.UpdatedWins
+	switch {
+	case failOnConflict:
+		policy = results.Refuse
+	case cfg.OnConflict == config.ConflictDest:
+		policy = results.DestWins
+	}
 	isConflict := map[*framework.Result]bool{}
-	for _, r := range out.Conflicts {
-		isConflict[r] = true
-		c := loc.conflict(r)
-		if failOnConflict {
-			c.Message = strings.TrimSuffix(c.Message, "; updated wins") + "; onConflict is error, so nothing is written"
+	for _, c := range out.Conflicts {
+		isConflict[c.Result] = true
+		pc := Conflict{File: loc.file(c.Item.File), Resource: describeRef(c.Item.Ref())}
+		if c.Field != nil {
+			pc.Field, pc.Message = c.Field.Path.String(), results.ConflictText(*c.Field, policy)
+		} else {
+			pc.Message = results.DeletedUpstreamText(c.What, policy)
 		}
-		pr.Conflicts = append(pr.Conflicts, c)
+		pr.Conflicts = append(pr.Conflicts, pc)
 	}
 	for _, r := range out.Results {
 		if r.Severity == framework.Warning && !isConflict[r] {
@@ -121,7 +130,6 @@ func (u *updater) mergeResources(rel string, src *source, paths []string, o, up,
 	for _, it := range out.Deleted {
 		pr.Resources = append(pr.Resources, ResourceChange{Action: "deleted", Resource: describe(it.Node), File: loc.file(it.File)})
 	}
-
 	// Output items by dest file, in index order.
 	byFile := map[string][]*yaml.RNode{}
 	for _, n := range out.Items {
@@ -242,11 +250,6 @@ func (l locator) file(p string) string {
 		return path.Join(l.rel, strings.TrimPrefix(p, roleUpdated+"/")) + " (upstream " + l.to + ")"
 	}
 	return p
-}
-
-func (l locator) conflict(r *framework.Result) Conflict {
-	n := l.note(r)
-	return Conflict{File: n.File, Resource: n.Resource, Field: n.Field, Message: strings.TrimPrefix(n.Message, "conflict: ")}
 }
 
 func (l locator) note(r *framework.Result) Note {

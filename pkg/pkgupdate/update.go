@@ -2,7 +2,7 @@
 // as `kpt pkg update` does but with krm-merge's 3-way merge: the change from the
 // release the package was fetched at (original) to the new one (updated) is merged into
 // the local copy (dest), resources field by field with the function's engine
-// (function.Merge), other files line by line (git merge-file's semantics), and the
+// (function.Run), other files line by line (git merge-file's semantics), and the
 // Kptfile records the new release.
 //
 // Update reads DIR/Kptfile's upstream (repo, directory, ref) and upstreamLock (commit),

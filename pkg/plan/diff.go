@@ -56,6 +56,14 @@ type Change struct {
 	Base   interface{}
 }
 
+// OverwritesBase reports a change or deletion of a field whose current value differs
+// from the base's: someone changed it since the base (apply mode: a controller such as
+// an HPA, kubectl edit, another tool changed the live object since the last apply), and
+// the run overwrites or deletes that change.
+func (c Change) OverwritesBase() bool {
+	return (c.Op == Changed || c.Op == Deleted) && c.InBase && !Equal(c.Base, c.Current)
+}
+
 // List says how the elements of one list are paired.
 type List struct {
 	// Keys are the merge keys of a keyed list, primary first; nil otherwise.

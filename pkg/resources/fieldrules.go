@@ -2,9 +2,7 @@ package resources
 
 import (
 	"errors"
-	"fmt"
 
-	"sigs.k8s.io/kustomize/kyaml/fn/framework"
 	"sigs.k8s.io/kustomize/kyaml/yaml"
 
 	"github.com/krm-merge/krm-merge/pkg/fieldrules"
@@ -25,7 +23,7 @@ func (r *run) withFieldRules(out *yaml.RNode, conflicts []merge.Conflict, on, un
 	if twoWay {
 		role = "src"
 	}
-	rules, err := fieldrules.For(r.cfg.FieldRules, d.Node, u.Node, role)
+	rules, err := fieldrules.For(r.opts.FieldRules, d.Node, u.Node, role)
 	if err != nil {
 		var ae *fieldrules.AnnotationError
 		if errors.As(err, &ae) {
@@ -47,35 +45,11 @@ func (r *run) withFieldRules(out *yaml.RNode, conflicts []merge.Conflict, on, un
 	return res, kept, effects, nil
 }
 
-// ruleResults are the info results of one resource's field rule effects: per keepDest
-// or takeUpdated rule that changed the output or decided a conflict, the field path,
-// the rule and its source, what the merge alone would have written (currentValue is
-// dest's value, proposedValue the output's).
-func ruleResults(d *roles.Item, effects []merge.RuleEffect) framework.Results {
-	var out framework.Results
+// ruleEffects records the info results of one resource's field rule effects
+// (results.RuleEffect): per keepDest or takeUpdated rule that changed the output or
+// decided a conflict.
+func (r *run) ruleEffects(d *roles.Item, effects []merge.RuleEffect) {
 	for _, e := range effects {
-		msg := fmt.Sprintf("field rule %s (%s)", e.Rule.Policy, e.Rule.Source)
-		if !merge.Equal(e.Merged, e.Result) {
-			msg += fmt.Sprintf(": the merge gave %s, the output holds %s", shortValue(e.Merged), shortValue(e.Result))
-		} else {
-			msg += fmt.Sprintf(": the output holds %s", shortValue(e.Result))
-		}
-		if n := len(e.Conflicts); n > 0 {
-			msg += fmt.Sprintf("; decided %d conflict", n)
-			if n > 1 {
-				msg += "s"
-			}
-			msg += " (not reported): " + e.Conflicts[0].Path.String() + " " + e.Conflicts[0].Describe()
-		}
-		res := &framework.Result{Severity: framework.Info, ResourceRef: d.Ref(), Message: msg,
-			Field: &framework.Field{Path: e.Rule.Path.String(), ProposedValue: results.Value(e.Result)}}
-		if d.File != "" {
-			res.File = &framework.File{Path: d.File, Index: d.Index}
-		}
-		out = append(out, res)
+		r.notes = append(r.notes, results.RuleEffect(at(d), e))
 	}
-	return out
 }
-
-// shortValue renders a value on one line for a message (merge.Short).
-func shortValue(n *yaml.RNode) string { return merge.Short(n) }

@@ -8,40 +8,35 @@ import (
 
 	"sigs.k8s.io/kustomize/kyaml/yaml"
 
-	"github.com/krm-merge/krm-merge/pkg/config"
-	"github.com/krm-merge/krm-merge/pkg/merge"
 	"github.com/krm-merge/krm-merge/pkg/results"
 	"github.com/krm-merge/krm-merge/pkg/roles"
 )
 
-// TestPanicInAMergeNamesTheResource: a panic while merging one resource (forced through
-// prepareHook, on the parallel path: 200 resources) is an *results.ItemError naming that
-// resource and its file, and its results entry carries the resourceRef (issue 7: a
-// recovered panic is an error result naming the resource).
-func TestPanicInAMergeNamesTheResource(t *testing.T) {
+// TestPanicInAResourceNamesIt: a panic while merging or applying one resource (forced
+// through prepareHook, on the parallel path: 200 resources) is an *results.ItemError
+// naming that resource and its file, in every mode, and its results entry carries the
+// resourceRef (a recovered panic is an error result naming the resource).
+func TestPanicInAResourceNamesIt(t *testing.T) {
 	defer func() { prepareHook = nil }()
 	prepareHook = func(s *roles.Set) {
 		if it := s.Get(roles.Dest); it != nil && it.Node.GetName() == "cm-137" {
 			panic("engine bug")
 		}
 	}
-	for _, mode := range []config.Mode{config.Mode3Way, config.Mode2Way} {
+	for _, mode := range []Mode{ThreeWay, TwoWay, Apply} {
 		var items []*yaml.RNode
-		roleNames := map[config.Mode][]string{config.Mode3Way: {"original", "updated", "dest"}, config.Mode2Way: {"src", "dest"}}
 		for i := 0; i < 200; i++ {
-			for _, role := range roleNames[mode] {
-				items = append(items, yaml.MustParse(strings.NewReplacer("ROLE", role, "N", fmt.Sprintf("%03d", i)).Replace(
+			for _, role := range roles.Modes[string(mode)] {
+				items = append(items, yaml.MustParse(strings.NewReplacer("ROLE", string(role), "N", fmt.Sprintf("%03d", i)).Replace(
 					"apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: cm-N\n  annotations:\n"+
 						"    config.kubernetes.io/merge-source: ROLE\n    internal.config.kubernetes.io/path: ROLE/cm-N.yaml\ndata: {k: ROLE}\n")))
 			}
 		}
-		cfg := config.Defaults()
-		cfg.Mode = mode
-		assigned, err := roles.Assign(items, cfg)
+		assigned, err := roles.Assign(items, roles.Options{Mode: string(mode), Annotation: "config.kubernetes.io/merge-source"})
 		if err != nil {
 			t.Fatal(err)
 		}
-		out, err := Merge(assigned, cfg, merge.Options{})
+		out, err := Run(assigned, Options{Mode: mode, OnConflict: results.UpdatedWins, RoleAnnotation: "config.kubernetes.io/merge-source"})
 		var ie *results.ItemError
 		if out != nil || !errors.As(err, &ie) {
 			t.Fatalf("%s: want an ItemError and no outcome, got %v, %T %v", mode, out != nil, err, err)

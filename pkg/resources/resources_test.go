@@ -6,10 +6,10 @@ import (
 
 	"sigs.k8s.io/kustomize/kyaml/yaml"
 
-	"github.com/krm-merge/krm-merge/pkg/config"
 	"github.com/krm-merge/krm-merge/pkg/listkind"
 	"github.com/krm-merge/krm-merge/pkg/merge"
 	"github.com/krm-merge/krm-merge/pkg/resources"
+	"github.com/krm-merge/krm-merge/pkg/results"
 	"github.com/krm-merge/krm-merge/pkg/roles"
 )
 
@@ -19,13 +19,29 @@ func cm(t *testing.T, role, name, data string) *yaml.RNode {
 		"\n  annotations: {config.kubernetes.io/merge-source: " + role + "}\ndata: " + data + "\n")
 }
 
-func mergeItems(t *testing.T, cfg *config.Config, items ...*yaml.RNode) *resources.Outcome {
+// setup is a test's options: roles by annotation, 3-way, updated wins, the Kubernetes
+// schema.
+type setup struct {
+	roles roles.Options
+	run   resources.Options
+}
+
+func defaults() *setup {
+	const annotation = "config.kubernetes.io/merge-source"
+	return &setup{
+		roles: roles.Options{Mode: "3way", Annotation: annotation},
+		run: resources.Options{Mode: resources.ThreeWay, OnConflict: results.UpdatedWins, RoleAnnotation: annotation,
+			Merge: merge.Options{Lists: listkind.New(true, listkind.SeedKeys)}},
+	}
+}
+
+func mergeItems(t *testing.T, s *setup, items ...*yaml.RNode) *resources.Outcome {
 	t.Helper()
-	assigned, err := roles.Assign(items, cfg)
+	assigned, err := roles.Assign(items, s.roles)
 	if err != nil {
 		t.Fatal(err)
 	}
-	out, err := resources.Merge(assigned, cfg, merge.Options{Lists: listkind.New(true, listkind.SeedKeys)})
+	out, err := resources.Run(assigned, s.run)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -42,11 +58,11 @@ func names(out *resources.Outcome) string {
 
 func TestDeletedUpstreamChangedLocally(t *testing.T) {
 	for _, tt := range []struct {
-		policy config.ConflictPolicy
+		policy results.Policy
 		items  string
-	}{{config.ConflictUpdated, ""}, {config.ConflictDest, "x"}} {
-		cfg := config.Defaults()
-		cfg.OnConflict = tt.policy
+	}{{results.UpdatedWins, ""}, {results.DestWins, "x"}} {
+		cfg := defaults()
+		cfg.run.OnConflict = tt.policy
 		out := mergeItems(t, cfg, cm(t, "original", "x", "{a: '1'}"), cm(t, "dest", "x", "{a: '2'}"))
 		if names(out) != tt.items || out.Counts.Conflicts != 1 {
 			t.Errorf("policy %s: items %q conflicts %d, want %q and 1", tt.policy, names(out), out.Counts.Conflicts, tt.items)
@@ -55,14 +71,14 @@ func TestDeletedUpstreamChangedLocally(t *testing.T) {
 }
 
 func TestDeletedUpstreamUnchangedLocallyGoesQuietly(t *testing.T) {
-	out := mergeItems(t, config.Defaults(), cm(t, "original", "x", "{a: '1'}"), cm(t, "dest", "x", "{a: '1'}"))
+	out := mergeItems(t, defaults(), cm(t, "original", "x", "{a: '1'}"), cm(t, "dest", "x", "{a: '1'}"))
 	if names(out) != "" || out.Counts.Deleted != 1 || out.Counts.Conflicts != 0 {
 		t.Errorf("items %q counts %+v", names(out), out.Counts)
 	}
 }
 
 func TestDeletedLocallyStaysDeleted(t *testing.T) {
-	out := mergeItems(t, config.Defaults(), cm(t, "original", "x", "{a: '1'}"), cm(t, "updated", "x", "{a: '2'}"))
+	out := mergeItems(t, defaults(), cm(t, "original", "x", "{a: '1'}"), cm(t, "updated", "x", "{a: '2'}"))
 	if names(out) != "" || out.Counts.StayedDeleted != 1 {
 		t.Fatalf("items %q counts %+v", names(out), out.Counts)
 	}
@@ -73,14 +89,14 @@ func TestDeletedLocallyStaysDeleted(t *testing.T) {
 	if !warned {
 		t.Errorf("no warning that upstream changed a locally deleted resource: %v", out.Results)
 	}
-	quiet := mergeItems(t, config.Defaults(), cm(t, "original", "x", "{a: '1'}"), cm(t, "updated", "x", "{a: '1'}"))
+	quiet := mergeItems(t, defaults(), cm(t, "original", "x", "{a: '1'}"), cm(t, "updated", "x", "{a: '1'}"))
 	if len(quiet.Results) != 1 {
 		t.Errorf("unchanged upstream: want only the summary, got %v", quiet.Results)
 	}
 }
 
 func TestAddedOnBothSidesMergesAsIfOriginalEmpty(t *testing.T) {
-	out := mergeItems(t, config.Defaults(), cm(t, "updated", "x", "{a: '1', b: '2'}"), cm(t, "dest", "x", "{a: '1', b: '3', c: '4'}"))
+	out := mergeItems(t, defaults(), cm(t, "updated", "x", "{a: '1', b: '2'}"), cm(t, "dest", "x", "{a: '1', b: '3', c: '4'}"))
 	if out.Counts.Merged != 1 || out.Counts.Conflicts != 1 {
 		t.Fatalf("counts %+v, want 1 merged and 1 conflict (b)", out.Counts)
 	}
@@ -93,7 +109,7 @@ func TestVersionBumpStillPairs(t *testing.T) {
 	pdb := func(role, apiVersion, min string) *yaml.RNode {
 		return yaml.MustParse("apiVersion: " + apiVersion + "\nkind: PodDisruptionBudget\nmetadata:\n  name: p\n  annotations: {config.kubernetes.io/merge-source: " + role + "}\nspec:\n  minAvailable: " + min + "\n")
 	}
-	out := mergeItems(t, config.Defaults(), pdb("original", "policy/v1beta1", "1"), pdb("updated", "policy/v1", "1"), pdb("dest", "policy/v1beta1", "2"))
+	out := mergeItems(t, defaults(), pdb("original", "policy/v1beta1", "1"), pdb("updated", "policy/v1", "1"), pdb("dest", "policy/v1beta1", "2"))
 	if len(out.Items) != 1 || out.Counts.Merged != 1 {
 		t.Fatalf("items %d counts %+v", len(out.Items), out.Counts)
 	}
@@ -103,8 +119,9 @@ func TestVersionBumpStillPairs(t *testing.T) {
 }
 
 func TestHostAnnotationsAreNotMerged(t *testing.T) {
-	cfg := config.Defaults()
-	cfg.OriginalPath, cfg.UpdatedPath, cfg.DestPath = "o", "u", "d"
+	cfg := defaults()
+	cfg.roles.OriginalDir, cfg.roles.UpdatedDir, cfg.roles.DestDir = "o", "u", "d"
+	cfg.run.DestDir = "d"
 	at := func(path, data string) *yaml.RNode {
 		return yaml.MustParse("apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: x\n  annotations:\n    internal.config.kubernetes.io/path: " + path +
 			"\n    internal.config.kubernetes.io/index: '0'\ndata: " + data + "\n")
@@ -119,8 +136,8 @@ func TestHostAnnotationsAreNotMerged(t *testing.T) {
 }
 
 func TestKeepSources(t *testing.T) {
-	cfg := config.Defaults()
-	cfg.KeepSources = true
+	cfg := defaults()
+	cfg.run.KeepSources = true
 	out := mergeItems(t, cfg, cm(t, "original", "x", "{a: '1'}"), cm(t, "updated", "x", "{a: '2'}"), cm(t, "dest", "x", "{a: '1'}"))
 	if len(out.Items) != 3 {
 		t.Errorf("keepSources: want original, updated and merged dest; got %d items", len(out.Items))

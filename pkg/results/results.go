@@ -139,18 +139,6 @@ func Summary(mode string, c Counts) *framework.Result {
 	return &framework.Result{Severity: framework.Info, Message: msg}
 }
 
-// Conflict is one conflict's result: severity warning (or error under onConflict=error),
-// resourceRef and file of the dest item (or updated, for a resource dest lacks), and
-// field.path ("" for the whole resource) with dest's value as currentValue and the
-// winner's as proposedValue.
-func Conflict(sev framework.Severity, ref *yaml.ResourceIdentifier, file string, index int, path, message string, current, proposed interface{}) *framework.Result {
-	r := &framework.Result{Severity: sev, ResourceRef: ref, Message: "conflict: " + message}
-	if file != "" {
-		r.File = &framework.File{Path: file, Index: index}
-	}
-	r.Field = &framework.Field{Path: path, CurrentValue: current, ProposedValue: proposed}
-	return r
-}
 
 // Value turns a node into a plain value for currentValue/proposedValue: scalars as
 // their string, maps and lists as decoded YAML; nil for absent. A map or list nested
@@ -193,21 +181,4 @@ func deeper(n *yaml.Node, limit int) bool {
 	return false
 }
 
-// Warning is a plain warning result about one resource.
-func Warning(ref *yaml.ResourceIdentifier, file string, index int, message string) *framework.Result {
-	r := &framework.Result{Severity: framework.Warning, ResourceRef: ref, Message: message}
-	if file != "" {
-		r.File = &framework.File{Path: file, Index: index}
-	}
-	return r
-}
 
-// WarningAt is Warning with the field path the warning is about (field.path in the
-// result; none when path is "").
-func WarningAt(ref *yaml.ResourceIdentifier, file string, index int, path, message string) *framework.Result {
-	r := Warning(ref, file, index, message)
-	if path != "" {
-		r.Field = &framework.Field{Path: path}
-	}
-	return r
-}

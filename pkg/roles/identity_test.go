@@ -7,7 +7,6 @@ import (
 
 	"sigs.k8s.io/kustomize/kyaml/yaml"
 
-	"github.com/krm-merge/krm-merge/pkg/config"
 	"github.com/krm-merge/krm-merge/pkg/results"
 )
 
@@ -42,7 +41,7 @@ func item(t *testing.T, role, apiVersion, kind, ns, name, file, metaComment stri
 // setsOf indexes items and renders each set as "ID: role=name,...".
 func setsOf(t *testing.T, items ...*yaml.RNode) []string {
 	t.Helper()
-	assigned, err := Assign(items, config.Defaults())
+	assigned, err := Assign(items, defaults())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -153,7 +152,7 @@ func TestIdentityOverrideErrors(t *testing.T) {
 			"metadata", []string{"names no name"}},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
-			assigned, err := Assign(tt.items, config.Defaults())
+			assigned, err := Assign(tt.items, defaults())
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -175,8 +174,8 @@ func TestIdentityOverrideErrors(t *testing.T) {
 // renders each set as "ID: role=file,...".
 func pathSets(t *testing.T, items ...*yaml.RNode) ([]string, error) {
 	t.Helper()
-	cfg := config.Defaults()
-	cfg.OriginalPath, cfg.UpdatedPath, cfg.DestPath = "original", "updated", "dest"
+	cfg := defaults()
+	cfg.OriginalDir, cfg.UpdatedDir, cfg.DestDir = "original", "updated", "dest"
 	assigned, err := Assign(items, cfg)
 	if err != nil {
 		return nil, err

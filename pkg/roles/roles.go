@@ -27,7 +27,6 @@ import (
 	"sigs.k8s.io/kustomize/kyaml/yaml"
 
 	"github.com/krm-merge/krm-merge/internal/parallel"
-	"github.com/krm-merge/krm-merge/pkg/config"
 	"github.com/krm-merge/krm-merge/pkg/results"
 )
 
@@ -47,17 +46,33 @@ const (
 	Src Role = "src"
 )
 
-// For returns the roles of a mode, in the order messages list them.
-func For(mode config.Mode) []Role {
-	switch mode {
-	case config.Mode2Way:
-		return []Role{Src, Dest}
-	case config.ModeApply:
-		return []Role{Updated, Dest}
-	default:
-		return []Role{Original, Updated, Dest}
-	}
+// Modes are the modes' names, with the roles of each in the order messages list them:
+// "3way" original, updated, dest; "2way" src, dest; "apply" updated (the local config),
+// dest (the live object).
+var Modes = map[string][]Role{
+	"3way":  {Original, Updated, Dest},
+	"2way":  {Src, Dest},
+	"apply": {Updated, Dest},
 }
+
+// Options say how Assign gives items their roles. Package function builds them from the
+// functionConfig.
+type Options struct {
+	// Mode names the run's mode, a key of Modes; its roles are the valid ones.
+	Mode string
+	// Annotation is the annotation naming an item's role.
+	Annotation string
+	// OriginalDir, UpdatedDir, DestDir and SrcDir select roles by the directory an item's
+	// path annotation lies under, cleaned (Clean); "" leaves a role unselected by path.
+	OriginalDir, UpdatedDir, DestDir, SrcDir string
+	// Original, Updated and Src are sources given inline (the typed functionConfig's
+	// spec.original, spec.updated, spec.src); with any of them non-nil, every input
+	// item without a role (Kptfile and local-config items aside) is dest.
+	Original, Updated, Src []*yaml.RNode
+}
+
+// inline reports whether sources are given inline.
+func (o Options) inline() bool { return o.Original != nil || o.Updated != nil || o.Src != nil }
 
 // Item is one input item with its role.
 type Item struct {
@@ -94,10 +109,10 @@ func (it *Item) Errorf(field, format string, args ...interface{}) *results.ItemE
 // Errors (*results.ItemError): a role value that is not one of the mode's roles (naming
 // the valid ones, and the mode a 2-way/3-way role belongs to); an item with a role but no
 // apiVersion or kind, or neither metadata.name nor a file path.
-func Assign(items []*yaml.RNode, cfg *config.Config) ([]Item, error) {
-	valid := For(cfg.Mode)
-	dirs := roleDirs(cfg)
-	out := make([]Item, len(items), len(items)+len(cfg.Original)+len(cfg.Updated)+len(cfg.Src))
+func Assign(items []*yaml.RNode, opts Options) ([]Item, error) {
+	valid := Modes[opts.Mode]
+	dirs := roleDirs(opts)
+	out := make([]Item, len(items), len(items)+len(opts.Original)+len(opts.Updated)+len(opts.Src))
 	errs := make([]error, len(items))
 	// Each item's role depends on that item alone: decide them on all cores, then
 	// report the first bad item in input order, as a serial loop would.
@@ -106,13 +121,13 @@ func Assign(items []*yaml.RNode, cfg *config.Config) ([]Item, error) {
 		it := Item{Node: n, Position: i}
 		it.File, it.Index = location(n)
 		it.RelFile = it.File
-		annotated := n.GetAnnotations()[cfg.RoleAnnotation]
+		annotated := n.GetAnnotations()[opts.Annotation]
 		special := isKptfile(n) || isLocalConfig(n)
 		switch {
 		case annotated != "":
 			it.Role = Role(annotated)
 			if !contains(valid, it.Role) {
-				errs[i] = invalidRole(&it, cfg, annotated, valid)
+				errs[i] = invalidRole(&it, opts, annotated, valid)
 				return
 			}
 			if dir := dirFor(dirs, it.Role); dir != "" && under(it.File, dir) {
@@ -125,7 +140,7 @@ func Assign(items []*yaml.RNode, cfg *config.Config) ([]Item, error) {
 			}
 		case special:
 			// Kptfile and local-config pass through unless their own annotation selects them.
-		case cfg.Inline():
+		case opts.inline():
 			it.Role = Dest
 		}
 		out[i] = it
@@ -138,7 +153,7 @@ func Assign(items []*yaml.RNode, cfg *config.Config) ([]Item, error) {
 	for _, inline := range []struct {
 		role  Role
 		nodes []*yaml.RNode
-	}{{Original, cfg.Original}, {Updated, cfg.Updated}, {Src, cfg.Src}} {
+	}{{Original, opts.Original}, {Updated, opts.Updated}, {Src, opts.Src}} {
 		for j, n := range inline.nodes {
 			it := Item{Node: n, Role: inline.role, Position: len(items) + j, Inline: true}
 			it.RelFile, it.Index = location(n)
@@ -160,19 +175,19 @@ func Assign(items []*yaml.RNode, cfg *config.Config) ([]Item, error) {
 	return out, nil
 }
 
-func invalidRole(it *Item, cfg *config.Config, value string, valid []Role) error {
+func invalidRole(it *Item, opts Options, value string, valid []Role) error {
 	names := make([]string, len(valid))
 	for i, r := range valid {
 		names[i] = string(r)
 	}
-	msg := fmt.Sprintf("role %q is not a role of mode %s; valid roles: %s", value, cfg.Mode, strings.Join(names, ", "))
-	for _, m := range []config.Mode{config.Mode3Way, config.Mode2Way} {
-		if m != cfg.Mode && contains(For(m), Role(value)) {
+	msg := fmt.Sprintf("role %q is not a role of mode %s; valid roles: %s", value, opts.Mode, strings.Join(names, ", "))
+	for _, m := range []string{"3way", "2way"} {
+		if m != opts.Mode && contains(Modes[m], Role(value)) {
 			msg += fmt.Sprintf(" (%q is a role of mode %s: set mode: %s, or change the annotation)", value, m, m)
 			break
 		}
 	}
-	return it.Errorf("metadata.annotations."+cfg.RoleAnnotation, "%s", msg)
+	return it.Errorf("metadata.annotations."+opts.Annotation, "%s", msg)
 }
 
 // requireIdentity checks that an item with a role has apiVersion, kind, and a
@@ -217,9 +232,9 @@ type roleDir struct {
 }
 
 // roleDirs lists the configured role directories.
-func roleDirs(cfg *config.Config) []roleDir {
+func roleDirs(opts Options) []roleDir {
 	var out []roleDir
-	for _, rd := range []roleDir{{Original, cfg.OriginalPath}, {Updated, cfg.UpdatedPath}, {Dest, cfg.DestPath}, {Src, cfg.SrcPath}} {
+	for _, rd := range []roleDir{{Original, opts.OriginalDir}, {Updated, opts.UpdatedDir}, {Dest, opts.DestDir}, {Src, opts.SrcDir}} {
 		if rd.dir != "" {
 			out = append(out, roleDir{rd.role, Clean(rd.dir)})
 		}

@@ -7,9 +7,13 @@ import (
 
 	"sigs.k8s.io/kustomize/kyaml/yaml"
 
-	"github.com/krm-merge/krm-merge/pkg/config"
 	"github.com/krm-merge/krm-merge/pkg/results"
 )
+
+// defaults are the roles of a 3-way run by the default role annotation.
+func defaults() Options {
+	return Options{Mode: "3way", Annotation: "config.kubernetes.io/merge-source"}
+}
 
 func node(t *testing.T, s string) *yaml.RNode {
 	t.Helper()
@@ -33,8 +37,8 @@ func at(t *testing.T, kind, name, path string, extra ...string) *yaml.RNode {
 }
 
 func TestAssignByPath(t *testing.T) {
-	cfg := config.Defaults()
-	cfg.OriginalPath, cfg.UpdatedPath, cfg.DestPath = "upstream/old", "upstream/new", "."
+	cfg := defaults()
+	cfg.OriginalDir, cfg.UpdatedDir, cfg.DestDir = "upstream/old", "upstream/new", "."
 	items := []*yaml.RNode{
 		at(t, "ConfigMap", "a", "upstream/old/a.yaml"),
 		at(t, "ConfigMap", "a", "upstream/new/sub/a.yaml"),
@@ -68,8 +72,8 @@ func TestAssignByPath(t *testing.T) {
 }
 
 func TestAssignByAnnotationAndPassThrough(t *testing.T) {
-	cfg := config.Defaults()
-	cfg.RoleAnnotation = "example.com/role"
+	cfg := defaults()
+	cfg.Annotation = "example.com/role"
 	got, err := Assign([]*yaml.RNode{
 		node(t, "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: a, annotations: {example.com/role: dest}}\n"),
 		node(t, "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: b, annotations: {config.kubernetes.io/merge-source: dest}}\n"),
@@ -83,7 +87,7 @@ func TestAssignByAnnotationAndPassThrough(t *testing.T) {
 }
 
 func TestAssignInlineMakesUnannotatedItemsDest(t *testing.T) {
-	cfg := config.Defaults()
+	cfg := defaults()
 	cfg.Updated = []*yaml.RNode{node(t, "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: a}\n")}
 	got, err := Assign([]*yaml.RNode{
 		node(t, "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: a}\n"),
@@ -98,7 +102,7 @@ func TestAssignInlineMakesUnannotatedItemsDest(t *testing.T) {
 }
 
 func TestAssignErrorsNameTheItem(t *testing.T) {
-	cfg := config.Defaults()
+	cfg := defaults()
 	_, err := Assign([]*yaml.RNode{at(t, "ConfigMap", "a", "p/a.yaml", "config.kubernetes.io/merge-source: src")}, cfg)
 	var ie *results.ItemError
 	if !errors.As(err, &ie) {
@@ -121,8 +125,8 @@ func TestIdentityIgnoresVersion(t *testing.T) {
 }
 
 func TestIndexMergeOnPath(t *testing.T) {
-	cfg := config.Defaults()
-	cfg.OriginalPath, cfg.DestPath = "original", "dest"
+	cfg := defaults()
+	cfg.OriginalDir, cfg.DestDir = "original", "dest"
 	items, err := Assign([]*yaml.RNode{at(t, "ConfigMap", "a", "original/one.yaml"), at(t, "ConfigMap", "a", "dest/two.yaml")}, cfg)
 	if err != nil {
 		t.Fatal(err)

@@ -1,4 +1,4 @@
-package resources
+package host
 
 import (
 	"sort"
@@ -7,23 +7,22 @@ import (
 	"sigs.k8s.io/kustomize/kyaml/yaml"
 
 	"github.com/krm-merge/krm-merge/internal/metanode"
-	"github.com/krm-merge/krm-merge/pkg/roles"
 )
 
-// setHostAnnotations makes n's host annotations (isHost) exactly host: those not in
+// SetAnnotations makes n's host annotations (isHost) exactly host: those not in
 // host are removed, and each of host, in key order, is set. n's annotations are its own
 // (withOwnAnnotations). The result is the node tree of kyaml's calls
 // (yaml.ClearAnnotation for each removed key, then yaml.SetAnnotation for each key in
-// order, then roles.ClearEmptyAnnotations), which it makes directly when n's annotations
-// are a non-empty map with distinct keys that keeps at least one annotation (setHostFast),
+// order, then ClearEmptyAnnotations), which it makes directly when n's annotations
+// are a non-empty map with distinct keys that keeps at least one annotation (setFast),
 // and through those calls otherwise.
-func setHostAnnotations(n *yaml.RNode, host map[string]string, isHost func(string) bool) {
+func SetAnnotations(n *yaml.RNode, host map[string]string, isHost func(string) bool) {
 	keys := make([]string, 0, len(host))
 	for k := range host {
 		keys = append(keys, k)
 	}
 	sort.Strings(keys)
-	if !setHostFast(n.YNode(), host, keys, isHost) {
+	if !setFast(n.YNode(), host, keys, isHost) {
 		for k := range n.GetAnnotations() {
 			if isHost(k) {
 				if _, ok := host[k]; !ok {
@@ -35,10 +34,10 @@ func setHostAnnotations(n *yaml.RNode, host map[string]string, isHost func(strin
 			_ = n.PipeE(yaml.SetAnnotation(k, host[k]))
 		}
 	}
-	roles.ClearEmptyAnnotations(n)
+	ClearEmptyAnnotations(n)
 }
 
-// setHostFast is setHostAnnotations's direct path; it reports false, having changed
+// setFast is setHostAnnotations's direct path; it reports false, having changed
 // nothing, when n is outside it. The kyaml calls it stands for:
 //   - ClearAnnotation(k) removes the key's pair;
 //   - SetAnnotation(k, v) on a map that is not empty is metanode.Set.
@@ -47,7 +46,7 @@ func setHostAnnotations(n *yaml.RNode, host map[string]string, isHost func(strin
 // re-create them at the end of metadata), annotations that are not metanode.Plain
 // (repeated keys: kyaml clears the first and sets the last) and values that are not
 // valid UTF-8 (kyaml writes them as !!binary) go the slow way.
-func setHostFast(root *yaml.Node, host map[string]string, keys []string, isHost func(string) bool) bool {
+func setFast(root *yaml.Node, host map[string]string, keys []string, isHost func(string) bool) bool {
 	an := metanode.Plain(root)
 	if an == nil {
 		return false

@@ -1,4 +1,4 @@
-package roles
+package host
 
 import (
 	"strconv"
@@ -8,25 +8,20 @@ import (
 	"sigs.k8s.io/kustomize/kyaml/yaml"
 )
 
-// The annotations a KRM host (kpt, kyaml) and the role selection put on items: where an
-// item lives (path, index), kpt's input id, and the role. They say how an item was read,
-// not what the resource is, so no merge (package resources) or apply (package apply)
-// takes them from a source; the output keeps dest's.
-
-// IsHostAnnotation reports whether key is one of them: any
+// IsAnnotation reports whether key is an annotation a KRM host or the role selection puts
+// on items (it says how an item was read, not what the resource is): any
 // internal.config.kubernetes.io/ key, the legacy config.kubernetes.io/path, index and
 // id, or the run's role annotation.
-func IsHostAnnotation(key, roleAnnotation string) bool {
+func IsAnnotation(key, roleAnnotation string) bool {
 	return strings.HasPrefix(key, "internal.config.kubernetes.io/") ||
 		key == kioutil.LegacyPathAnnotation || key == kioutil.LegacyIndexAnnotation ||
 		key == kioutil.LegacyIdAnnotation || key == roleAnnotation
 }
 
-// ForgetInputID removes kpt's input id (internal and legacy) from n, and an annotations
-// map left empty, and returns n. kpt copies comments and field order from the input item
-// with the same id onto an output item, which would undo the merge's own placement, so
-// rewritten and added items go out without it.
-func ForgetInputID(n *yaml.RNode) *yaml.RNode {
+// ForgetID removes the host's input id (internal and legacy) from n, and an annotations
+// map left empty, and returns n: for an item the host must not restore comments and
+// field order onto (an added item whose source's header would land mid-file).
+func ForgetID(n *yaml.RNode) *yaml.RNode {
 	_ = n.PipeE(yaml.ClearAnnotation(kioutil.IdAnnotation))
 	_ = n.PipeE(yaml.ClearAnnotation(kioutil.LegacyIdAnnotation))
 	ClearEmptyAnnotations(n)
@@ -52,19 +47,4 @@ func SetLocation(n *yaml.RNode, file string, index int) {
 		_ = n.PipeE(yaml.SetAnnotation(kioutil.LegacyPathAnnotation, file))
 		_ = n.PipeE(yaml.SetAnnotation(kioutil.LegacyIndexAnnotation, idx))
 	}
-}
-
-// LastIndexes returns, per file, the highest index annotation among items read from
-// files (inline items have none), so that an item added to a file goes after its last.
-func LastIndexes(items []Item) map[string]int {
-	m := map[string]int{}
-	for _, it := range items {
-		if it.File == "" || it.Inline {
-			continue
-		}
-		if v, ok := m[it.File]; !ok || it.Index > v {
-			m[it.File] = it.Index
-		}
-	}
-	return m
 }

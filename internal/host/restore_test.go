@@ -1,4 +1,4 @@
-package kptpost
+package host
 
 import (
 	"fmt"

@@ -1,4 +1,4 @@
-package resources
+package host
 
 import (
 	"sort"
@@ -8,11 +8,9 @@ import (
 	"sigs.k8s.io/kustomize/kyaml/yaml"
 
 	"github.com/krm-merge/krm-merge/internal/nodediff"
-
-	"github.com/krm-merge/krm-merge/pkg/roles"
 )
 
-// kyamlSetHost is setHostAnnotations as kyaml's calls do it, the reference.
+// kyamlSetHost is SetAnnotations as kyaml's calls do it, the reference.
 func kyamlSetHost(n *yaml.RNode, host map[string]string, isHost func(string) bool) {
 	for k := range n.GetAnnotations() {
 		if isHost(k) {
@@ -29,7 +27,7 @@ func kyamlSetHost(n *yaml.RNode, host map[string]string, isHost func(string) boo
 	for _, k := range keys {
 		_ = n.PipeE(yaml.SetAnnotation(k, host[k]))
 	}
-	roles.ClearEmptyAnnotations(n)
+	ClearEmptyAnnotations(n)
 }
 
 // TestSetHostAnnotationsMatchesKyaml: the direct path gives kyaml's node tree (kind,
@@ -64,8 +62,7 @@ func TestSetHostAnnotationsMatchesKyaml(t *testing.T) {
 	for i, item := range items {
 		for j, host := range hosts {
 			got, want := yaml.MustParse(item), yaml.MustParse(item)
-			got, want = withOwnAnnotations(got), withOwnAnnotations(want)
-			setHostAnnotations(got, host, isHost)
+			SetAnnotations(got, host, isHost)
 			kyamlSetHost(want, host, isHost)
 			if d := nodediff.Diff(got.YNode(), want.YNode(), "$"); d != "" {
 				t.Errorf("item %d host %d (%q, %v): %s", i, j, item, host, d)

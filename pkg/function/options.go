@@ -1,0 +1,116 @@
+package function
+
+import (
+	"sigs.k8s.io/kustomize/kyaml/yaml"
+
+	"github.com/krm-merge/krm-merge/internal/host"
+	"github.com/krm-merge/krm-merge/pkg/config"
+	"github.com/krm-merge/krm-merge/pkg/fieldrules"
+	"github.com/krm-merge/krm-merge/pkg/listkind"
+	"github.com/krm-merge/krm-merge/pkg/merge"
+	"github.com/krm-merge/krm-merge/pkg/resources"
+	"github.com/krm-merge/krm-merge/pkg/results"
+	"github.com/krm-merge/krm-merge/pkg/roles"
+)
+
+// The functionConfig stops here: every package below gets its own narrow options.
+
+// roleOptions are roles.Assign's options from cfg.
+func roleOptions(cfg *config.Config) roles.Options {
+	return roles.Options{Mode: string(cfg.Mode), Annotation: cfg.RoleAnnotation,
+		OriginalDir: cfg.OriginalPath, UpdatedDir: cfg.UpdatedPath, DestDir: cfg.DestPath, SrcDir: cfg.SrcPath,
+		Original: cfg.Original, Updated: cfg.Updated, Src: cfg.Src}
+}
+
+// resourceOptions are resources.Run's options from cfg, for the assigned items:
+// aliasFree and nullElementFree say what checkItems found.
+func resourceOptions(cfg *config.Config, assigned []roles.Item, aliasFree, nullElementFree bool) resources.Options {
+	policy := results.UpdatedWins
+	switch cfg.OnConflict {
+	case config.ConflictDest:
+		policy = results.DestWins
+	case config.ConflictError:
+		policy = results.Refuse
+	}
+	destDir := ""
+	if cfg.ByPath() {
+		destDir = roles.Clean(cfg.DestPath)
+		if cfg.DestPath == "" {
+			destDir = "."
+		}
+	}
+	return resources.Options{
+		Mode:           resources.Mode(cfg.Mode),
+		OnConflict:     policy,
+		KeepSources:    cfg.KeepSources,
+		MergeOnPath:    cfg.MergeOnPath,
+		RoleAnnotation: cfg.RoleAnnotation,
+		DestDir:        destDir,
+		Merge: merge.Options{Lists: Lists(cfg, assigned), AliasFree: aliasFree, NullElementFree: nullElementFree,
+			PositionalHost: hostedByID(assigned)},
+		FieldRules: cfg.FieldRules,
+		Plan:       cfg.Plan,
+	}
+}
+
+// hostedByID reports whether the items come from a host that restores comments and
+// field order by input id (kpt, kustomize): a dest item carries the id.
+func hostedByID(items []roles.Item) bool {
+	for i := range items {
+		if items[i].Role == roles.Dest && host.HasID(items[i].Node) {
+			return true
+		}
+	}
+	return false
+}
+
+// Lists returns the resolver that decides how a run's lists merge (package listkind), in
+// precedence order: cfg.MergeKeys (Resolver.WithOverrides), then the
+// CustomResourceDefinitions among items, whatever their role (original, updated, dest,
+// src, inline or pass-through: Resolver.WithCRDs; for a kind several CRDs define,
+// updated's (src's) wins, then dest's, then a pass-through's, then original's), then
+// kyaml's built-in Kubernetes OpenAPI (unless cfg.Schema is none, which also leaves CRDs
+// unused), then the seed's inference with cfg.AssociativeKeys. items are roles.Assign's
+// output (inline sources included); they are only read.
+func Lists(cfg *config.Config, items []roles.Item) *listkind.Resolver {
+	r := listkind.New(cfg.Schema == config.SchemaKubernetes, cfg.AssociativeKeys).WithOverrides(cfg.MergeKeys)
+	if cfg.Schema != config.SchemaKubernetes {
+		return r
+	}
+	// When several CRDs define one kind (original's, updated's and dest's copies of a
+	// package's CRD), the last one given wins: order them so that updated's (src's)
+	// does, the schema the merged resources will be applied with; then dest's.
+	var crds []*yaml.RNode
+	for _, role := range []roles.Role{roles.Original, roles.None, roles.Dest, roles.Src, roles.Updated} {
+		for i := range items {
+			if n := items[i].Node; items[i].Role == role && n.GetKind() == "CustomResourceDefinition" {
+				crds = append(crds, n)
+			}
+		}
+	}
+	if len(crds) == 0 {
+		return r
+	}
+	return r.WithCRDs(crds)
+}
+
+// noFieldRuleAnnotations rejects the fn.krm-merge.dev/field-rules annotation in apply
+// mode (on items with a role; pass-through items are not merged), which computes
+// kubectl's client-side apply patch and has no field rules (the functionConfig's
+// fieldRules are rejected by config.Load). Error: an *results.ItemError naming the first
+// item that carries it and the annotation.
+func noFieldRuleAnnotations(items []roles.Item) error {
+	for i := range items {
+		it := &items[i]
+		if it.Role == roles.None {
+			continue
+		}
+		if _, ok := it.Node.GetAnnotations()[fieldrules.Annotation]; ok {
+			return &results.ItemError{Resource: it.Ref(), File: it.File, Index: it.Index,
+				Field: "metadata.annotations." + fieldrules.Annotation,
+				Msg: "the " + fieldrules.Annotation + " annotation does not apply in apply mode: apply computes kubectl's " +
+					"client-side apply patch, which has no field rules; remove it, or merge in 3way or 2way mode"}
+		}
+	}
+	return nil
+}

@@ -1,0 +1,135 @@
+package resources
+
+import (
+	"errors"
+
+	"sigs.k8s.io/kustomize/kyaml/yaml"
+
+	"github.com/krm-merge/krm-merge/internal/host"
+	"github.com/krm-merge/krm-merge/pkg/apply"
+	"github.com/krm-merge/krm-merge/pkg/results"
+	"github.com/krm-merge/krm-merge/pkg/roles"
+)
+
+// Apply mode's resource rules (docs/apply.md), per identity, role updated being the
+// local config and dest the live object:
+//
+//	config and live  applied: the live object as kubectl apply leaves it (apply.Apply),
+//	                 with its comments, order, path and host annotations kept
+//	config only      created: the config as kubectl apply creates it (apply.Create),
+//	                 without the role annotation, its path moved from the updated
+//	                 directory to the dest directory with path roles, as an added item
+//	live only        kept unchanged (kubectl apply prunes only with --prune)
+//
+// Results: the summary, then with onConflict: error one error result per field kubectl
+// apply --overwrite=false refuses (and one for the object where no field accounts for
+// the refusal), then one info result per field change of each applied object and one
+// per created object.
+
+// appliedObject is apply mode's prep: what apply.Apply or apply.Create made.
+type appliedObject struct {
+	result  *apply.Result
+	refused *apply.ConflictError
+	created *yaml.RNode
+	// createdHosted is created with the config's host id kept (see prep.addedHosted).
+	createdHosted *yaml.RNode
+}
+
+// applyOptions are apply.Apply's options for this run.
+func (r *run) applyOptions() apply.Options {
+	role := r.opts.RoleAnnotation
+	return apply.Options{NoOverwrite: r.opts.OnConflict == results.Refuse,
+		Ignore: func(k string) bool { return host.IsAnnotation(k, role) }}
+}
+
+// prepareApply computes a set's apply or create.
+func (r *run) prepareApply(s *roles.Set) prep {
+	u, d := s.Get(roles.Updated), s.Get(roles.Dest)
+	switch {
+	case u != nil && d != nil:
+		res, err := apply.Apply(d.Node, u.Node, r.applyOptions())
+		var ce *apply.ConflictError
+		switch {
+		case errors.As(err, &ce):
+			return prep{applied: &appliedObject{refused: ce}}
+		case err != nil:
+			return prep{err: placeApplyError(err, u, d)}
+		}
+		out, copied := r.finish(d.Node, res.Object)
+		return prep{out: out, copied: copied, applied: &appliedObject{result: res}}
+	case u != nil:
+		n, err := apply.Create(u.Node, r.applyOptions())
+		if err != nil {
+			return prep{err: placeApplyError(err, u, u)}
+		}
+		n = r.addCopy(n)
+		return prep{applied: &appliedObject{created: n, createdHosted: r.hosted(u.Node, n)}}
+	}
+	return prep{}
+}
+
+// placeApplyError places an apply error at the item at fault: the config's for a
+// *apply.ConfigError, else the live object's (an *results.ItemError keeps its resource
+// and field).
+func placeApplyError(err error, config, live *roles.Item) error {
+	it := live
+	var ce *apply.ConfigError
+	if errors.As(err, &ce) {
+		it = config
+	}
+	var ie *results.ItemError
+	if errors.As(err, &ie) {
+		ie.File, ie.Index = it.File, it.Index
+		return ie
+	}
+	return it.Errorf("", "%v", err)
+}
+
+// applyRules applies apply mode's rules to one identity.
+func (r *run) applyRules(s *roles.Set, p *prep) error {
+	u, d := s.Get(roles.Updated), s.Get(roles.Dest)
+	if p.err != nil {
+		return p.err
+	}
+	switch {
+	case u != nil && d != nil:
+		a := p.applied
+		if a.refused != nil {
+			r.apply.Refused++
+			r.counts.Conflicts++
+			for i := range a.refused.Fields {
+				f := a.refused.Fields[i]
+				r.conflicts = append(r.conflicts, Conflict{Item: d, Refused: &f, Result: results.ApplyRefusedField(at(d), f)})
+			}
+			if a.refused.Reason != "" || len(a.refused.Fields) == 0 {
+				r.conflicts = append(r.conflicts, Conflict{Item: d, Reason: a.refused.Reason, Result: results.ApplyRefusedObject(at(d), a.refused.Reason)})
+			}
+			return nil
+		}
+		r.hostCopied(d, p.copied)
+		r.replace[d] = p.out
+		r.apply.Applied++
+		r.counts.Merged++
+		if string(a.result.Patch) != "{}" {
+			r.apply.Changed++
+		}
+		for _, c := range a.result.Plan {
+			r.apply.Count(c)
+			r.notes = append(r.notes, results.ApplyChange(at(d), c))
+		}
+	case u != nil:
+		n := r.place(u, p.applied.created, p.applied.createdHosted)
+		r.added = append(r.added, n)
+		r.apply.Created++
+		r.counts.Added++
+		file, idx := u.File, u.Index
+		if f, i, ok := locationOf(n); ok {
+			file, idx = f, i
+		}
+		r.notes = append(r.notes, results.ApplyCreate(results.At{Resource: results.ResourceRef(n), File: file, Index: idx}))
+	case d != nil:
+		r.apply.Kept++
+		r.counts.Kept++
+	}
+	return nil
+}

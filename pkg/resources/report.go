@@ -1,0 +1,55 @@
+package resources
+
+import (
+	"sigs.k8s.io/kustomize/kyaml/fn/framework"
+
+	"github.com/krm-merge/krm-merge/pkg/results"
+)
+
+// report is the run's results, in order (docs/results.md), every one built by package
+// results:
+//
+//   - 3way and 2way: the summary, one result per conflict, the warnings (a resource
+//     deleted locally that upstream changed; a comment the host copies onto another
+//     node), the field rules' notes;
+//   - a 3way or 2way plan (Options.Plan): the plan's summary, one info result per field
+//     the merge would change (mergePlan), the conflicts, one info result per resource
+//     it would add or delete, the warnings and notes;
+//   - apply (and its plan): the summary, the refusals of onConflict: error, one info
+//     result per field change and per created object, the warnings.
+func (r *run) report(o *Outcome) framework.Results {
+	conflicts := make(framework.Results, len(r.conflicts))
+	for i, c := range r.conflicts {
+		conflicts[i] = c.Result
+	}
+	var res framework.Results
+	switch {
+	case r.opts.Mode == Apply:
+		res = framework.Results{results.ApplySummary(r.apply, r.opts.Plan)}
+		res = append(res, conflicts...)
+		res = append(res, r.notes...)
+		res = append(res, r.warnings...)
+		return res
+	case r.opts.Plan:
+		mode := string(r.opts.Mode)
+		changes, counts := r.mergePlan(o)
+		res = framework.Results{results.PlanSummary(mode, r.counts, counts)}
+		res = append(res, changes...)
+		res = append(res, conflicts...)
+		for _, n := range o.Added {
+			a := results.At{Resource: results.ResourceRef(n)}
+			if file, idx, ok := locationOf(n); ok {
+				a.File, a.Index = file, idx
+			}
+			res = append(res, results.PlanAdd(a, mode))
+		}
+		for _, d := range o.Deleted {
+			res = append(res, results.PlanDelete(at(d), mode))
+		}
+	default:
+		res = framework.Results{results.Summary(string(r.opts.Mode), r.counts)}
+		res = append(res, conflicts...)
+	}
+	res = append(res, r.warnings...)
+	return append(res, r.notes...)
+}

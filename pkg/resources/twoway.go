@@ -1,0 +1,73 @@
+package resources
+
+import (
+	"github.com/krm-merge/krm-merge/pkg/merge"
+	"github.com/krm-merge/krm-merge/pkg/roles"
+)
+
+// The 2-way resource rules (docs/roles-and-identity.md, "Resource rules"), per identity,
+// S src, D dest: S D merged field by field (package merge; a src that merges to nothing,
+// `$patch: delete`, deletes dest's); S only: added (its directives removed); D only:
+// kept.
+
+// prepareTwoWay computes a set's 2-way merge.
+func (r *run) prepareTwoWay(s *roles.Set) prep {
+	src, d := s.Get(roles.Src), s.Get(roles.Dest)
+	switch {
+	case src != nil && d != nil:
+		sn := r.normalized(src, d)
+		out, err := merge.TwoWayShared(sn, d.Node, r.opts.Merge)
+		if err != nil {
+			return prep{err: src.Errorf(fieldOf(err), "%v", err)}
+		}
+		out, _, effects, err := r.withFieldRules(out, nil, nil, sn, src, d, true)
+		if err != nil {
+			return prep{err: err}
+		}
+		p := prep{out: out, effects: effects}
+		if out != nil {
+			p.out, p.copied = r.finish(d.Node, out)
+		}
+		return p
+	case src != nil:
+		clean, err := merge.TwoWayShared(src.Node, nil, r.opts.Merge)
+		if err != nil {
+			return prep{err: src.Errorf(fieldOf(err), "%v", err)}
+		}
+		if clean != nil {
+			added := r.addCopy(clean)
+			return prep{out: clean, added: added, addedHosted: r.hosted(src.Node, added)}
+		}
+	}
+	return prep{}
+}
+
+// twoWay applies the 2-way rules to one identity.
+func (r *run) twoWay(s *roles.Set, p *prep) error {
+	src, d := s.Get(roles.Src), s.Get(roles.Dest)
+	switch {
+	case src != nil && d != nil:
+		if p.err != nil {
+			return p.err
+		}
+		r.ruleEffects(d, p.effects)
+		r.hostCopied(d, p.copied)
+		if p.out == nil {
+			r.drop[d] = true
+			r.counts.Deleted++
+			return nil
+		}
+		r.replace[d] = p.out
+		r.counts.Merged++
+	case src != nil:
+		if p.err != nil {
+			return p.err
+		}
+		if p.out != nil {
+			r.add(&roles.Item{Node: p.out, Role: src.Role, File: src.File, Index: src.Index, RelFile: src.RelFile, Inline: src.Inline}, p.added, p.addedHosted)
+		}
+	case d != nil:
+		r.counts.Kept++
+	}
+	return nil
+}

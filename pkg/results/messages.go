@@ -1,0 +1,367 @@
+package results
+
+import (
+	"fmt"
+
+	"sigs.k8s.io/kustomize/kyaml/fn/framework"
+	"sigs.k8s.io/kustomize/kyaml/yaml"
+
+	"github.com/krm-merge/krm-merge/pkg/merge"
+	"github.com/krm-merge/krm-merge/pkg/plan"
+)
+
+// Every result message of a run is built here, from typed values: the summaries, the
+// conflicts, the warnings, the field rules' notes, the plan's changes and apply mode's.
+// The shapes are docs/results.md's.
+
+// At is where a result points: a resource, its file and index (File "" for an item
+// without a path), and the field (Path "" for the whole resource, which then names no
+// field).
+type At struct {
+	Resource *yaml.ResourceIdentifier
+	File     string
+	Index    int
+	Path     string
+}
+
+// result builds a result at a.
+func (a At) result(sev framework.Severity, msg string) *framework.Result {
+	r := &framework.Result{Severity: sev, ResourceRef: a.Resource, Message: msg}
+	if a.File != "" {
+		r.File = &framework.File{Path: a.File, Index: a.Index}
+	}
+	if a.Path != "" {
+		r.Field = &framework.Field{Path: a.Path}
+	}
+	return r
+}
+
+// withValues sets the field's currentValue and proposedValue (a whole-resource result
+// names no field, so it carries none).
+func withValues(r *framework.Result, current, proposed interface{}) *framework.Result {
+	if r.Field != nil {
+		r.Field.CurrentValue, r.Field.ProposedValue = current, proposed
+	}
+	return r
+}
+
+// Policy is how a run decides conflicts, as the messages say it.
+type Policy string
+
+const (
+	// UpdatedWins: updated (src) wins a conflict; the result is a warning.
+	UpdatedWins Policy = "updated"
+	// DestWins: dest wins; a warning.
+	DestWins Policy = "dest"
+	// Refuse: the run fails (onConflict: error); the result is an error and nothing is
+	// written.
+	Refuse Policy = "error"
+)
+
+// decided ends a conflict's text with its outcome: "; <winner> wins", or under Refuse
+// "; onConflict is error, so nothing is written".
+func decided(what string, p Policy, winner string) string {
+	if p == Refuse {
+		return what + "; onConflict is error, so nothing is written"
+	}
+	return what + "; " + winner + " wins"
+}
+
+// conflictResult is a conflict's result: "conflict: " and its text, a warning, or under
+// Refuse an error without a proposed value.
+func conflictResult(at At, text string, p Policy, current, proposed interface{}) *framework.Result {
+	sev := framework.Warning
+	if p == Refuse {
+		sev = framework.Error
+		proposed = nil
+	}
+	return withValues(at.result(sev, "conflict: "+text), current, proposed)
+}
+
+// ConflictText says what a 3-way field conflict is and how it was decided, e.g.
+// "changed on both sides (original 1, updated 2, dest 3); updated wins".
+func ConflictText(c merge.Conflict, p Policy) string {
+	return decided(c.Describe(), p, c.Winner)
+}
+
+// FieldConflict is the result of a 3-way field conflict c on the dest item at at (at.Path
+// is c's path): "conflict: " and ConflictText, currentValue dest's value, proposedValue
+// the winner's.
+func FieldConflict(at At, c merge.Conflict, p Policy) *framework.Result {
+	at.Path = c.Path.String()
+	proposed := Value(c.Updated)
+	if c.Winner == "dest" {
+		proposed = Value(c.Dest)
+	}
+	return conflictResult(at, ConflictText(c, p), p, Value(c.Dest), proposed)
+}
+
+// DeletedUpstreamText says a resource (id names it) was deleted upstream but changed
+// locally, and how that was decided: dest's copy deleted (UpdatedWins, Refuse) or kept
+// (DestWins).
+func DeletedUpstreamText(id string, p Policy) string {
+	winner := "updated"
+	if p == DestWins {
+		winner = "dest"
+	}
+	return decided(id+" was deleted upstream but changed locally", p, winner)
+}
+
+// DeletedUpstreamChangedLocally is the conflict result of a resource upstream deleted and
+// dest changed: DeletedUpstreamText, naming no field.
+func DeletedUpstreamChangedLocally(at At, id string, p Policy) *framework.Result {
+	at.Path = ""
+	return conflictResult(at, DeletedUpstreamText(id, p), p, nil, nil)
+}
+
+// StayedDeleted is the warning on an updated item whose resource dest deleted and
+// upstream changed meanwhile (id names it).
+func StayedDeleted(at At, id string) *framework.Result {
+	at.Path = ""
+	return at.result(framework.Warning, id+" was deleted locally and stays deleted, but upstream changed it meanwhile")
+}
+
+// HostCopy is the warning on a merged item's node where kpt will copy dest's comment
+// onto another node than its own (at.Path is the node).
+func HostCopy(at At, comment string) *framework.Result {
+	return at.result(framework.Warning, fmt.Sprintf("kpt will copy dest's comment %q onto this node: when it restores dest's comments "+
+		"it pairs list elements by position, and upstream's change moved dest's elements; remove the comment here if it does not belong", comment))
+}
+
+// RuleEffect is the info result of a field rule that changed a merge's output or decided
+// a conflict: the rule and its source, what the merge alone would have written, the
+// conflicts it decided; at.Path is the rule's path, proposedValue the output's value.
+func RuleEffect(at At, e merge.RuleEffect) *framework.Result {
+	msg := fmt.Sprintf("field rule %s (%s)", e.Rule.Policy, e.Rule.Source)
+	if !merge.Equal(e.Merged, e.Result) {
+		msg += fmt.Sprintf(": the merge gave %s, the output holds %s", merge.Short(e.Merged), merge.Short(e.Result))
+	} else {
+		msg += fmt.Sprintf(": the output holds %s", merge.Short(e.Result))
+	}
+	if n := len(e.Conflicts); n > 0 {
+		msg += fmt.Sprintf("; decided %d conflict", n)
+		if n > 1 {
+			msg += "s"
+		}
+		msg += " (not reported): " + e.Conflicts[0].Path.String() + " " + e.Conflicts[0].Describe()
+	}
+	at.Path = e.Rule.Path.String()
+	r := at.result(framework.Info, msg)
+	r.Field = &framework.Field{Path: at.Path, ProposedValue: Value(e.Result)}
+	return r
+}
+
+// Refused is the error result heading a run that onConflict: error fails: n conflicts
+// found by the merge, or by its plan.
+func Refused(n int, isPlan bool) *framework.Result {
+	if isPlan {
+		return &framework.Result{Severity: framework.Error, Message: fmt.Sprintf("onConflict is error and the plan found %d conflicts", n)}
+	}
+	return &framework.Result{Severity: framework.Error,
+		Message: fmt.Sprintf("onConflict is error and the merge found %d conflicts; nothing was written", n)}
+}
+
+// PlanCounts are a plan's field changes, by operation.
+type PlanCounts struct {
+	// Changed, Added, Deleted and Reordered count the field changes by operation.
+	Changed, Added, Deleted, Reordered int
+	// Resources is how many merged resources would change at all.
+	Resources int
+}
+
+// Count counts one change.
+func (p *PlanCounts) Count(op plan.Op) {
+	switch op {
+	case plan.Changed:
+		p.Changed++
+	case plan.Added:
+		p.Added++
+	case plan.Deleted:
+		p.Deleted++
+	case plan.Reordered:
+		p.Reordered++
+	}
+}
+
+// PlanSummary is the info result heading a 3-way or 2-way plan, e.g. "3way plan,
+// nothing written: 2 merged (1 would change), 1 added, 0 deleted, 3 kept, 1 conflicts;
+// fields: 2 changed, 1 added, 0 deleted, 0 reordered".
+func PlanSummary(mode string, c Counts, p PlanCounts) *framework.Result {
+	msg := fmt.Sprintf("%s plan, nothing written: %d merged (%d would change), %d added, %d deleted, %d kept, %d conflicts; fields: %d changed, %d added, %d deleted, %d reordered",
+		mode, c.Merged, p.Resources, c.Added, c.Deleted, c.Kept, c.Conflicts, p.Changed, p.Added, p.Deleted, p.Reordered)
+	if c.StayedDeleted > 0 {
+		msg += fmt.Sprintf("; %d stay deleted locally", c.StayedDeleted)
+	}
+	return &framework.Result{Severity: framework.Info, Message: msg}
+}
+
+// PlanChange is the info result of one field a 3-way or 2-way plan would change (at.Path
+// is the change's path): "3way plan: would change this field: 1 -> 3", currentValue
+// dest's, proposedValue the merge's.
+func PlanChange(at At, c plan.Change, mode string) *framework.Result {
+	at.Path = c.Path.String()
+	return withValues(at.result(framework.Info, mode+" plan: "+ChangeText(c)), c.Current, c.Proposed)
+}
+
+// ChangeText says what a merge would do to one field, e.g. "would change this field: 1
+// -> 3", "would add {...}".
+func ChangeText(c plan.Change) string {
+	switch c.Op {
+	case plan.Changed:
+		return fmt.Sprintf("would change this field: %s -> %s", Brief(c.Current), Brief(c.Proposed))
+	case plan.Added:
+		return fmt.Sprintf("would add %s", Brief(c.Proposed))
+	case plan.Deleted:
+		return fmt.Sprintf("would delete %s", Brief(c.Current))
+	default:
+		return fmt.Sprintf("would reorder the elements: %s -> %s", Brief(c.Current), Brief(c.Proposed))
+	}
+}
+
+// PlanAdd and PlanDelete are the info results of a resource a plan would add (at its new
+// file) or delete.
+func PlanAdd(at At, mode string) *framework.Result {
+	at.Path = ""
+	return at.result(framework.Info, mode+" plan: would add this resource")
+}
+
+// PlanDelete: see PlanAdd.
+func PlanDelete(at At, mode string) *framework.Result {
+	at.Path = ""
+	return at.result(framework.Info, mode+" plan: would delete this resource (deleted upstream)")
+}
+
+// ApplyCounts are the outcomes of an apply run.
+type ApplyCounts struct {
+	// Applied objects had a config and a live object (kubectl would patch them).
+	Applied int
+	// Changed is how many applied objects the patch would change (the refreshed
+	// annotation counts as a change).
+	Changed int
+	// Created objects had a config only (kubectl would create them).
+	Created int
+	// Kept objects were live only (kubectl apply leaves them alone; it only prunes with
+	// --prune, which this function does not do).
+	Kept int
+	// Field changes over all applied objects, by operation, and how many of the changes
+	// overwrite a live change made since the last apply.
+	FieldsChanged, FieldsAdded, FieldsDeleted, FieldsReordered, Overwrites int
+	// Refused are objects kubectl apply --overwrite=false (onConflict: error) refuses.
+	Refused int
+}
+
+// Count counts one field change of an applied object.
+func (c *ApplyCounts) Count(ch plan.Change) {
+	switch ch.Op {
+	case plan.Changed:
+		c.FieldsChanged++
+	case plan.Added:
+		c.FieldsAdded++
+	case plan.Deleted:
+		c.FieldsDeleted++
+	case plan.Reordered:
+		c.FieldsReordered++
+	}
+	if ch.OverwritesBase() {
+		c.Overwrites++
+	}
+}
+
+// ApplySummary is an apply run's info result, e.g. "apply: 2 applied (1 would change), 1
+// created, 3 kept; fields: 1 changed, 2 added, 1 deleted, 0 reordered; 1 overwrite a
+// change made on the live object since the last apply"; a plan's begins "apply plan,
+// nothing written:".
+func ApplySummary(c ApplyCounts, isPlan bool) *framework.Result {
+	head := "apply:"
+	if isPlan {
+		head = "apply plan, nothing written:"
+	}
+	msg := fmt.Sprintf("%s %d applied (%d would change), %d created, %d kept; fields: %d changed, %d added, %d deleted, %d reordered",
+		head, c.Applied, c.Changed, c.Created, c.Kept, c.FieldsChanged, c.FieldsAdded, c.FieldsDeleted, c.FieldsReordered)
+	if c.Overwrites > 0 {
+		msg += fmt.Sprintf("; %d overwrite a change made on the live object since the last apply", c.Overwrites)
+	}
+	if c.Refused > 0 {
+		msg += fmt.Sprintf("; %d refused (onConflict: error, as kubectl apply --overwrite=false)", c.Refused)
+	}
+	return &framework.Result{Severity: framework.Info, Message: msg}
+}
+
+// ApplyChange is the info result of one field an apply changes on the live object
+// (at.Path is the change's path; c.Base is the last-applied value): e.g. "apply would
+// change this field: 1 -> 3 (overwrites a change made on the live object since the last
+// apply, which set 2)"; currentValue live, proposedValue after the apply.
+func ApplyChange(at At, c plan.Change) *framework.Result {
+	var s string
+	switch c.Op {
+	case plan.Changed:
+		s = fmt.Sprintf("apply would change this field: %s -> %s", Brief(c.Current), Brief(c.Proposed))
+		if c.OverwritesBase() {
+			s += fmt.Sprintf(" (overwrites a change made on the live object since the last apply, which set %s)", Brief(c.Base))
+		}
+	case plan.Added:
+		s = fmt.Sprintf("apply would add %s", Brief(c.Proposed))
+	case plan.Deleted:
+		s = fmt.Sprintf("apply would delete %s", Brief(c.Current))
+		if c.OverwritesBase() {
+			s += fmt.Sprintf(" (in the last-applied configuration as %s, gone from the config; changed on the live object since)", Brief(c.Base))
+		} else if c.InBase {
+			s += " (in the last-applied configuration, gone from the config)"
+		} else {
+			s += " (not set by the last apply; the config's patch clears it: a retainKeys or replace strategy, or an explicit null)"
+		}
+	case plan.Reordered:
+		s = fmt.Sprintf("apply would reorder the elements: %s -> %s", Brief(c.Current), Brief(c.Proposed))
+	}
+	at.Path = c.Path.String()
+	return withValues(at.result(framework.Info, s), c.Current, c.Proposed)
+}
+
+// refusedSuffix ends the message of every result of an object onConflict: error refuses.
+const refusedSuffix = "; onConflict is error (kubectl apply --overwrite=false), so nothing is written"
+
+// ApplyRefusedField is the error result of a field kubectl apply --overwrite=false
+// refuses to change (at.Path is the field; c.Base is the last-applied value), with its
+// last-applied, live and config values; currentValue is live.
+func ApplyRefusedField(at At, c plan.Change) *framework.Result {
+	var what string
+	switch {
+	case c.Op == plan.Added && c.InBase:
+		what = fmt.Sprintf("the apply would add this field again, which was removed from the live object since the last apply (last applied %s, config %s)",
+			Brief(c.Base), Brief(c.Proposed))
+	case !c.InBase:
+		what = fmt.Sprintf("the apply would %s this field, which the last apply did not set: the live object has it from elsewhere (live %s, config %s)",
+			c.Op, Brief(c.Current), Brief(c.Proposed))
+	default:
+		what = fmt.Sprintf("the apply would %s this field, which was changed on the live object since the last apply (last applied %s, live %s, config %s)",
+			c.Op, Brief(c.Base), Brief(c.Current), Brief(c.Proposed))
+	}
+	at.Path = c.Path.String()
+	return withValues(at.result(framework.Error, "conflict: "+what+refusedSuffix), c.Current, nil)
+}
+
+// ApplyRefusedObject is the error result of an object kubectl apply --overwrite=false
+// refuses for a reason no field accounts for (reason is kubectl's own message).
+func ApplyRefusedObject(at At, reason string) *framework.Result {
+	at.Path = ""
+	return at.result(framework.Error, "conflict: kubectl apply --overwrite=false would refuse this object: "+reason+refusedSuffix)
+}
+
+// ApplyCreate is the info result of an object an apply creates (at its file).
+func ApplyCreate(at At) *framework.Result {
+	at.Path = ""
+	return at.result(framework.Info, "apply would create this resource (with the last-applied annotation kubectl apply sets)")
+}
+
+// Brief renders a value compactly for a message (JSON; strings as they are), cut to 80
+// characters.
+func Brief(v interface{}) string {
+	s, ok := v.(string)
+	if !ok {
+		s = plan.ScalarText(v)
+	}
+	if len(s) > 80 {
+		s = s[:77] + "..."
+	}
+	return s
+}
