@@ -162,7 +162,7 @@ func billionLaughs() string {
 
 // TestBoundAliasBomb: a billion-laughs bomb in dest, in updated, or in the
 // functionConfig is never expanded: the run is refused at once with an error result
-// (function.MaxExpandedNodes; config.Load's own limit for the functionConfig), in
+// (bounds.MaxExpandedNodes; config.Load's own limit for the functionConfig), in
 // bounded memory.
 func TestBoundAliasBomb(t *testing.T) {
 	bomb := billionLaughs()

@@ -58,10 +58,6 @@ const (
 	DefaultRoleAnnotation = "config.kubernetes.io/merge-source"
 )
 
-// DefaultAssociativeKeys are the seed documents' associative keys (merge2.md, merge3.md),
-// in precedence order: the first key that qualifies for a list is its merge key.
-var DefaultAssociativeKeys = listkind.SeedKeys
-
 // Typed functionConfig identity.
 const (
 	// APIVersion is the apiVersion of the typed functionConfig.

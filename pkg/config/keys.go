@@ -1,6 +1,10 @@
 package config
 
-import "strings"
+import (
+	"strings"
+
+	"github.com/krm-merge/krm-merge/pkg/listkind"
+)
 
 // Key names, the same in both forms: data.<key> in the ConfigMap, spec.<key> in the
 // typed ResourceMerge (function.md, "functionConfig" table).
@@ -82,7 +86,7 @@ var keyDocs = []KeyDoc{
 	{Name: KeyKeepSources, Type: "boolean", Default: "false", Valid: validBools,
 		Meaning: "Also emit the original/updated/src items unchanged. Without it, with path selection the consumed " +
 			"source items are removed from the output, and kpt deletes their files."},
-	{Name: KeyAssociativeKeys, Type: "list of strings", Default: strings.Join(DefaultAssociativeKeys, ","),
+	{Name: KeyAssociativeKeys, Type: "list of strings", Default: strings.Join(listkind.SeedKeys, ","),
 		Meaning: "Keys that make a list associative when no schema names its merge key, in precedence order. " +
 			"Comma-separated in the ConfigMap form. At least one, no duplicates."},
 	{Name: KeySchema, Type: "string", Default: string(SchemaKubernetes), Valid: validSchemas,

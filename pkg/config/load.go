@@ -10,6 +10,7 @@ import (
 	"sigs.k8s.io/kustomize/kyaml/yaml"
 
 	"github.com/krm-merge/krm-merge/internal/bounds"
+	"github.com/krm-merge/krm-merge/pkg/listkind"
 )
 
 // The accepted functionConfig forms (function.md, "functionConfig").
@@ -22,7 +23,7 @@ const (
 
 // Defaults returns the configuration of a run without functionConfig: mode 3way,
 // roleAnnotation config.kubernetes.io/merge-source, onConflict updated, schema
-// kubernetes, associativeKeys DefaultAssociativeKeys (a copy), no paths, no inline
+// kubernetes, associativeKeys listkind.SeedKeys (a copy), no paths, no inline
 // sources, mergeOnPath and keepSources false (function.md, "functionConfig" table).
 func Defaults() *Config {
 	return &Config{
@@ -30,7 +31,7 @@ func Defaults() *Config {
 		RoleAnnotation:  DefaultRoleAnnotation,
 		OnConflict:      ConflictUpdated,
 		Schema:          SchemaKubernetes,
-		AssociativeKeys: append([]string(nil), DefaultAssociativeKeys...),
+		AssociativeKeys: append([]string(nil), listkind.SeedKeys...),
 	}
 }
 
@@ -438,7 +439,7 @@ func (l *loader) setAssociativeKeys(list []string) {
 	f := l.field(KeyAssociativeKeys)
 	if len(list) == 0 {
 		l.fail(f, "", nil, "associativeKeys must list at least one key; leave it out for the defaults (%s)",
-			strings.Join(DefaultAssociativeKeys, ", "))
+			strings.Join(listkind.SeedKeys, ", "))
 		return
 	}
 	ok := true

@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/krm-merge/krm-merge/pkg/listkind"
 	"sigs.k8s.io/kustomize/kyaml/yaml"
 )
 
@@ -87,12 +88,12 @@ func TestLoadDefaults(t *testing.T) {
 		})
 	}
 
-	// The defaults are copies: changing a result changes neither DefaultAssociativeKeys
+	// The defaults are copies: changing a result changes neither listkind.SeedKeys
 	// nor the next result.
 	c := mustLoad(t, "{}")
 	c.AssociativeKeys[0] = "changed"
-	if DefaultAssociativeKeys[0] != "mountPath" || mustLoad(t, "{}").AssociativeKeys[0] != "mountPath" {
-		t.Fatal("Load shares its AssociativeKeys slice with DefaultAssociativeKeys")
+	if listkind.SeedKeys[0] != "mountPath" || mustLoad(t, "{}").AssociativeKeys[0] != "mountPath" {
+		t.Fatal("Load shares its AssociativeKeys slice with listkind.SeedKeys")
 	}
 }
 

@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/krm-merge/krm-merge/pkg/listkind"
 	"k8s.io/kube-openapi/pkg/validation/strfmt"
 	"k8s.io/kube-openapi/pkg/validation/validate"
 )
@@ -80,7 +81,7 @@ func TestSchemaMatchesKeys(t *testing.T) {
 			for _, v := range def {
 				list = append(list, v.(string))
 			}
-			if strings.Join(list, ",") != k.Default || !reflect.DeepEqual(list, DefaultAssociativeKeys) {
+			if strings.Join(list, ",") != k.Default || !reflect.DeepEqual(list, listkind.SeedKeys) {
 				t.Errorf("%s: schema default %v, Keys() %q", k.Name, list, k.Default)
 			}
 		default:

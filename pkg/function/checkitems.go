@@ -7,12 +7,8 @@ import (
 	"github.com/krm-merge/krm-merge/pkg/roles"
 )
 
-// MaxExpandedNodes is bounds.MaxExpandedNodes: the most YAML nodes an item may stand for
-// with its aliases expanded.
-const MaxExpandedNodes = bounds.MaxExpandedNodes
-
 // checkItems returns an *results.ItemError for the first item (in input order)
-// whose aliases expand to more than MaxExpandedNodes nodes (bounds.TooExpanded) or that
+// whose aliases expand to more than bounds.MaxExpandedNodes nodes (bounds.TooExpanded) or that
 // holds a map with a repeated key (YAML requires unique keys; yaml.v3 parses them anyway
 // and a merge would pair and write both copies), naming the resource, its file, the key's
 // path and both lines; whether any item holds an alias; and whether any item with a role
@@ -30,7 +26,7 @@ func checkItems(items []roles.Item) (anyAlias, anyNullElement bool, err error) {
 		r := reports[i]
 		if r.TooExpanded {
 			return true, true, items[i].Errorf("", "its YAML aliases expand to more than %d nodes (an alias bomb?): "+
-				"write the values out or use fewer aliases", MaxExpandedNodes)
+				"write the values out or use fewer aliases", bounds.MaxExpandedNodes)
 		}
 		if k := r.Repeated; k != nil {
 			return true, true, items[i].Errorf(k.Path, "key %q is given twice in one map, %s (counting its first line as 1); "+
