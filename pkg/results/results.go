@@ -139,7 +139,6 @@ func Summary(mode string, c Counts) *framework.Result {
 	return &framework.Result{Severity: framework.Info, Message: msg}
 }
 
-
 // Value turns a node into a plain value for currentValue/proposedValue: scalars as
 // their string, maps and lists as decoded YAML; nil for absent. A map or list nested
 // deeper than MaxValueDepth is given as a string saying so instead: written into the
@@ -180,5 +179,3 @@ func deeper(n *yaml.Node, limit int) bool {
 	}
 	return false
 }
-
-
