@@ -16,12 +16,13 @@
 // field order and path/index annotations; added items lose the role annotation and, with
 // path roles, have their path rebased from the updated (or src) directory into the dest
 // directory; with path roles the original/updated/src items are consumed (left out of the
-// output) unless Config.KeepSources is set. Merged and added items have their
-// internal.config.kubernetes.io/id (and legacy id) annotation removed, for the reason
-// given in the README (kpt would copy dest's comments by that id). Input nodes are never
-// changed, but output items that pass through unchanged are the input nodes themselves.
+// output) unless Config.KeepSources is set. Where the input items carry a host's
+// internal.config.kubernetes.io/id (and legacy id) annotation, merged items keep dest's,
+// with the host's own comment restoration already applied (docs/hosts.md). Input nodes
+// are never changed, but output items that pass through unchanged are the input nodes
+// themselves.
 //
-// Results: after Filter, Merge.Results holds the run's results as the function reports
+// Results: after Filter, Filter.Results holds the run's results as the function reports
 // them: one info summary ("3way merge: 1 merged, 1 added, 0 deleted, 0 kept, 1 conflicts"),
 // one warning per conflict with resourceRef, file and field.path, and warnings about
 // resources deleted locally that upstream changed.
@@ -35,17 +36,17 @@
 //     *results.ItemError naming the resource, file and field (errors.As finds it);
 //   - conflicts under onConflict=error: a framework.Results whose first entry says how
 //     many conflicts there were, followed by one error result per conflict;
-//   - an invalid Config (see Merge.Config) or an internal panic, recovered: a plain
+//   - an invalid Config (see Filter.Config) or an internal panic, recovered: a plain
 //     error.
 //
 // New returns config.Load's errors for a bad functionConfig as *results.ItemError values
 // (joined with errors.Join), each naming the functionConfig resource and the field path,
-// e.g. "data.mode". Merge.Results holds every error as error results
+// e.g. "data.mode". Filter.Results holds every error as error results
 // (results.FromError), as the function would write them.
 //
 // # kio.Pipeline
 //
-// *Merge works as a kio.Pipeline filter. Three things a pipeline does matter here, and the
+// *Filter works as a kio.Pipeline filter. Three things a pipeline does matter here, and the
 // package example shows them:
 //   - before each filter, kio.Pipeline annotates every item with
 //     internal.config.kubernetes.io/annotations-migration-resource-id and removes it

@@ -88,7 +88,7 @@ spec:
 
 	cfg := config.Defaults()
 	cfg.OriginalPath, cfg.UpdatedPath, cfg.DestPath = "original", "updated", "dest"
-	merge := &filter.Merge{Config: cfg}
+	merge := &filter.Filter{Config: cfg}
 	rw := &kio.LocalPackageReadWriter{PackagePath: pkg}
 	err = kio.Pipeline{
 		Inputs:  []kio.Reader{rw},
@@ -151,7 +151,7 @@ spec:
 // from config.kubernetes.io/merge-source, as kyaml's filters.Merge3 sets it. The dest
 // changed the image too, so the merge reports a conflict; with onConflict=dest the local
 // value wins. Merged items keep dest's annotations, the role annotation included.
-func ExampleMerge_Filter() {
+func ExampleFilter_Filter() {
 	var items []*yaml.RNode
 	for _, s := range []string{`apiVersion: v1
 kind: ConfigMap

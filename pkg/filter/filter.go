@@ -12,10 +12,10 @@ import (
 	"github.com/krm-merge/krm-merge/pkg/results"
 )
 
-// Merge is the krm-merge engine as a kio.Filter. Use a *Merge: Filter records the run's
-// results in Results. A Merge must not run Filter concurrently; the zero value merges
+// Filter is the krm-merge function as a kio.Filter. Use a *Filter: its Filter method records the run's
+// results in Results. A Filter must not run Filter concurrently; the zero value merges
 // 3-way by the role annotation with every default.
-type Merge struct {
+type Filter struct {
 	// Config is the validated functionConfig: from New, config.Load, or config.Defaults()
 	// changed by the caller. nil means config.Defaults(). A Config built by hand must
 	// have Mode, RoleAnnotation, OnConflict, Schema and AssociativeKeys set (Defaults
@@ -29,25 +29,25 @@ type Merge struct {
 	Results framework.Results
 }
 
-var _ kio.Filter = &Merge{}
+var _ kio.Filter = &Filter{}
 
-// New returns a Merge configured by a functionConfig: a v1 ConfigMap (keys under data)
+// New returns a Filter configured by a functionConfig: a v1 ConfigMap (keys under data)
 // or a fn.krm-merge.dev/v1alpha1 ResourceMerge (keys under spec), exactly as the function
 // reads ResourceList.functionConfig (config.Load). nil or an empty map gives the defaults.
 // Errors: one *results.ItemError per problem, joined with errors.Join, each naming the
 // functionConfig resource and the field (e.g. "data.onConflict") and starting its message
 // with "functionConfig:".
-func New(functionConfig *yaml.RNode) (*Merge, error) {
+func New(functionConfig *yaml.RNode) (*Filter, error) {
 	cfg, err := function.LoadConfig(functionConfig)
 	if err != nil {
 		return nil, err
 	}
-	return &Merge{Config: cfg}, nil
+	return &Filter{Config: cfg}, nil
 }
 
 // Filter merges items and returns the output items (see the package documentation for
 // their shape) and records the results in m.Results. On error it returns no items.
-func (m *Merge) Filter(items []*yaml.RNode) (out []*yaml.RNode, err error) {
+func (m *Filter) Filter(items []*yaml.RNode) (out []*yaml.RNode, err error) {
 	defer func() {
 		if p := recover(); p != nil {
 			err = fmt.Errorf("internal error: %v (please report this with the input)", p)

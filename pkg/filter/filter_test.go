@@ -258,7 +258,7 @@ metadata:
     config.kubernetes.io/merge-source: upstream
     internal.config.kubernetes.io/path: pkg/x.yaml
 `)
-		_, err := (&filter.Merge{}).Filter(in)
+		_, err := (&filter.Filter{}).Filter(in)
 		var ie *results.ItemError
 		if !errors.As(err, &ie) {
 			t.Fatalf("error %v (%T) is not a *results.ItemError", err, err)
@@ -270,7 +270,7 @@ metadata:
 	t.Run("conflicts under onConflict=error are framework.Results", func(t *testing.T) {
 		cfg := config.Defaults()
 		cfg.OnConflict = config.ConflictError
-		m := &filter.Merge{Config: cfg}
+		m := &filter.Filter{Config: cfg}
 		_, err := m.Filter(parse(t, strings.Replace(threeWay, "DEST_IMAGE", "app:local", 1)))
 		var rs framework.Results
 		if !errors.As(err, &rs) {
@@ -305,7 +305,7 @@ metadata:
 			"bad policy":    func() *config.Config { c := config.Defaults(); c.OnConflict = "mine"; return c }(),
 			"bad schema":    func() *config.Config { c := config.Defaults(); c.Schema = "crd"; return c }(),
 		} {
-			m := &filter.Merge{Config: cfg}
+			m := &filter.Filter{Config: cfg}
 			out, err := m.Filter(parse(t, threeWay))
 			if err == nil || out != nil || m.Results.ExitCode() != 1 {
 				t.Errorf("%s: want an error, no items and an error result; got %v, %d items, %s", name, err, len(out), resultStrings(m.Results))
@@ -315,7 +315,7 @@ metadata:
 }
 
 func TestResultsAreResetPerRun(t *testing.T) {
-	m := &filter.Merge{}
+	m := &filter.Filter{}
 	if _, err := m.Filter(parse(t, twoWay)); err == nil {
 		t.Fatal("2-way roles in a 3-way run: want an error")
 	}
@@ -362,7 +362,7 @@ func readPkg(t *testing.T, dir string) map[string]string {
 	return files
 }
 
-func runPipeline(dir string, m *filter.Merge) error {
+func runPipeline(dir string, m *filter.Filter) error {
 	rw := &kio.LocalPackageReadWriter{PackagePath: dir}
 	return kio.Pipeline{Inputs: []kio.Reader{rw}, Filters: []kio.Filter{m}, Outputs: []kio.Writer{rw}, ContinueOnEmptyResult: true}.Execute()
 }
@@ -384,7 +384,7 @@ func TestPipelineErrorWritesNothing(t *testing.T) {
 	dir := writePkg(t, files)
 	cfg := pathConfig()
 	cfg.OnConflict = config.ConflictError
-	err := runPipeline(dir, &filter.Merge{Config: cfg})
+	err := runPipeline(dir, &filter.Filter{Config: cfg})
 	var rs framework.Results
 	if !errors.As(err, &rs) || rs.ExitCode() != 1 {
 		t.Fatalf("pipeline error %v (%T) does not unwrap to the error results", err, err)
@@ -407,7 +407,7 @@ func TestPipelineMergesAndConsumesSources(t *testing.T) {
 		"dest/cm.yaml":     "# local copy\n" + cm + "  a: \"1\"\n  b: local # mine\n",
 		"other/keep.yaml":  "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: keep\n",
 	})
-	m := &filter.Merge{Config: pathConfig()}
+	m := &filter.Filter{Config: pathConfig()}
 	if err := runPipeline(dir, m); err != nil {
 		t.Fatal(err)
 	}
@@ -437,7 +437,7 @@ func TestPipelineEmptyResultDeletes(t *testing.T) {
 		"updated/Kptfile.txt": "not yaml, not read\n",
 		"dest/cm.yaml":        cm + "  a: \"1\"\n",
 	})
-	m := &filter.Merge{Config: pathConfig()}
+	m := &filter.Filter{Config: pathConfig()}
 	if err := runPipeline(dir, m); err != nil {
 		t.Fatal(err)
 	}
@@ -454,7 +454,7 @@ func TestPipelineEmptyResultDeletes(t *testing.T) {
 func TestApplyMode(t *testing.T) {
 	cfg := config.Defaults()
 	cfg.Mode = config.ModeApply
-	m := &filter.Merge{Config: cfg}
+	m := &filter.Filter{Config: cfg}
 	out, err := m.Filter(parse(t, `apiVersion: v1
 kind: ConfigMap
 metadata:

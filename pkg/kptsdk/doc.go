@@ -10,7 +10,7 @@
 // ConfigMap or a fn.krm-merge.dev/v1alpha1 ResourceMerge, as the krm-merge function
 // reads it; an empty or absent one gives the defaults) unless Processor.Config is set,
 // merges rl.Items, replaces rl.Items with the merged items and appends the run's
-// results to rl.Results. The merge is package filter's Merge, so items, roles and
+// results to rl.Results. The merge is package filter's Filter, so items, roles and
 // results are exactly those of the krm-merge function (shared/spec/function.md).
 //
 // Items cross between the SDK and kyaml as YAML text (fn.KubeObject.String and

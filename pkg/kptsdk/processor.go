@@ -19,7 +19,7 @@ import (
 type Processor struct {
 	// Config, when not nil, configures the merge and rl.FunctionConfig is ignored: for a
 	// function whose own functionConfig is not krm-merge's. Build it with
-	// config.Defaults() or config.Load (see filter.Merge.Config).
+	// config.Defaults() or config.Load (see filter.Filter.Config).
 	Config *config.Config
 }
 
@@ -42,7 +42,7 @@ func (p Processor) Process(rl *fn.ResourceList) (bool, error) {
 
 // merge runs the merge on rl without changing it.
 func (p Processor) merge(rl *fn.ResourceList) (fn.KubeObjects, fn.Results, error) {
-	m := &filter.Merge{Config: p.Config}
+	m := &filter.Filter{Config: p.Config}
 	if p.Config == nil {
 		fc, err := functionConfig(rl.FunctionConfig)
 		if err != nil {

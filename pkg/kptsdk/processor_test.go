@@ -350,7 +350,7 @@ func TestHosts(t *testing.T) {
 }
 
 // The adapter adds nothing and drops nothing: its items and results are those of
-// filter.Merge run on the same ResourceList parsed by kyaml.
+// filter.Filter run on the same ResourceList parsed by kyaml.
 func TestSameAsFilter(t *testing.T) {
 	// Block style: see TestFlowStyleScalarsMayComeBackQuoted for flow style.
 	block := strings.NewReplacer(
