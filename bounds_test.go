@@ -1,6 +1,6 @@
 package main
 
-// Bounds (issue 7): hostile inputs run through the real binary's wiring (main, in a
+// Bounds: hostile inputs run through the real binary's wiring (main, in a
 // child process: this test binary re-executed with krmMergeAsMain set) end with a result
 // or a clear error result, never a panic or a hang, within bounded memory. Each case
 // logs its wall time and peak RSS; the README's Reliability section reports them. The

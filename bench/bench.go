@@ -1,4 +1,4 @@
-// Package bench measures krm-merge against kyaml (issue 6): package gen makes the inputs,
+// Package bench measures krm-merge against kyaml: package gen makes the inputs,
 // cmd/krm-merge-bench runs krm-merge and the kyaml reference functions (reference/merge3,
 // reference/readwrite) as subprocesses on them and prints a markdown table, and the
 // testing.B benchmarks in this package time the field engines in process.

@@ -6,7 +6,7 @@ import (
 	"testing"
 )
 
-// All-or-nothing (issue 7): on any error the function exits 1 with an error result and
+// All-or-nothing: on any error the function exits 1 with an error result and
 // writes no items, so kpt leaves the package as it was. Each case below breaks the
 // conflict package (under git) one way, runs the real `kpt fn eval`, and checks the exit
 // code, that `git status --porcelain` is empty (no file written), and that an error result says what is

@@ -1,5 +1,5 @@
 // Package gen writes realistic, deterministic ResourceLists for krm-merge's benchmarks
-// and fast-path tests (issue 6).
+// and fast-path tests.
 //
 // A generated resource is one of: a Deployment or StatefulSet with 1-5 containers and
 // 5-50 env vars each, a Service, a ConfigMap with 10-200 keys, or (15%) a custom

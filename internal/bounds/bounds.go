@@ -19,8 +19,8 @@ import (
 // expanded. Merges and the apply mode's JSON form can expand aliases (the 2-way engine
 // writes aliased values out in full; apply converts objects to JSON), so an alias bomb
 // (a few lines standing for 10^9 nodes) would take unbounded time and memory; such an
-// item is refused before any merge. One million nodes is ten times the largest CRD in
-// shared/data.
+// item is refused before any merge. One million nodes is ten times the largest CRD of
+// kube-prometheus's release manifests.
 const MaxExpandedNodes = 1_000_000
 
 // TooExpanded reports whether n, with its aliases expanded, stands for more than

@@ -35,7 +35,7 @@ func TestForEachSerialBelowRunsInOrder(t *testing.T) {
 }
 
 // TestForEachPanicReachesTheCaller: a panic in a worker goroutine is re-raised on the
-// caller's goroutine, where a deferred recover sees it (issue 7: no panic escapes).
+// caller's goroutine, where a deferred recover sees it (no panic escapes).
 func TestForEachPanicReachesTheCaller(t *testing.T) {
 	for _, serialBelow := range []int{0, 1 << 20} {
 		got := func() (p any) {

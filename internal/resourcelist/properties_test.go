@@ -1,6 +1,6 @@
 package resourcelist_test
 
-// Properties (issue 7) on generated ResourceLists, through the function as the binary
+// Properties on generated ResourceLists, through the function as the binary
 // runs it (resourcelist.Execute with function.Processor, falling back to kyaml's reader
 // as Run does): real-looking resources (Deployments with containers, env and ports,
 // ConfigMaps with comments, Services, a custom kind with nested lists and nulls), each
@@ -300,7 +300,7 @@ func TestPropertyNoUpstreamChangeKeepsDest(t *testing.T) {
 
 // TestPropertyDestEqualsOriginalGivesUpdated: 3-way with dest == original returns
 // updated (semantically: merge.Equal, role annotation aside). Explicit nulls are left
-// out of original, and updated's nulls out of the expectation: semantics.md reads a null
+// out of original, and updated's nulls out of the expectation: docs/merge-semantics.md reads a null
 // in dest as a local clear and a null in updated as an upstream clear, so with nulls
 // the result is updated with those fields removed (the generator's first finding).
 func TestPropertyDestEqualsOriginalGivesUpdated(t *testing.T) {
@@ -410,7 +410,7 @@ func TestPropertySameBytesEveryRun(t *testing.T) {
 
 // TestPropertyEveryResourceAccountedFor: with each resource present in any subset of
 // original, updated and dest, every one is accounted for by the 3-way resource rules
-// (shared/spec/semantics.md, "Resources"): in dest and updated: merged, out; dest only:
+// (docs/merge-semantics.md, "Resources"): in dest and updated: merged, out; dest only:
 // kept, out; updated only: added, out; original and updated, not dest: stayed deleted
 // locally, not out; original and dest, not updated: deleted upstream, not out (a
 // warning when dest changed it); original only: consumed. The summary's counts add up.

@@ -12,7 +12,7 @@ import (
 	"github.com/krm-merge/krm-merge/pkg/results"
 )
 
-// Seed worked example (semantics.md, "Worked examples", apply): last-applied containers
+// Seed worked example (docs/merge-semantics.md, "Worked examples", apply): last-applied containers
 // nginx, nginx-helper-a, nginx-helper-b; config nginx, nginx-helper-b, nginx-helper-c;
 // live nginx, nginx-helper-a, nginx-helper-b (with args: [run]), nginx-helper-d.
 // Result: nginx, nginx-helper-b (keeps args: [run]), nginx-helper-c, nginx-helper-d.
@@ -586,7 +586,7 @@ func contains(l []string, s string) bool {
 }
 
 // An alias bomb in the live object (or the config) is refused before its JSON form is
-// built, which would take unbounded time (FuzzApply stalled on one, issue 7).
+// built, which would take unbounded time (FuzzApply stalled on one).
 func TestApplyRefusesAliasBomb(t *testing.T) {
 	var b strings.Builder
 	b.WriteString("apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: x\ndata:\n  a: &a [x, x, x, x, x, x, x, x, x, x]\n")

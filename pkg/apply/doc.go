@@ -1,7 +1,7 @@
 // Package apply is krm-merge's apply mode: what `kubectl apply` (client-side) would
 // make of a live object, computed offline, written back onto the live object's YAML
 // with its comments and field order, plus a field-level plan a user can read before the
-// real apply (shared/spec/semantics.md, "Apply mode"; shared/spec/function.md).
+// real apply (docs/merge-semantics.md, "Apply mode"; docs/function.md).
 //
 // Roles: updated is the local config, dest the live object (e.g. `kubectl get -o
 // yaml`). The original is the JSON in the live object's

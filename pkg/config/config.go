@@ -1,6 +1,6 @@
 // Package config reads and validates krm-merge's functionConfig.
 //
-// Two forms are accepted, with the same key names (shared/spec/function.md,
+// Two forms are accepted, with the same key names (docs/function.md,
 // "functionConfig"):
 //
 //   - a ConfigMap whose data holds string values, as `kpt fn eval ... -- mode=2way` makes;
@@ -17,7 +17,7 @@ import (
 	"github.com/krm-merge/krm-merge/pkg/listkind"
 )
 
-// Mode names the kind of merge a run performs (function.md, "Modes").
+// Mode names the kind of merge a run performs (docs/function.md, "Modes").
 type Mode string
 
 const (
@@ -30,7 +30,7 @@ const (
 )
 
 // ConflictPolicy says which side wins a 3-way conflict: a field that original,
-// updated and dest all hold differently (shared/spec/semantics.md, "Conflict").
+// updated and dest all hold differently (docs/merge-semantics.md, "Conflict").
 type ConflictPolicy string
 
 const (
@@ -52,7 +52,7 @@ const (
 	SchemaNone SchemaSource = "none"
 )
 
-// Defaults of the functionConfig keys (function.md, "functionConfig" table).
+// Defaults of the functionConfig keys (docs/function.md, "functionConfig" table).
 const (
 	// DefaultRoleAnnotation is the annotation kyaml's filters.Merge3 uses to name an item's role.
 	DefaultRoleAnnotation = "config.kubernetes.io/merge-source"

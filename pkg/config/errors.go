@@ -10,7 +10,7 @@ const ErrorPrefix = "functionConfig: "
 // of *Error; errors.As(err, &e) with e of type *Error finds the first one.
 //
 // A caller turns each Error into a results entry with severity error and
-// field.path = Field (function.md, "Output": errors say what and where).
+// field.path = Field (docs/function.md, "Output": errors say what and where).
 type Error struct {
 	// Field is the path of the offending field inside the functionConfig, in the
 	// notation of a results entry's field.path: "data.mode", "spec.mergeOnPath",

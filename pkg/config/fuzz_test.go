@@ -12,7 +12,7 @@ import (
 )
 
 // FuzzLoad: for any YAML functionConfig, Load never panics and either returns a Config
-// whose every field holds a valid value (function.md, "functionConfig") or a non-empty
+// whose every field holds a valid value (docs/function.md, "functionConfig") or a non-empty
 // Errors whose entries each carry a message; it does not change its input and gives the
 // same answer twice. Seeds: every functionConfig of fn-config-examples, the e2e case
 // packages and the examples, and every other YAML document there (items are not

@@ -7,7 +7,7 @@ import (
 )
 
 // Key names, the same in both forms: data.<key> in the ConfigMap, spec.<key> in the
-// typed ResourceMerge (function.md, "functionConfig" table).
+// typed ResourceMerge (docs/function.md, "functionConfig" table).
 const (
 	KeyMode            = "mode"
 	KeyRoleAnnotation  = "roleAnnotation"
@@ -20,10 +20,10 @@ const (
 	KeyKeepSources     = "keepSources"
 	KeyAssociativeKeys = "associativeKeys"
 	KeySchema          = "schema"
-	// KeyPlan previews a run: items unchanged, every change in results (issue 5.4).
+	// KeyPlan previews a run: items unchanged, every change in results.
 	KeyPlan = "plan"
 	// KeyOriginal, KeyUpdated and KeySrc hold inline resources; typed form only
-	// (function.md, "Choosing roles", 3).
+	// (docs/function.md, "Choosing roles", 3).
 	KeyOriginal = "original"
 	KeyUpdated  = "updated"
 	KeySrc      = "src"
@@ -59,7 +59,7 @@ var (
 )
 
 // keyDocs is the single table of keys: Keys, the unknown-key errors and the tests
-// (which compare it with the OpenAPI schema) all read it. Order: function.md's table,
+// (which compare it with the OpenAPI schema) all read it. Order: docs/function.md's table,
 // then the typed-only keys.
 var keyDocs = []KeyDoc{
 	{Name: KeyMode, Type: "string", Default: string(Mode3Way), Valid: validModes,
@@ -116,7 +116,7 @@ var keyDocs = []KeyDoc{
 		Meaning: "Src resources given inline. 2way mode."},
 }
 
-// Keys documents every functionConfig key, in the order of function.md's table, then
+// Keys documents every functionConfig key, in the order of docs/function.md's table, then
 // the keys only the typed form accepts (original, updated, src). The result is a fresh
 // copy: callers may change it.
 func Keys() []KeyDoc {

@@ -8,8 +8,8 @@ import (
 	"sigs.k8s.io/kustomize/kyaml/yaml"
 )
 
-// contractKeys are the keys of function.md's functionConfig table, in its order, then
-// the rows proposed for it by issue 5 (mergeKeys, fieldRules).
+// contractKeys are the keys of docs/function.md's functionConfig table, in its order, then
+// the keys this project adds (mergeKeys, fieldRules).
 var contractKeys = []string{"mode", "roleAnnotation", "originalPath", "updatedPath", "destPath", "srcPath",
 	"mergeOnPath", "onConflict", "keepSources", "associativeKeys", "schema", "mergeKeys", "fieldRules", "plan"}
 

@@ -13,7 +13,7 @@ import (
 	"github.com/krm-merge/krm-merge/pkg/listkind"
 )
 
-// The accepted functionConfig forms (function.md, "functionConfig").
+// The accepted functionConfig forms (docs/function.md, "functionConfig").
 const (
 	// ConfigMapAPIVersion and ConfigMapKind identify the ConfigMap form, which
 	// `kpt fn eval ... -- key=value`, a Kptfile's configMap and a kustomize fn.yaml produce.
@@ -24,7 +24,7 @@ const (
 // Defaults returns the configuration of a run without functionConfig: mode 3way,
 // roleAnnotation config.kubernetes.io/merge-source, onConflict updated, schema
 // kubernetes, associativeKeys listkind.SeedKeys (a copy), no paths, no inline
-// sources, mergeOnPath and keepSources false (function.md, "functionConfig" table).
+// sources, mergeOnPath and keepSources false (docs/function.md, "functionConfig" table).
 func Defaults() *Config {
 	return &Config{
 		Mode:            Mode3Way,
@@ -35,7 +35,7 @@ func Defaults() *Config {
 	}
 }
 
-// Load reads and validates a ResourceList's functionConfig (function.md, "functionConfig"
+// Load reads and validates a ResourceList's functionConfig (docs/function.md, "functionConfig"
 // and "Choosing roles"). It never changes fc.
 //
 // Input, one of:
@@ -57,7 +57,7 @@ func Defaults() *Config {
 // given empty ([]) is a non-nil empty slice, an absent one nil.
 //
 // Errors: nil or Errors (one *Error per problem, each with the field path; Error()
-// starts with "functionConfig:"). [contract] marks rules function.md states; the others
+// starts with "functionConfig:"). [contract] marks rules docs/function.md states; the others
 // are this package's reading of it where it is silent (kyaml's behaviour or what a kpt
 // or kustomize user would expect):
 //   - [contract] another apiVersion/kind (the message names both accepted forms), or a
@@ -85,7 +85,7 @@ func Defaults() *Config {
 //     originalPath or spec.original in apply mode (the original is the dest's
 //     last-applied-configuration annotation); and onConflict in 2way mode (a 2-way merge
 //     has no conflicts: the key would be silently ignored);
-//   - inline sources together with any *Path key (function.md gives inline sources
+//   - inline sources together with any *Path key (docs/function.md gives inline sources
 //     their own dest rule: every input item without a role), or with mergeOnPath (inline
 //     resources have no file path);
 //   - path selection without every path key of its mode (3way: originalPath,
@@ -500,7 +500,7 @@ func (l *loader) pathField(name string) *string {
 	}
 }
 
-// cleanPath cleans a role directory (function.md, "Choosing roles": "dest", "./dest"
+// cleanPath cleans a role directory (docs/function.md, "Choosing roles": "dest", "./dest"
 // and "dest/" name the same directory). "" stays "" (unset). Absolute paths and paths
 // that leave the package root are problems.
 func (l *loader) cleanPath(name, p string) (string, bool) {
@@ -521,7 +521,7 @@ func (l *loader) cleanPath(name, p string) (string, bool) {
 	return c, true
 }
 
-// Role keys of each mode (function.md, "Modes" and "Choosing roles").
+// Role keys of each mode (docs/function.md, "Modes" and "Choosing roles").
 var (
 	// allPathKeys is in the order of every mode's list below: sources, then dest.
 	allPathKeys   = []string{KeyOriginalPath, KeyUpdatedPath, KeySrcPath, KeyDestPath}

@@ -33,7 +33,7 @@ var (
 
 // Schema returns the OpenAPI v3 schema of the typed functionConfig
 // (fn.krm-merge.dev/v1alpha1 ResourceMerge), against which Load validates that form
-// (function.md, "functionConfig": "validated against an OpenAPI schema with errors that
+// (docs/function.md, "functionConfig": "validated against an OpenAPI schema with errors that
 // name the field"). It has no $ref, so kube-openapi's validate.AgainstSchema can use it
 // as it is, as kyaml's framework.LoadFunctionConfig does.
 //

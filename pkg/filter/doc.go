@@ -68,6 +68,6 @@
 // The configuration is the function's functionConfig (package config; both the ConfigMap
 // and the typed fn.krm-merge.dev/v1alpha1 ResourceMerge forms), the merge is
 // function.Run (roles, resource rules, field merges), and the contract is
-// shared/spec/function.md with the field rules of shared/spec/semantics.md. This package
+// docs/function.md with the field rules of docs/merge-semantics.md. This package
 // adds no rules of its own.
 package filter

@@ -78,7 +78,7 @@ func TestAliasBombIsRefused(t *testing.T) {
 
 // TestEmptiedMapUnderCommentedKeyIsValidYAML: a 2-way src that nulls every field of a
 // dest map whose key has a line comment leaves an empty block map, which yaml.v3 writes
-// as `b: #c` and `{}` on the next line (FuzzTwoWay's finding, issue 7). The output must
+// as `b: #c` and `{}` on the next line (FuzzTwoWay's finding). The output must
 // parse, keep the comment and hold the empty map.
 func TestEmptiedMapUnderCommentedKeyIsValidYAML(t *testing.T) {
 	cfg := config.Defaults()

@@ -184,7 +184,7 @@ func TestOnConflictDestKeepsLocalValue(t *testing.T) {
 	}
 }
 
-// Each bad input of function.md: exit with an error, an error result naming what and
+// Each bad input of docs/function.md: exit with an error, an error result naming what and
 // where, and no items.
 func TestBadInput(t *testing.T) {
 	header := "apiVersion: config.kubernetes.io/v1\nkind: ResourceList\n"

@@ -9,14 +9,14 @@ import (
 //
 //   - an alias whose anchor is gone: a merge can replace the node that carried an
 //     anchor (updated changes dest's `a: &a [...]` while dest's `b: *a` stays), which
-//     would write `*a` with no `&a` (found by the alias-bomb bound test, issue 7). Each
+//     would write `*a` with no `&a` (found by the alias-bomb bound test). Each
 //     such dangling alias becomes a copy of the node it stood for, anchor included, so
 //     later aliases of the same name resolve to it: the value each alias denotes is
 //     unchanged, and the copy keeps its own aliases, so nothing is expanded (an alias
 //     bomb stays small);
 //   - an empty block-style map or list, which a merge makes by emptying one: under a key
 //     with a line comment yaml.v3 writes `b: #c` and `{}` on the next line (found by
-//     FuzzTwoWay, issue 7). It is set to flow style, which writes `b: {} #c`; without a
+//     FuzzTwoWay). It is set to flow style, which writes `b: {} #c`; without a
 //     comment both styles write `{}` or `[]`, so nothing else changes.
 //
 // Input: an output item (not changed). Output: the item itself when it is already

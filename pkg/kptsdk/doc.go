@@ -11,7 +11,7 @@
 // reads it; an empty or absent one gives the defaults) unless Processor.Config is set,
 // merges rl.Items, replaces rl.Items with the merged items and appends the run's
 // results to rl.Results. The merge is package filter's Filter, so items, roles and
-// results are exactly those of the krm-merge function (shared/spec/function.md).
+// results are exactly those of the krm-merge function (docs/function.md).
 //
 // Items cross between the SDK and kyaml as YAML text (fn.KubeObject.String and
 // fn.ParseKubeObject on one side, yaml.Parse and RNode.String on the other), so comments,

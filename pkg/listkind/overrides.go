@@ -48,7 +48,7 @@ func (o *overlay) child(name string) *overlay {
 }
 
 // WithOverrides returns a Resolver that also applies the functionConfig's mergeKeys
-// entries (function.md, "mergeKeys"): for a resource of an entry's group and kind, the
+// entries (docs/function.md, "mergeKeys"): for a resource of an entry's group and kind, the
 // list at the entry's path merges as the entry says, before any schema (inline comment,
 // CRD, built-in OpenAPI) or the seed's inference is asked. An entry with a group wins
 // over one without for the same kind and path; among equals the later entry wins. The

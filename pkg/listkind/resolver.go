@@ -140,7 +140,7 @@ func (n Node) Elements() Node {
 	return out
 }
 
-// SeedKeys are the seed documents' associative keys (merge2.md, merge3.md), in
+// SeedKeys are the associative keys of kustomize's merge2 and merge3 API conventions, in
 // precedence order: the first key that qualifies for a list is its merge key.
 var SeedKeys = []string{"mountPath", "devicePath", "ip", "type", "topologyKey", "name", "containerPort"}
 
@@ -175,7 +175,7 @@ func New(openAPI bool, keys []string) *Resolver {
 const objectMetaRef = "#/definitions/io.k8s.apimachinery.pkg.apis.meta.v1.ObjectMeta"
 
 // metadataOnly is the root schema of a kind kyaml has no schema for: only metadata is
-// known (semantics.md, "Metadata of every kind").
+// known (docs/merge-semantics.md, "Metadata of every kind").
 var metadataOnly = &openapi.ResourceSchema{Schema: &spec.Schema{SchemaProps: spec.SchemaProps{
 	Type: []string{"object"},
 	Properties: map[string]spec.Schema{
@@ -184,7 +184,7 @@ var metadataOnly = &openapi.ResourceSchema{Schema: &spec.Schema{SchemaProps: spe
 }}}
 
 // WithCRDs returns a Resolver that also knows the kinds the CustomResourceDefinitions
-// among items define (semantics.md rule 1: "plus any CustomResourceDefinition present
+// among items define (docs/merge-semantics.md rule 1: "plus any CustomResourceDefinition present
 // in the input"): apiextensions.k8s.io/v1 `spec.versions[].schema.openAPIV3Schema`, and
 // v1beta1's `spec.validation.openAPIV3Schema` for every version. Their lists follow
 // `x-kubernetes-list-type` and `x-kubernetes-list-map-keys` (or the patch strategy and

@@ -1,6 +1,6 @@
 package listkind_test
 
-// One named test per rule of shared/spec/semantics.md, "Which lists are associative,
+// One named test per rule of docs/merge-semantics.md, "Which lists are associative,
 // and by which key": the inline fieldmeta comment (rule 0), the Kubernetes schema for
 // known kinds (rule 1: list-map-keys over patch-merge-key, sets, strategy-less lists
 // atomic, ObjectMeta for every kind), the seed's heuristic keys with the uniqueness rule

@@ -11,7 +11,7 @@ package merge_test
 // strategic-merge directives.
 //
 // Every case is checked three ways:
-//   - against the spec: spec3 / spec2 below restate semantics.md independently of the
+//   - against the spec: spec3 / spec2 below restate docs/merge-semantics.md independently of the
 //     engine (literal rules, no ordering or comments); our result must equal theirs
 //     everywhere, and in 3-way also under onConflict: dest, with the same conflicts as
 //     under onConflict: updated;
@@ -28,7 +28,7 @@ package merge_test
 // A failure is shrunk (fields and elements deleted while it still fails) and printed as
 // a minimal reproduction: the inputs, the path, ours and kyaml's.
 //
-// Classes labelled "NOT IN semantics.md" are differences the spec does not list; they are
+// Classes labelled "NOT IN docs/merge-semantics.md" are differences the spec does not list; they are
 // reported to the lead rather than silently accepted.
 
 import (
@@ -1127,7 +1127,7 @@ func sameValue(a, b *yaml.Node, sch listkind.Node, ordered bool) bool {
 
 // ---------------------------------------------------------------------------------
 // The spec, restated: independent of the engine, used to check our value wherever we
-// differ from kyaml. It reads semantics.md literally and ignores order and comments.
+// differ from kyaml. It reads docs/merge-semantics.md literally and ignores order and comments.
 
 func isMapNode(n *yaml.Node) bool { n = dn(n); return n != nil && n.Kind == yaml.MappingNode }
 func isSeqNode(n *yaml.Node) bool { n = dn(n); return n != nil && n.Kind == yaml.SequenceNode }
@@ -1256,7 +1256,7 @@ func idsOf(ms ...map[string]*yaml.Node) []string {
 	return out
 }
 
-// spec3 is the 3-way rule of semantics.md for one field, updated winning conflicts.
+// spec3 is the 3-way rule of docs/merge-semantics.md for one field, updated winning conflicts.
 func spec3(o, u, d *yaml.Node, sch listkind.Node) *yaml.Node { return spec3p(o, u, d, sch, false) }
 
 // spec3p is spec3; keep lets dest win conflicts (onConflict: dest).
@@ -1440,7 +1440,7 @@ func valueSetOf(l *yaml.Node) map[string]bool {
 	return m
 }
 
-// spec2 is the 2-way rule of semantics.md, strategic-merge directives included.
+// spec2 is the 2-way rule of docs/merge-semantics.md, strategic-merge directives included.
 func spec2(s, d *yaml.Node, sch listkind.Node) *yaml.Node { return spec2n(s, d, sch, false) }
 
 // spec2n is spec2; keepNulls (inside an atomic list, src's value verbatim) keeps nulls.
@@ -1887,7 +1887,7 @@ func listDecisionDiffers(p fieldpath.Path, roots []*yaml.RNode, srcs ...*yaml.No
 					if heuristic {
 						return "conflicting merge keys: an element lacks the key, atomic (kyaml keys the list anyway)"
 					}
-					return "NOT IN semantics.md (reported to the lead): an element lacks the schema's merge key, atomic (kyaml pairs the others)"
+					return "NOT IN docs/merge-semantics.md (reported to the lead): an element lacks the schema's merge key, atomic (kyaml pairs the others)"
 				}
 			}
 		}
@@ -2024,7 +2024,7 @@ func explain3(c case3, diff difference, ours, other, spec *yaml.Node, conflicts 
 			a.ShortTag() == yaml.NodeTagInt && b.ShortTag() == yaml.NodeTagString {
 			for _, k := range p[n-2].Keys {
 				if k == p[n-1].Name {
-					return "NOT IN semantics.md (reported to the lead): kyaml re-creates an element's integer merge key as a string", ""
+					return "NOT IN docs/merge-semantics.md (reported to the lead): kyaml re-creates an element's integer merge key as a string", ""
 				}
 			}
 		}

@@ -63,7 +63,7 @@ func (c fieldRuleCase) run(t *testing.T) {
 
 const hpaO = deployHead + "spec:\n  replicas: 1\n  template:\n    spec:\n      containers:\n      - name: app\n        image: app:1\n        resources: {limits: {cpu: 1}}\n      - name: side\n        image: side:1\n"
 
-// TestThreeWayFieldRules: each policy in the 3-way merge (issue 5, item 2).
+// TestThreeWayFieldRules: each policy in the 3-way merge.
 func TestThreeWayFieldRules(t *testing.T) {
 	for _, c := range []fieldRuleCase{
 		{

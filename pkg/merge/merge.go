@@ -2,9 +2,9 @@
 // original to updated, applied onto dest) and the 2-way merge (src into dest) of one
 // resource, field by field, on kyaml RNodes.
 //
-// The rules are those of shared/spec/semantics.md, which follows the seed documents
-// (kustomize's merge2.md and merge3.md) and kyaml's yaml/merge2 and yaml/merge3, and fixes
-// kyaml where it is known to be wrong (see the README's "differences from kyaml"). Which
+// The rules are those of docs/merge-semantics.md, which follows kustomize's merge2 and
+// merge3 API conventions and kyaml's yaml/merge2 and yaml/merge3, and fixes kyaml where it
+// is known to be wrong (docs/differences.md). Which
 // lists are associative, and by which merge key, is decided by package listkind.
 //
 // The engine is pure: it reads its inputs, never changes them, does no I/O, and returns a
@@ -24,7 +24,7 @@ import (
 	"github.com/krm-merge/krm-merge/pkg/listkind"
 )
 
-// Policy decides a 3-way conflict (semantics.md, "Conflict").
+// Policy decides a 3-way conflict (docs/merge-semantics.md, "Conflict").
 type Policy int
 
 const (

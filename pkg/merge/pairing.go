@@ -13,7 +13,7 @@ func setID(n *yaml.Node) string {
 
 // placer orders the output of a map or list merge: dest's entries keep their order, and
 // each entry new in the source goes right after its nearest predecessor in the source
-// that is present in the output, else at the end (semantics.md, "Element order"), or
+// that is present in the output, else at the end (docs/merge-semantics.md, "Element order"), or
 // with front set (map fields) at the start, where the source has it.
 // Feed it the source's entries in order: seen for those that stay in the output, add for
 // new ones. K names an entry: a field name, a set value, a keyed element's identity.
@@ -133,7 +133,7 @@ func (p *placer[K]) buildLate(ids []K, kept []*yaml.Node, width int) []*yaml.Nod
 	return out
 }
 
-// mergeMapFields is the map merge both engines share (semantics.md, map rows): dest's
+// mergeMapFields is the map merge both engines share (docs/merge-semantics.md, map rows): dest's
 // fields in dest's order, each merged by field(key, srcKey, srcValue, destValue); then
 // each src field dest lacks, merged with a nil destValue and placed after its
 // predecessor in src, or first (placer with front). Fields whose merge is nil are

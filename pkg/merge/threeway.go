@@ -8,8 +8,8 @@ import (
 )
 
 // ThreeWay merges the change from original to updated onto dest, one resource (or any
-// YAML value) at a time, by the 3-way rules of shared/spec/semantics.md (seed merge3.md,
-// kyaml yaml/merge3, with the kyaml fixes listed in the README).
+// YAML value) at a time, by the 3-way rules of docs/merge-semantics.md (kustomize's merge3
+// API conventions, kyaml yaml/merge3, with the fixes docs/differences.md lists).
 //
 // Inputs: original, updated and dest as parsed by kyaml; any of them may be nil (absent),
 // e.g. original is nil for a resource added on both sides. They are not modified.

@@ -1,6 +1,6 @@
 package merge_test
 
-// One named test per rule of shared/spec/semantics.md for the 3-way merge (node kinds,
+// One named test per rule of docs/merge-semantics.md for the 3-way merge (node kinds,
 // every row of the 3-way table, nulls, conflicts under both policies and their paths, no
 // stubs, deletions, element order, comments, ObjectMeta for custom kinds, the list
 // decisions as the merge sees them) and the seed's merge3.md rules. Each case is built

@@ -20,8 +20,8 @@ const (
 	prefixDeleteFromList  = "$deleteFromPrimitiveList/"
 )
 
-// TwoWay merges src into dest by the 2-way rules of shared/spec/semantics.md (seed
-// merge2.md, kyaml yaml/merge2): src wins where it sets a value, `null` in src clears,
+// TwoWay merges src into dest by the 2-way rules of docs/merge-semantics.md (kyaml
+// yaml/merge2): src wins where it sets a value, `null` in src clears,
 // dest-only fields and elements are kept, keyed lists keep dest's order with src's new
 // elements appended. Strategic-merge directives in src are honoured: `$patch: delete |
 // replace | merge` on maps and keyed elements, a sequence-level `{$patch: replace}` (or

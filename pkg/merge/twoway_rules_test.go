@@ -1,6 +1,6 @@
 package merge_test
 
-// One named test per rule of shared/spec/semantics.md for the 2-way merge (src S into
+// One named test per rule of docs/merge-semantics.md for the 2-way merge (src S into
 // dest D): every row of the 2-way table, the strategic-merge directives kustomize patches
 // use, that directives never reach the output, the errors an unknown directive gives, and
 // the seed's merge2.md worked example. Keyed list order is compared exactly (it follows

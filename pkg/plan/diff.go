@@ -1,6 +1,6 @@
 // Package plan lists, field by field, what a run would change: the differ behind apply
 // mode's per-field results (package apply) and behind `plan: true` for every mode
-// (ForMerge), so both report changes the same way (shared/spec/function.md, "Plan").
+// (ForMerge), so both report changes the same way (docs/function.md, "Plan").
 //
 // Diff compares two object values (JSON-like: map[string]interface{}, []interface{},
 // scalars) and returns one Change per field that differs: added, deleted, changed, or a

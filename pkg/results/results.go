@@ -2,7 +2,7 @@
 // (kyaml fn/framework Result, the KRM Functions Specification's result shape) and holds
 // ItemError, the error type that names the resource, file and field of a bad input.
 //
-// Shapes (shared/spec/function.md, "Output"):
+// Shapes (docs/function.md, "Output"):
 //   - one info result summarising the run: counts of merged, added, deleted, kept
 //     resources and conflicts;
 //   - one warning per 3-way conflict, with resourceRef, file and field.path, and the
@@ -143,7 +143,7 @@ func Summary(mode string, c Counts) *framework.Result {
 // their string, maps and lists as decoded YAML; nil for absent. A map or list nested
 // deeper than MaxValueDepth is given as a string saying so instead: written into the
 // results, below their own levels, it would pass YAML's limit of 10,000 levels, and the
-// whole ResourceList would fail to encode (issue 7, bounds).
+// whole ResourceList would fail to encode.
 func Value(n *yaml.RNode) interface{} {
 	if n.IsNil() {
 		return nil

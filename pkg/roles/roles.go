@@ -1,7 +1,7 @@
 // Package roles decides which input items are original, updated, dest or src, and what
 // makes two items "the same resource" (identity).
 //
-// Roles come from (shared/spec/function.md, "Choosing roles"):
+// Roles come from (docs/function.md, "Choosing roles"):
 //  1. the role annotation (default config.kubernetes.io/merge-source, as kyaml's
 //     filters.Merge3), always honoured when present;
 //  2. the directory an item's path annotation lies under (originalPath, updatedPath,

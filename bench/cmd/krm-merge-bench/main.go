@@ -1,5 +1,5 @@
-// Command krm-merge-bench measures krm-merge against kyaml, side by side in one run
-// (issue 6). It builds krm-merge and the two kyaml reference functions
+// Command krm-merge-bench measures krm-merge against kyaml, side by side in one run.
+// It builds krm-merge and the two kyaml reference functions
 // (bench/reference/merge3: framework.Execute + kio/filters.Merge3; bench/reference/readwrite:
 // framework.Execute reading and writing the ResourceList only), generates deterministic
 // inputs (bench/gen), runs each function as a subprocess with the input file on stdin,
