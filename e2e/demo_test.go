@@ -2,19 +2,20 @@ package e2e
 
 import (
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
 )
 
-// demoScenario copies examples/demo (upstream-v1, upstream-v2, local) into a package
-// under git, as hack/demo.sh does; fn-config.yaml stays outside the package.
+// demoScenario copies examples/storefront/package (upstream-v1, upstream-v2, local) into
+// a package under git, as hack/demo.sh does; fn-config.yaml stays outside the package.
 func demoScenario(t *testing.T) *scenario {
 	t.Helper()
 	s := newScenario(t)
 	s.names = map[string]string{"original": "upstream-v1", "updated": "upstream-v2", "dest": "local"}
 	for _, role := range []string{"original", "updated", "dest"} {
-		copyTree(t, filepath.Join(repoRoot, "examples", "demo", s.name(role)), s.dir(role))
+		copyTree(t, filepath.Join(repoRoot, "examples", "storefront", "package", s.name(role)), s.dir(role))
 	}
 	for _, d := range []string{"original", "updated", "dest"} { // newScenario made these
 		os.Remove(filepath.Join(s.pkg, d))
@@ -26,12 +27,12 @@ func demoScenario(t *testing.T) *scenario {
 	return s
 }
 
-// The bundled demo merges as its README says. Needs kpt, not the real data.
-func TestDemoExample(t *testing.T) {
+// The storefront example merges as its README says. Needs kpt, not the real data.
+func TestDemoStorefront(t *testing.T) {
 	requireKpt(t)
 	t.Parallel()
 	s := demoScenario(t)
-	cfg := filepath.Join(repoRoot, "examples", "demo", "fn-config.yaml")
+	cfg := filepath.Join(repoRoot, "examples", "storefront", "fn-config.yaml")
 	run := mustRunKpt(t, s.pkg, cfg)
 
 	if sum, want := summaryOf(t, run), (summary{Merged: 4, Added: 1, Deleted: 1, Kept: 1, Conflicts: 1}); sum != want {
@@ -107,4 +108,76 @@ func countComments(snap map[string]string) map[string]int {
 		}
 	}
 	return out
+}
+
+// TestDemoBlueprint runs `make demo`'s script on the bundled real blueprint
+// (examples/blueprint) with the binary under test, and checks what its README says the
+// run shows: the summary, the six conflicts, upstream's changes and ours in the diff, and
+// the files left. Needs kpt, not the shared real data (the example bundles its own copy).
+func TestDemoBlueprint(t *testing.T) {
+	requireKpt(t)
+	t.Parallel()
+	cmd := exec.Command("bash", filepath.Join("hack", "demo.sh"), filepath.Join("examples", "blueprint"))
+	cmd.Dir = repoRoot
+	cmd.Env = append(os.Environ(), "KRM_MERGE="+fnBinary)
+	outBytes, err := cmd.CombinedOutput()
+	out := string(outBytes)
+	if err != nil {
+		t.Fatalf("hack/demo.sh examples/blueprint: %v\n%s", err, out)
+	}
+	for _, want := range []string{
+		"summary: 3way merge: 12 merged, 1 added, 0 deleted, 0 kept, 6 conflicts",
+		"field: metadata.annotations.cnrm.cloud.google.com/project-id\n          conflict: deleted upstream, changed locally",
+		"+    config.kubernetes.io/local-config: \"true\"",          // upstream: both Kptfiles
+		"+  validators:\n+    - image: gcr.io/kpt-fn/starlark:v0.3", // upstream: kcc-namespace's validator
+		"+++ after/project/kcc-namespace/validation.yaml",           // upstream: a new file
+		"+    cnrm.cloud.google.com/ignore-clusterless: \"true\"",
+		"  project/setters.yaml\n  upstream-v0.4.0/CHANGELOG.md", // sources consumed, Markdown left
+	} {
+		if !strings.Contains(out, want) {
+			t.Errorf("the demo's output lacks %q; output:\n%s", want, out)
+		}
+	}
+	if n := strings.Count(out, "field: metadata.annotations.cnrm.cloud.google.com/blueprint"); n != 5 {
+		t.Errorf("%d blueprint-annotation conflicts, want 5; output:\n%s", n, out)
+	}
+	// Ours survive: no removed line carries a setter value, a kpt-set comment, the local
+	// mutator or the changed role, except the annotation upstream removed (a conflict).
+	const removedUpstream = "-    cnrm.cloud.google.com/project-id: acme-mgmt # kpt-set: ${management-project-id}"
+	if n := strings.Count(out, removedUpstream+"\n"); n != 1 {
+		t.Errorf("the annotation upstream removed went %d times, want once (kcc.yaml's binding)", n)
+	}
+	for _, l := range strings.Split(out, "\n") {
+		if strings.HasPrefix(l, "-") && !strings.HasPrefix(l, "---") && l != removedUpstream &&
+			(strings.Contains(l, "acme") || strings.Contains(l, "kpt-set") || strings.Contains(l, "set-labels") || strings.Contains(l, "roles/editor")) {
+			t.Errorf("the merge removed a local line: %q", l)
+		}
+	}
+}
+
+// TestApplyExample runs examples/apply as README's apply section shows it: the
+// ingress-nginx controller's live Deployment, the v1.13.0 config, and the summary and
+// field results of the preview.
+func TestApplyExample(t *testing.T) {
+	requireKpt(t)
+	t.Parallel()
+	pkg := newPackageDir(t)
+	copyTree(t, filepath.Join(repoRoot, "examples", "apply", "package"), pkg)
+	run := mustRunKpt(t, pkg, filepath.Join(repoRoot, "examples", "apply", "fn-config.yaml"))
+	text := resultsText(run.Results)
+	for _, want := range []string{
+		"apply: 1 applied (1 would change), 0 created, 0 kept; fields: 4 changed, 1 added, 1 deleted, 0 reordered; 1 overwrite a change made on the live object since the last apply",
+		"spec.template.spec.containers[name=controller].resources.requests.cpu",
+		"spec.template.spec.automountServiceAccountToken",
+	} {
+		if !strings.Contains(text, want) {
+			t.Errorf("results lack %q:\n%s", want, text)
+		}
+	}
+	live := readFile(t, filepath.Join(pkg, "live", "deployment.yaml"))
+	for _, want := range []string{"app.kubernetes.io/version: 1.13.0", "cpu: 100m # raised by hand during the incident", "value: http2debug=1"} {
+		if !strings.Contains(live, want) {
+			t.Errorf("live/deployment.yaml lacks %q after the apply:\n%s", want, live)
+		}
+	}
 }

@@ -1,35 +1,55 @@
 #!/usr/bin/env bash
-# Demo: take a new upstream release of a small app with krm-merge, through kpt.
+# Demo: take a new upstream release of a package with krm-merge, through kpt.
 #
-# Builds ./bin/krm-merge, copies examples/demo/{upstream-v1,upstream-v2,local} into a
-# temporary kpt package, runs
+# Usage: bash hack/demo.sh [EXAMPLE]     (default examples/blueprint)
+#   KEEP=1            keep the temporary directory
+#   KRM_MERGE=PATH    run this binary instead of building ./bin/krm-merge
+#
+# EXAMPLE is a directory holding package/ (the original, updated and dest directories side
+# by side) and fn-config.yaml (a ResourceMerge choosing them by path). The script builds
+# ./bin/krm-merge, copies package/ into a temporary directory, runs
 #   kpt fn eval PKG --exec ./bin/krm-merge --fn-config FN_CONFIG --results-dir RESULTS
-# and shows what happened to local/: a unified diff, the merged files, the summary and
-# the conflicts. Nothing in the repository is changed (except ./bin).
+# and shows what happened to the dest directory: the results (summary and conflicts), a
+# unified diff and the files left. Nothing in the repository is changed (except ./bin).
 #
 # The functionConfig stays outside the package: kpt feeds every YAML file under the
-# package directory to the function, fn-config.yaml included.
-#
-# Usage: bash hack/demo.sh        (KEEP=1 keeps the temporary directory)
+# package directory to the function.
 set -euo pipefail
 
 root="$(cd "$(dirname "$0")/.." && pwd)"
 cd "$root"
-demo=examples/demo
+example="${1:-examples/blueprint}"
+example="${example%/}"
 
 die() { echo "demo.sh: $*" >&2; exit 1; }
 
 command -v kpt >/dev/null 2>&1 ||
   die "kpt is not on PATH. Install kpt v1 (e.g. the Debian package google-cloud-cli-kpt, or https://kpt.dev/installation/) and run again."
-command -v go >/dev/null 2>&1 || die "go is not on PATH (Go 1.26 builds ./bin/krm-merge)."
-for d in upstream-v1 upstream-v2 local; do
-  [ -d "$demo/$d" ] || die "$demo/$d is missing."
-done
+[ -n "${KRM_MERGE:-}" ] || command -v go >/dev/null 2>&1 || die "go is not on PATH (Go 1.26 builds ./bin/krm-merge)."
+[ -d "$example/package" ] || die "$example/package is missing (an example holds package/ and fn-config.yaml)."
+[ -f "$example/fn-config.yaml" ] || die "$example/fn-config.yaml is missing."
 
-export GOTOOLCHAIN="${GOTOOLCHAIN:-local}"
-echo "==> go build -o bin/krm-merge ."
-mkdir -p bin
-go build -o bin/krm-merge . || die "building the function failed."
+# spec_value KEY prints the functionConfig's spec.KEY (a plain scalar, comments dropped).
+spec_value() {
+  awk -v key="$1" '
+    /^spec:/ { in_spec = 1; next }
+    /^[^ #]/ { in_spec = 0 }
+    in_spec && $1 == key ":" { v = $2; gsub(/["'\'']/, "", v); print v; exit }
+  ' "$example/fn-config.yaml"
+}
+dest="$(spec_value destPath)"
+original="$(spec_value originalPath)"
+updated="$(spec_value updatedPath)"
+[ -n "$dest" ] && [ -d "$example/package/$dest" ] ||
+  die "$example/fn-config.yaml names destPath '$dest', which is not a directory of $example/package."
+
+fn="${KRM_MERGE:-./bin/krm-merge}"
+if [ -z "${KRM_MERGE:-}" ]; then
+  export GOTOOLCHAIN="${GOTOOLCHAIN:-local}"
+  echo "==> go build -o bin/krm-merge ."
+  mkdir -p bin
+  go build -o bin/krm-merge . || die "building the function failed."
+fi
 
 tmp="$(mktemp -d "${TMPDIR:-/tmp}/krm-merge-demo.XXXXXX")"
 if [ -n "${KEEP:-}" ]; then
@@ -38,15 +58,15 @@ else
   trap 'rm -rf "$tmp"' EXIT
 fi
 pkg="$tmp/pkg"
-mkdir -p "$pkg" "$tmp/before"
-cp -R "$demo/upstream-v1" "$demo/upstream-v2" "$demo/local" "$pkg/"
-cp -R "$demo/local" "$tmp/before/"
-cp "$demo/fn-config.yaml" "$tmp/fn-config.yaml"
+mkdir -p "$tmp/before"
+cp -R "$example/package" "$pkg"
+cp -R "$example/package/$dest" "$tmp/before/"
+cp "$example/fn-config.yaml" "$tmp/fn-config.yaml"
 
 echo
-echo "==> kpt fn eval $pkg --exec ./bin/krm-merge --fn-config $tmp/fn-config.yaml --results-dir $tmp/results"
+echo "==> kpt fn eval $pkg --exec $fn --fn-config $tmp/fn-config.yaml --results-dir $tmp/results"
 status=0
-kpt fn eval "$pkg" --exec ./bin/krm-merge --fn-config "$tmp/fn-config.yaml" --results-dir "$tmp/results" || status=$?
+kpt fn eval "$pkg" --exec "$fn" --fn-config "$tmp/fn-config.yaml" --results-dir "$tmp/results" || status=$?
 
 # summarize_results prints kpt's results.yaml (a FunctionResultList) in short form: the
 # summary line, then each warning or error with its resource and field path.
@@ -95,21 +115,14 @@ else
 fi
 
 if [ "$status" -ne 0 ]; then
-  die "kpt fn eval failed (exit $status); local/ was left as it was. See the output above."
+  die "kpt fn eval failed (exit $status); $dest/ was left as it was. See the output above."
 fi
 
 echo
-echo "==> What the merge did to local/ (diff -ru before/local after/local)"
-(cd "$tmp" && mkdir -p after && cp -R pkg/local after/ && diff -ruN before/local after/local) |
+echo "==> What the merge did to $dest/ (diff -ruN before/$dest after/$dest)"
+(cd "$tmp" && mkdir -p after && cp -R "pkg/$dest" after/ && diff -ruN "before/$dest" "after/$dest") |
   sed -E 's/^((---|\+\+\+) [^\t]+)\t.*/\1/' || true
 
 echo
-echo "==> Files left in the package (upstream-v1/ and upstream-v2/ were consumed)"
+echo "==> Files left in the package ($original/ and $updated/ lost their KRM files: the merge consumed them)"
 (cd "$pkg" && find . -type f | sed 's|^\./|  |' | sort)
-
-echo
-echo "==> The merged local/"
-for f in "$pkg"/local/*.yaml; do
-  echo "---------------------------------------------------------------- local/${f##*/}"
-  cat "$f"
-done

@@ -120,7 +120,9 @@ var triples = [][3]string{
 	{"e2e/cases/pipe-source-sink/v1", "e2e/cases/pipe-source-sink/v2", "e2e/cases/pipe-source-sink/mine"},
 	{"e2e/cases/render-pipeline-configpath/upstream/v1", "e2e/cases/render-pipeline-configpath/upstream/v2", "e2e/cases/render-pipeline-configpath/overlay"},
 	{"e2e/cases/render-selectors/base-old", "e2e/cases/render-selectors/base-new", "e2e/cases/render-selectors/site"},
-	{"examples/demo/upstream-v1", "examples/demo/upstream-v2", "examples/demo/local"},
+	{"examples/storefront/package/upstream-v1", "examples/storefront/package/upstream-v2", "examples/storefront/package/local"},
+	{"examples/blueprint/package/upstream-v0.4.0", "examples/blueprint/package/upstream-v0.4.4", "examples/blueprint/package/project"},
+	{"examples/blueprint/package/upstream-v0.4.0/kcc-namespace", "examples/blueprint/package/upstream-v0.4.4/kcc-namespace", "examples/blueprint/package/project/kcc-namespace"},
 	// apply: the last-applied annotation of live holds the original; the config is updated
 	{"examples/apply/package/live", "examples/apply/package/config", "examples/apply/package/live"},
 }
@@ -174,6 +176,7 @@ func Packages(tb testing.TB) [][2]string {
 		out = append(out, [2]string{c, fc})
 	}
 	return append(out,
-		[2]string{filepath.Join(root, "examples/demo"), filepath.Join(root, "examples/demo/fn-config.yaml")},
+		[2]string{filepath.Join(root, "examples/storefront/package"), filepath.Join(root, "examples/storefront/fn-config.yaml")},
+		[2]string{filepath.Join(root, "examples/blueprint/package"), filepath.Join(root, "examples/blueprint/fn-config.yaml")},
 		[2]string{filepath.Join(root, "examples/apply/package"), filepath.Join(root, "examples/apply/fn-config.yaml")})
 }

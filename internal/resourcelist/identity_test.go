@@ -152,9 +152,9 @@ func upgrades(t *testing.T) map[string]string {
 	} {
 		dir := t.TempDir()
 		if name == "demo" {
-			copyTree(t, "../../examples/demo/upstream-v1", filepath.Join(dir, "original"))
-			copyTree(t, "../../examples/demo/upstream-v2", filepath.Join(dir, "updated"))
-			copyTree(t, "../../examples/demo/local", filepath.Join(dir, "dest"))
+			copyTree(t, "../../examples/storefront/package/upstream-v1", filepath.Join(dir, "original"))
+			copyTree(t, "../../examples/storefront/package/upstream-v2", filepath.Join(dir, "updated"))
+			copyTree(t, "../../examples/storefront/package/local", filepath.Join(dir, "dest"))
 		} else {
 			if _, err := os.Stat(filepath.Join(data, v[0])); err != nil {
 				t.Fatalf("shared data missing: %v", err)
@@ -173,7 +173,7 @@ func upgrades(t *testing.T) map[string]string {
 // reads them; when kpt is installed, also kpt's own `kpt fn source` output.
 func TestSameBytesOnE2EInputs(t *testing.T) {
 	examples, _ := filepath.Glob("../../fn-config-examples/*.yaml")
-	examples = append(examples, "../../examples/demo/fn-config.yaml", "")
+	examples = append(examples, "../../examples/storefront/fn-config.yaml", "")
 	kpt, _ := exec.LookPath("kpt")
 	for name, dir := range upgrades(t) {
 		inputs := map[string][]byte{}
