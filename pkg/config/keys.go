@@ -82,10 +82,10 @@ var keyDocs = []KeyDoc{
 		Meaning: "Make the file path, relative to the role's directory, part of a resource's identity."},
 	{Name: KeyOnConflict, Type: "string", Default: string(ConflictUpdated), Valid: validConflicts,
 		Meaning: "A field changed on both sides to different values: updated wins (kyaml behaviour), dest wins, " +
-			"or error fails the run listing every conflict. 3way and apply modes."},
+			"or error fails the run listing every conflict. 3way and apply modes (apply: updated or error, as kubectl's --overwrite)."},
 	{Name: KeyKeepSources, Type: "boolean", Default: "false", Valid: validBools,
-		Meaning: "Also emit the original/updated/src items unchanged. Without it, with path selection the consumed " +
-			"source items are removed from the output, and kpt deletes their files."},
+		Meaning: "Also emit the original/updated/src items unchanged. Without it the source items are left out of " +
+			"the output, and with path selection kpt deletes their files."},
 	{Name: KeyAssociativeKeys, Type: "list of strings", Default: strings.Join(listkind.SeedKeys, ","),
 		Meaning: "Keys that make a list associative when no schema names its merge key, in precedence order. " +
 			"Comma-separated in the ConfigMap form. At least one, no duplicates."},

@@ -11,8 +11,8 @@ import (
 	"github.com/krm-merge/krm-merge/pkg/listkind"
 )
 
-// Keys of the tables that tune the field merge (docs/function.md, proposed "mergeKeys" and
-// "fieldRules" rows). Both take a list of objects: native YAML in the typed form, a
+// Keys of the tables that tune the field merge (docs/function.md, "mergeKeys" and
+// "fieldRules"). Both take a list of objects: native YAML in the typed form, a
 // YAML or JSON string in the ConfigMap form.
 const (
 	KeyMergeKeys  = "mergeKeys"

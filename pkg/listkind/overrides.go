@@ -59,7 +59,7 @@ func (r *Resolver) WithOverrides(entries []Override) *Resolver {
 	if r == nil || len(entries) == 0 {
 		return r
 	}
-	out := &Resolver{openAPI: r.openAPI, keys: r.keys, crds: r.crds}
+	out := &Resolver{openAPI: r.openAPI, keys: r.keys, crds: r.crds, scopes: r.scopes}
 	out.given = append(append([]Override(nil), r.given...), entries...)
 	out.overrides = map[string]*overlay{}
 	kinds := map[string]bool{}

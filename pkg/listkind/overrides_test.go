@@ -65,3 +65,32 @@ func TestOverrides(t *testing.T) {
 		}
 	})
 }
+
+// TestWithOverridesKeepsCRDScopes: a Resolver given CRDs and then mergeKeys still knows
+// which custom kinds are namespaced, whatever the order of the two calls.
+func TestWithOverridesKeepsCRDScopes(t *testing.T) {
+	crd := yaml.MustParse(`apiVersion: apiextensions.k8s.io/v1
+kind: CustomResourceDefinition
+metadata:
+  name: clusterwidgets.example.com
+spec:
+  group: example.com
+  scope: Cluster
+  names: {kind: ClusterWidget, plural: clusterwidgets}
+  versions:
+  - name: v1
+    served: true
+    schema:
+      openAPIV3Schema:
+        type: object
+`)
+	over := []listkind.Override{{Kind: "ClusterWidget", Path: []string{"spec", "items"}, List: listkind.List{Kind: listkind.Atomic}}}
+	for name, r := range map[string]*listkind.Resolver{
+		"CRDs first":      listkind.New(true, listkind.SeedKeys).WithCRDs([]*yaml.RNode{crd}).WithOverrides(over),
+		"overrides first": listkind.New(true, listkind.SeedKeys).WithOverrides(over).WithCRDs([]*yaml.RNode{crd}),
+	} {
+		if namespaced, known := r.Namespaced("example.com/v1", "ClusterWidget"); namespaced || !known {
+			t.Errorf("%s: ClusterWidget (scope Cluster) reads as namespaced=%v known=%v", name, namespaced, known)
+		}
+	}
+}

@@ -3,7 +3,7 @@
 // the mode's engine for the pairs (package merge for 3way and 2way, package apply for
 // apply), and assembles the output items and results. It is pure: no I/O.
 //
-// Each mode's rules are in one file (docs/roles-and-identity.md, "Resource rules"):
+// Each mode's rules are in one file (docs/merge-semantics.md, "Resources"):
 //
 //	threeway.go  O U D merged; - U D merged as if O were empty; - U - added;
 //	             O - D deleted upstream (a conflict when D changed it); O U - stays
