@@ -28,7 +28,8 @@ import (
 var version = "dev"
 
 func main() {
-	cmd := command.Build(function.Processor{}, command.StandaloneEnabled, false)
+	proc := &function.Processor{}
+	cmd := command.Build(proc, command.StandaloneEnabled, false)
 	cmd.Use = "krm-merge [fn-config.yaml [resources.yaml...]]"
 	cmd.Short = "Merge Kubernetes resources 3-way or 2-way, as a KRM function"
 	cmd.Version = version
@@ -45,6 +46,7 @@ func main() {
 	}
 	cmd.RunE = func(c *cobra.Command, args []string) error {
 		if len(args) > 0 { // standalone: fn-config.yaml resources.yaml...
+			proc.Report = c.ErrOrStderr() // kyaml writes only the items
 			if len(args) > 1 { // kyaml joins item files without a separator; join them here
 				in, err := function.StandaloneInput(args[1:], c.InOrStdin())
 				if err != nil {
@@ -57,6 +59,9 @@ func main() {
 			return run(c, args)
 		}
 		if stack, _ := c.Flags().GetBool("stack"); stack || os.Getenv("KUSTOMIZE_PLUGIN_CONFIG_STRING") != "" {
+			if !stack {
+				proc.Report = c.ErrOrStderr() // kustomize drops the results
+			}
 			return kyamlStdin(c, args, c.InOrStdin())
 		}
 		return resourcelist.Run(function.Processor{}, c.InOrStdin(), c.OutOrStdout(), c.ErrOrStderr(),

@@ -140,6 +140,9 @@ func runHostCase(t *testing.T, caseDir string, c hostCase, rt string) {
 		compareGolden(t, filepath.Join(expected, "results.yaml"), first.results)
 	case c.Host == "kustomize" || c.Host == "standalone":
 		compareGolden(t, filepath.Join(expected, "output.yaml"), first.stdout)
+		if c.Host == "standalone" && !strings.Contains(first.stderr, " merge: ") {
+			t.Errorf("a standalone run must print its results on stderr (kyaml writes only the items); stderr:\n%s", first.stderr)
+		}
 	default:
 		compareGolden(t, filepath.Join(expected, "diff.patch"), diff)
 	}

@@ -392,8 +392,9 @@ func kptUpdate(t *testing.T, pkg, version string) string {
 	return dir
 }
 
-// isKptOrLocalConfig says whether a resource is a Kptfile or local config, which the
-// function passes through under path roles until the change on main that merges them.
+// isKptOrLocalConfig says whether a resource is a Kptfile or local config. The
+// comparisons with kpt pkg update leave them out (kpt rewrites the Kptfile's upstream and
+// lock its own way); the tests check them on their own.
 func isKptOrLocalConfig(n *yaml.RNode) bool {
 	return n.GetKind() == "Kptfile" || n.GetAnnotations()["config.kubernetes.io/local-config"] == "true"
 }

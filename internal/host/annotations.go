@@ -10,10 +10,11 @@ import (
 
 // IsAnnotation reports whether key is an annotation a KRM host or the role selection puts
 // on items (it says how an item was read, not what the resource is): any
-// internal.config.kubernetes.io/ key, the legacy config.kubernetes.io/path, index and
-// id, or the run's role annotation.
+// internal.config.kubernetes.io/ key, any internal.config.k8s.io/ key (kpt numbers the
+// items a selector or --match-kind picks in internal.config.k8s.io/kpt-resource-id), the
+// legacy config.kubernetes.io/path, index and id, or the run's role annotation.
 func IsAnnotation(key, roleAnnotation string) bool {
-	return strings.HasPrefix(key, "internal.config.kubernetes.io/") ||
+	return strings.HasPrefix(key, "internal.config.kubernetes.io/") || strings.HasPrefix(key, "internal.config.k8s.io/") ||
 		key == kioutil.LegacyPathAnnotation || key == kioutil.LegacyIndexAnnotation ||
 		key == kioutil.LegacyIdAnnotation || key == roleAnnotation
 }

@@ -14,6 +14,7 @@ package function
 import (
 	"errors"
 	"fmt"
+	"io"
 
 	"sigs.k8s.io/kustomize/kyaml/fn/framework"
 	"sigs.k8s.io/kustomize/kyaml/yaml"
@@ -26,7 +27,14 @@ import (
 )
 
 // Processor is the krm-merge function. The zero value is ready to use.
-type Processor struct{}
+type Processor struct {
+	// Report, when set, also receives the results of a successful run, one per line as
+	// kpt prints them ("[warning] v1/ConfigMap/a data.x: conflict: ..."). Set it where the
+	// host shows no results: a standalone run (kyaml writes only the items) or a
+	// kustomize transformer (kustomize drops them). A failed run's results reach stderr
+	// through kyaml's command either way.
+	Report io.Writer
+}
 
 var _ framework.ResourceListProcessor = Processor{}
 
@@ -35,7 +43,7 @@ var _ framework.ResourceListProcessor = Processor{}
 // Errors: a framework.Results holding at least one error result (bad functionConfig, bad
 // item, conflicts under onConflict=error, a recovered internal panic); rl.Items is then
 // empty.
-func (Processor) Process(rl *framework.ResourceList) (err error) {
+func (p Processor) Process(rl *framework.ResourceList) (err error) {
 	defer func() {
 		if p := recover(); p != nil {
 			err = fmt.Errorf("internal error: %v (please report this with the input)", p)
@@ -57,6 +65,11 @@ func (Processor) Process(rl *framework.ResourceList) (err error) {
 	rl.Results = append(rl.Results, out.Results...)
 	if !cfg.Plan { // a plan leaves the items as they are
 		rl.Items = out.Items
+	}
+	if p.Report != nil {
+		for _, r := range out.Results {
+			fmt.Fprintln(p.Report, r.String())
+		}
 	}
 	return nil
 }

@@ -453,3 +453,25 @@ func TestHelpDocumentsEveryKey(t *testing.T) {
 		}
 	}
 }
+
+// TestProcessorReport: with Report set (standalone runs, where kyaml writes only the
+// items), a successful run's results are written there too, as kpt prints them.
+func TestProcessorReport(t *testing.T) {
+	in := `apiVersion: config.kubernetes.io/v1
+kind: ResourceList
+items:
+- {apiVersion: v1, kind: ConfigMap, metadata: {name: a, annotations: {config.kubernetes.io/merge-source: original}}, data: {x: "1"}}
+- {apiVersion: v1, kind: ConfigMap, metadata: {name: a, annotations: {config.kubernetes.io/merge-source: updated}}, data: {x: "2"}}
+- {apiVersion: v1, kind: ConfigMap, metadata: {name: a, annotations: {config.kubernetes.io/merge-source: dest}}, data: {x: "3"}}
+`
+	var report strings.Builder
+	rw := &kio.ByteReadWriter{Reader: strings.NewReader(in), Writer: &strings.Builder{}}
+	if err := framework.Execute(function.Processor{Report: &report}, rw); err != nil {
+		t.Fatal(err)
+	}
+	want := "[info]: 3way merge: 1 merged, 0 added, 0 deleted, 0 kept, 1 conflicts\n" +
+		"[warning] v1/ConfigMap/a data.x: conflict: changed on both sides (original 1, updated 2, dest 3); updated wins\n"
+	if report.String() != want {
+		t.Errorf("report:\n%s\nwant:\n%s", report.String(), want)
+	}
+}

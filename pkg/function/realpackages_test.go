@@ -263,3 +263,27 @@ func TestRealPackageSameNamedItemsInEveryDirectoryPairByPath(t *testing.T) {
 		}
 	}
 }
+
+// kpt fn render with selectors, and kpt fn eval --match-kind, number the items they give
+// a function in internal.config.k8s.io/kpt-resource-id to put the output back in place.
+// That is the host's bookkeeping, not a field of the resource: it never conflicts, and
+// dest's value goes out.
+func TestRealPackageKptSelectorAnnotationIsTheHosts(t *testing.T) {
+	cm := func(id, v string) string {
+		return "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: c\n  annotations:\n    internal.config.k8s.io/kpt-resource-id: \"" + id + "\"\ndata:\n  a: \"" + v + "\"\n"
+	}
+	rl := mustRun(t, pkgInput([]pkgItem{
+		{"original/c.yaml", "0", cm("3", "1")}, {"updated/c.yaml", "0", cm("1", "2")}, {"dest/c.yaml", "0", cm("5", "1")},
+	}, ""))
+	res := resultsOf(rl)
+	if strings.Contains(res, "kpt-resource-id") || !strings.Contains(res, "0 conflicts") {
+		t.Errorf("kpt's selector bookkeeping was merged as a field:\n%s", res)
+	}
+	d := outputAt(t, rl, "dest/c.yaml")
+	if got := d.GetAnnotations()["internal.config.k8s.io/kpt-resource-id"]; got != "5" {
+		t.Errorf("kpt-resource-id went out as %q, want dest's 5 (kpt puts the item back by it)", got)
+	}
+	if got := field(t, d, "data.a"); got != `"2"` {
+		t.Errorf("data.a = %s, want upstream's \"2\"", got)
+	}
+}
