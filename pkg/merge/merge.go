@@ -17,6 +17,7 @@ package merge
 import (
 	"fmt"
 	"strings"
+	"unicode/utf8"
 
 	"sigs.k8s.io/kustomize/kyaml/yaml"
 
@@ -97,31 +98,101 @@ func (c Conflict) String() string {
 
 // Describe renders what disagrees, without path or winner (a result carries the path in
 // field.path), e.g. `changed on both sides (original 1, updated 2, dest 3)`. Values are
-// cut to 60 characters.
+// on one line and cut to 60 characters; where long values share their beginning, each is
+// shown from shortly before the first place they differ (`...path: /docs pathType:
+// Exact...`), so that the message shows the difference and not the common part.
 func (c Conflict) Describe() string {
-	return fmt.Sprintf("%s (original %s, updated %s, dest %s)", c.Kind, short(c.Original), short(c.Updated), short(c.Dest))
+	v := briefAll(c.Original, c.Updated, c.Dest)
+	return fmt.Sprintf("%s (original %s, updated %s, dest %s)", c.Kind, v[0], v[1], v[2])
+}
+
+// briefMax is the longest value a message shows, in bytes; briefLead is how much of the
+// common beginning briefAll keeps before the first difference.
+const (
+	briefMax  = 60
+	briefLead = 16
+)
+
+// briefAll renders each value as short does, except that where two or more values are
+// longer than briefMax and begin alike for more than briefLead bytes, every such value is
+// cut at the front to start briefLead bytes before the first byte where any of them
+// differ, marked with "...".
+func briefAll(ns ...*yaml.RNode) []string {
+	full := make([]string, len(ns))
+	var long []string
+	for i, n := range ns {
+		full[i] = oneLine(n)
+		if n != nil && !n.IsNil() && len(full[i]) > briefMax {
+			long = append(long, full[i])
+		}
+	}
+	start := 0
+	if len(long) > 1 {
+		p := commonPrefix(long)
+		if p > briefLead {
+			start = p - briefLead
+			for start > 0 && !utf8.RuneStart(long[0][start]) {
+				start--
+			}
+		}
+	}
+	out := make([]string, len(ns))
+	for i, n := range ns {
+		s := full[i]
+		if start > 0 && n != nil && !n.IsNil() && len(s) > briefMax {
+			s = "..." + s[start:]
+		}
+		out[i] = limit(s)
+	}
+	return out
+}
+
+// commonPrefix returns the length in bytes of the beginning all of ss share.
+func commonPrefix(ss []string) int {
+	p := len(ss[0])
+	for _, s := range ss[1:] {
+		if len(s) < p {
+			p = len(s)
+		}
+		for i := 0; i < p; i++ {
+			if s[i] != ss[0][i] {
+				p = i
+				break
+			}
+		}
+	}
+	return p
 }
 
 // short renders a value on one line, cut to 60 characters; "<absent>" for nil.
-func short(n *yaml.RNode) string {
+func short(n *yaml.RNode) string { return limit(oneLine(n)) }
+
+// oneLine renders a value on one line, whole: a scalar's value, a collection's YAML with
+// its white space folded; "<absent>" for nil.
+func oneLine(n *yaml.RNode) string {
 	if n.IsNil() {
 		return "<absent>"
 	}
 	if n.YNode().Kind == yaml.ScalarNode {
-		return limit(n.YNode().Value)
+		return n.YNode().Value
 	}
 	s, err := n.String()
 	if err != nil {
 		return "<unprintable>"
 	}
-	return limit(strings.Join(strings.Fields(s), " "))
+	return strings.Join(strings.Fields(s), " ")
 }
 
+// limit cuts s to briefMax bytes, ending in "..." and never inside a UTF-8 sequence.
 func limit(s string) string {
-	if len(s) > 60 {
-		return s[:57] + "..."
+	if len(s) <= briefMax {
+		return s
 	}
-	return s
+	end := briefMax - 3
+	for end > 0 && !utf8.RuneStart(s[end]) {
+		end--
+	}
+	return s[:end] + "..."
 }
 
 // Equal reports whether a and b hold the same value by the engine's rules: scalars by

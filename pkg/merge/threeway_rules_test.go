@@ -10,6 +10,7 @@ package merge_test
 
 import (
 	"strings"
+	"unicode/utf8"
 	"testing"
 
 	"sigs.k8s.io/kustomize/kyaml/yaml"
@@ -404,6 +405,29 @@ func TestThreeWayConflictString(t *testing.T) {
 	}
 	if cs[0].Original.YNode().Value != "1" || cs[0].Updated.YNode().Value != "2" || cs[0].Dest.YNode().Value != "3" {
 		t.Fatalf("conflict values: %v", cs[0])
+	}
+}
+
+// TestThreeWayConflictDescribeShowsTheDifference: long values that begin alike (an
+// atomic list of rules, a long image reference) are shown from shortly before the first
+// place they differ, so the message says what differs; short values stay whole.
+func TestThreeWayConflictDescribeShowsTheDifference(t *testing.T) {
+	rules := func(path string) string {
+		return "rules:\n- host: docs.example.com\n  http:\n    paths:\n    - path: /" + path + "\n      pathType: Prefix\n"
+	}
+	_, cs, _ := merge.ThreeWay(parse(t, rules("a")), parse(t, rules("b")), parse(t, rules("c")), kubeOpts(merge.TakeUpdated))
+	if len(cs) != 1 {
+		t.Fatalf("conflicts: %v", cs)
+	}
+	got := cs[0].Describe()
+	for _, want := range []string{"original ...", "path: /a pathType: Prefix", "path: /b pathType: Prefix", "path: /c pathType: Prefix"} {
+		if !strings.Contains(got, want) {
+			t.Errorf("Describe() = %q lacks %q", got, want)
+		}
+	}
+	_, cs, _ = merge.ThreeWay(parse(t, "x: é\n"), parse(t, "x: "+strings.Repeat("é", 40)+"\n"), parse(t, "x: b\n"), kubeOpts(merge.TakeUpdated))
+	if got := cs[0].Describe(); !utf8.ValidString(got) || !strings.Contains(got, "original é,") || !strings.Contains(got, "...") {
+		t.Errorf("Describe() = %q: want short values whole and long ones cut on a character boundary", got)
 	}
 }
 
