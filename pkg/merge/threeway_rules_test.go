@@ -10,8 +10,8 @@ package merge_test
 
 import (
 	"strings"
-	"unicode/utf8"
 	"testing"
+	"unicode/utf8"
 
 	"sigs.k8s.io/kustomize/kyaml/yaml"
 
