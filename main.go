@@ -46,8 +46,9 @@ func main() {
 	}
 	cmd.RunE = func(c *cobra.Command, args []string) error {
 		if len(args) > 0 { // standalone: fn-config.yaml resources.yaml...
-			proc.Report = c.ErrOrStderr() // kyaml writes only the items
-			if len(args) > 1 {            // kyaml joins item files without a separator; join them here
+			// kyaml writes only the items: the results go to stderr
+			proc.Report = c.ErrOrStderr()
+			if len(args) > 1 { // kyaml joins item files without a separator; join them here
 				in, err := function.StandaloneInput(args[1:], c.InOrStdin())
 				if err != nil {
 					fmt.Fprintln(c.ErrOrStderr(), err)
