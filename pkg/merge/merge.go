@@ -26,7 +26,8 @@ type Options struct {
 	// Policy decides 3-way conflicts; 2-way merges have none.
 	Policy Policy
 	// Lists decides which lists are associative and by which merge keys. Nil means
-	// listkind.Heuristic with the seed's default associative keys.
+	// listkind.New(false, listkind.SeedKeys): the seed's associative keys only, without
+	// kyaml's built-in Kubernetes schema.
 	Lists *listkind.Resolver
 	// AliasFree says the caller has checked that no input tree holds a YAML alias
 	// (package function measures every item before merging); the engines then skip

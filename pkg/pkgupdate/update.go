@@ -38,7 +38,9 @@ type Options struct {
 	Plan bool
 	// AllowDirty updates a package whose git working tree has uncommitted changes.
 	AllowDirty bool
-	// CacheDir is the git cache; "" is gitfetch.DefaultCacheDir().
+	// CacheDir is the git cache, a directory of bare repositories shared by runs; "" is
+	// $KRM_MERGE_CACHE_DIR, else krm-merge/git under the user's cache directory
+	// (os.UserCacheDir, e.g. ~/.cache/krm-merge/git).
 	CacheDir string
 }
 
@@ -55,7 +57,8 @@ var (
 // interrupted (Report.Recovered says how).
 //
 // Errors: bad options or input (naming the option, or the file and field); the git CLI
-// missing (gitfetch.ErrNoGit); fetch failures; ErrDirty; the merge's errors
+// missing from PATH (a message saying so; the function's container image has none);
+// fetch failures; ErrDirty; ErrNoUpstream; the merge's errors
 // (*results.ItemError naming resource, file and field, file paths relative to the
 // package); *ConflictError, with the report, when onConflict is error and there are
 // conflicts; write failures (nothing written). On every error DIR is as it was.

@@ -6,7 +6,7 @@ import (
 	"github.com/krm-merge/krm-merge/pkg/roles"
 )
 
-// The 3-way resource rules (docs/roles-and-identity.md, "Resource rules"), per identity,
+// The 3-way resource rules (docs/merge-semantics.md, "Resources"), per identity,
 // O original, U updated, D dest:
 //
 //	O U D  merged field by field (package merge)          (counted merged)

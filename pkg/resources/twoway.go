@@ -5,7 +5,7 @@ import (
 	"github.com/krm-merge/krm-merge/pkg/roles"
 )
 
-// The 2-way resource rules (docs/roles-and-identity.md, "Resource rules"), per identity,
+// The 2-way resource rules (docs/merge-semantics.md, "Resources"), per identity,
 // S src, D dest: S D merged field by field (package merge; a src that merges to nothing,
 // `$patch: delete`, deletes dest's); S only: added (its directives removed); D only:
 // kept.

@@ -12,7 +12,7 @@ import (
 
 // Every result message of a run is built here, from typed values: the summaries, the
 // conflicts, the warnings, the field rules' notes, the plan's changes and apply mode's.
-// The shapes are docs/results.md's.
+// The shapes are docs/function.md's ("Output").
 
 // At is where a result points: a resource, its file and index (File "" for an item
 // without a path), and the field (Path "" for the whole resource, which then names no

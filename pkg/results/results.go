@@ -24,8 +24,9 @@ type ItemError struct {
 	Msg string
 }
 
-// Error renders "<file>: <kind> <namespace>/<name>: <field>: <msg>", leaving out the
-// parts that are unknown.
+// Error renders "<file>: <apiVersion> <kind> [<namespace>/]<name>: <field>: <msg>",
+// leaving out the parts that are unknown, e.g. `dest/app.yaml: apps/v1 Deployment web:
+// spec.replicas: ...`.
 func (e *ItemError) Error() string {
 	var parts []string
 	if e.File != "" {

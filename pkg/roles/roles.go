@@ -86,7 +86,7 @@ func (it *Item) Errorf(field, format string, args ...interface{}) *results.ItemE
 	return &results.ItemError{Resource: it.Ref(), File: it.File, Index: it.Index, Field: field, Msg: fmt.Sprintf(format, args...)}
 }
 
-// Assign gives every item its role by cfg and appends cfg's inline sources as items.
+// Assign gives every item its role by opts and appends opts' inline sources as items.
 // items are the ResourceList items in input order; they are not modified.
 // Errors (*results.ItemError): a role value that is not one of the mode's roles (naming
 // the valid ones, and the mode a 2-way/3-way role belongs to); an item with a role but no
