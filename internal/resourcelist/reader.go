@@ -33,7 +33,9 @@ type List struct {
 const runBytes = 256 << 10
 
 // Read decodes a ResourceList as kyaml's ByteReader does (no reader annotations are set
-// on ResourceList items), or returns ErrUnsupported.
+// on ResourceList items). Errors: ErrUnsupported for input the fast path does not read
+// (the package documentation lists it; the caller then uses kyaml's reader), or the
+// YAML decoder's error for input kyaml would not read either.
 func Read(data []byte) (*List, error) {
 	if bytes.IndexByte(data, '\r') >= 0 || bytes.HasPrefix(data, []byte("---")) ||
 		bytes.HasPrefix(data, []byte("%")) || bytes.HasPrefix(data, []byte("...")) {
@@ -226,7 +228,7 @@ func decodeItems(data []byte, lay *itemsLayout) ([]*yaml.RNode, bool, error) {
 	return items, anyAlias, nil
 }
 
-// describe is for error messages in tests.
+// String describes the layout for error messages in tests.
 func (l *itemsLayout) String() string {
 	return fmt.Sprintf("items [%d,%d) %d items, dash column %d", l.start, l.end, len(l.starts), l.dash)
 }

@@ -115,7 +115,8 @@ func ForKind(group, version, kind string) (strategicpatch.LookupPatchMeta, bool,
 	return t.ForKind(group, version, kind)
 }
 
-// ForKind is the package-level ForKind over this table.
+// ForKind is the package-level ForKind over this table. It does not fail: the error
+// is kept for the package-level function's signature.
 func (t *Table) ForKind(group, version, kind string) (strategicpatch.LookupPatchMeta, bool, error) {
 	i, ok := t.Kinds[KindKey(group, version, kind)]
 	if !ok {
