@@ -6,4 +6,9 @@
 // yaml.v3 parses anyway (a merge would otherwise pair and write both copies). It only
 // measures; callers turn a breach into their own error (a results entry naming the
 // resource, or an API error).
+//
+// Callers: package function checks every item before a run (and sets the merge's
+// AliasFree), packages merge and apply check inputs they are given directly, package
+// config bounds the functionConfig, and internal/resourcelist picks its alias-safe
+// path with HasAlias.
 package bounds

@@ -19,4 +19,6 @@
 // a cache is created in a temporary directory and renamed into place; stale git lock
 // files of a killed fetch are removed under an flock that serialises krm-merge runs on
 // one cached repository.
+//
+// Only package pkgupdate calls it (and, through pkgupdate's errors, the pkg command).
 package gitfetch

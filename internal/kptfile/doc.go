@@ -3,4 +3,7 @@
 // upstream.updateStrategy, upstreamLock.git.{repo, directory, ref, commit}, as
 // `kpt pkg get` writes them). Edits change the YAML nodes in place, so the rest of the
 // file keeps its order, formatting and comments.
+//
+// Only package pkgupdate calls it, to read where a package comes from and to record the
+// release it was updated to.
 package kptfile

@@ -18,4 +18,6 @@
 //     when KPT_DISABLE_ATTRIBUTION is set, as kpt skips it).
 //
 // The root Kptfile's bookkeeping (name, upstream, upstreamLock) is package kptfile's.
+//
+// Only package pkgupdate calls it, on both fetched releases before merging.
 package kptprep

@@ -17,4 +17,7 @@
 // file either way) in File.Header, and yaml.v3's document comments of the other
 // documents (comments after a "---" set apart by a blank line, comments at the end of
 // a document) beside each resource (Doc.Head, Doc.Foot).
+//
+// Only package pkgupdate calls it: it reads the three trees of an update (original,
+// updated, local) and encodes the merged files for internal/stage to write.
 package pkgio

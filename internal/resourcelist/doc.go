@@ -19,4 +19,8 @@
 // does not give exactly the items counted (anchors used across items, for one). On the
 // way out, items with foot comments are kept in one run with their successor, and a
 // last item with foot comments sends the whole write through kyaml's writer.
+//
+// Only the krm-merge command (package main) calls it, around package function's
+// Processor, on a ResourceList read from stdin; input it declines goes to kyaml's
+// framework.Execute unchanged.
 package resourcelist

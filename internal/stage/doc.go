@@ -23,4 +23,7 @@
 // path, files that did not exist are removed, created directories are removed.
 // Every step checks the state it leaves behind before acting, so running roll forward
 // or roll back again after a crash in the middle of either finishes the job.
+//
+// Only package pkgupdate calls it: Recover before an update, Apply to write one; Lock
+// serialises runs on one directory.
 package stage

@@ -13,4 +13,7 @@
 // them (without the indent heuristic, which merge-file does not use). xdiff gives up
 // minimality past 256 edits in one box (its cost heuristics); this package does not,
 // so on very different files git may pick another, longer diff.
+//
+// Only package pkgupdate calls it, for the files of a package that are not KRM
+// resources (README.md, scripts, YAML lists), and for its plan's diffs.
 package textmerge

@@ -4,4 +4,7 @@
 //
 // It needs the git CLI; in the function's container image, which has none, it fails with
 // gitfetch.ErrNoGit's message and changes nothing.
+//
+// Only the krm-merge command (package main) calls it, through New; Go programs call
+// pkgupdate.Update directly.
 package pkgcmd
