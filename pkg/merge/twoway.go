@@ -90,7 +90,8 @@ type DirectiveError struct {
 	Msg string
 }
 
-// Error implements error.
+// Error is "<path>: <message>" (the message alone for the root), e.g.
+// `spec.template: unknown patch strategy "rebuild"; valid: merge, replace, delete`.
 func (e *DirectiveError) Error() string {
 	if len(e.Path) == 0 {
 		return e.Msg

@@ -81,7 +81,9 @@ type Item struct {
 // Ref returns the item's resourceRef for results.
 func (it *Item) Ref() *yaml.ResourceIdentifier { return results.ResourceRef(it.Node) }
 
-// Errorf returns an ItemError about this item.
+// Errorf returns an ItemError about this item: its resourceRef, file and index, field
+// (a field path such as "metadata.name"; "" for the whole item) and the message
+// fmt.Sprintf(format, args...).
 func (it *Item) Errorf(field, format string, args ...interface{}) *results.ItemError {
 	return &results.ItemError{Resource: it.Ref(), File: it.File, Index: it.Index, Field: field, Msg: fmt.Sprintf(format, args...)}
 }
