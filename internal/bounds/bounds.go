@@ -1,11 +1,3 @@
-// Package bounds holds what krm-merge checks of an item's YAML before merging it: YAML
-// aliases, which let a few lines stand for unbounded data (whether a tree holds any,
-// HasAlias: the readers and merges take a slower, alias-safe path then; and the limit on
-// an item's size with its aliases expanded, so that hostile YAML ends in a clear error
-// instead of unbounded time or memory), and repeated map keys, which YAML forbids and
-// yaml.v3 parses anyway (a merge would otherwise pair and write both copies). It only
-// measures; callers turn a breach into their own error (a results entry naming the
-// resource, or an API error).
 package bounds
 
 import (

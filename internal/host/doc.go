@@ -24,4 +24,8 @@
 // positions still pair where updated's order allows (merge.Options.PositionalHost);
 // Finish keeps the id in every case (the file's comments are never lost) and names each
 // comment the host still copies onto another node, for a warning (docs/hosts.md).
+//
+// Callers: package function (HasID, to set merge.Options.PositionalHost) and package
+// resources (Finish on every merged item, IsAnnotation to keep host annotations out of
+// merges and plans, the annotation edits on added items).
 package host

@@ -26,7 +26,8 @@ func Execute(p framework.ResourceListProcessor, input []byte, w io.Writer) error
 }
 
 // Process runs p on a list from Read and writes the result, as framework.Execute does
-// after reading.
+// after reading. Errors: framework.Execute's after its read (kyaml's annotation
+// migration, p's error, the writer's), the same values.
 func Process(p framework.ResourceListProcessor, l *List, w io.Writer) error {
 	rl := framework.ResourceList{Items: l.Items, FunctionConfig: l.FunctionConfig}
 	l.Items = nil

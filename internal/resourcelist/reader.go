@@ -1,24 +1,3 @@
-// Package resourcelist reads and writes a KRM ResourceList fast: items are decoded and
-// encoded independently on all cores and the output is streamed, behind the same
-// framework.ResourceListProcessor as kyaml's framework.Execute.
-//
-// The bytes written are exactly those of framework.Execute with kyaml's
-// kio.ByteReadWriter{KeepReaderAnnotations: true} (what command.Build runs for a
-// ResourceList on stdin). kyaml decodes the whole list as one YAML document and encodes
-// it as one, on one core, holding a copy of every item. Here the input is cut into runs
-// of whole items at the item boundaries of the top-level `items:` list, each run is
-// decoded as `items:` followed by its own lines (the same text in the same context, so
-// the same nodes), and each run of output items is encoded as `items:` with those items
-// and spliced between the list's head and tail.
-//
-// Input the cut could read differently from a whole-document decode is not read fast:
-// Read returns ErrUnsupported and the caller uses kyaml's path. That is: anything but a
-// block-style mapping with `items:` on a line of its own, CR line endings, document
-// markers (`---`, `...`) or directives, comment lines at or left of an item's dash or
-// after an item's last line, lines left of an item's content, and runs whose decode
-// does not give exactly the items counted (anchors used across items, for one). On the
-// way out, items with foot comments are kept in one run with their successor, and a
-// last item with foot comments sends the whole write through kyaml's writer.
 package resourcelist
 
 import (
@@ -54,7 +33,9 @@ type List struct {
 const runBytes = 256 << 10
 
 // Read decodes a ResourceList as kyaml's ByteReader does (no reader annotations are set
-// on ResourceList items), or returns ErrUnsupported.
+// on ResourceList items). Errors: ErrUnsupported for input the fast path does not read
+// (the package documentation lists it; the caller then uses kyaml's reader), or the
+// YAML decoder's error for input kyaml would not read either.
 func Read(data []byte) (*List, error) {
 	if bytes.IndexByte(data, '\r') >= 0 || bytes.HasPrefix(data, []byte("---")) ||
 		bytes.HasPrefix(data, []byte("%")) || bytes.HasPrefix(data, []byte("...")) {
@@ -247,7 +228,7 @@ func decodeItems(data []byte, lay *itemsLayout) ([]*yaml.RNode, bool, error) {
 	return items, anyAlias, nil
 }
 
-// describe is for error messages in tests.
+// String describes the layout for error messages in tests.
 func (l *itemsLayout) String() string {
 	return fmt.Sprintf("items [%d,%d) %d items, dash column %d", l.start, l.end, len(l.starts), l.dash)
 }

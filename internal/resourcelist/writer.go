@@ -22,7 +22,8 @@ const sentinel = "krm-merge-resourcelist-items-7f3a9c"
 // Write writes l as kyaml's kio.ByteWriter{KeepReaderAnnotations: true} writes a
 // wrapped ResourceList: the same bytes. It changes l.Items as that writer changes its
 // copies of them (empty annotations and metadata are cleared) and drops its references
-// to them once written, so memory is returned while the output streams.
+// to them once written, so memory is returned while the output streams. Errors: the
+// encoder's and w's, as kyaml's writer returns them.
 func Write(w io.Writer, l *List) error {
 	items := l.Items
 	for _, it := range items {

@@ -56,4 +56,7 @@
 //     write, TaggedStyle;
 //   - keys yaml.v3 writes as complex keys ("? "): collections, multi-line scalars,
 //     scalars longer than 128 bytes; mappings with an odd number of Content nodes.
+//
+// Only internal/resourcelist calls it, for each output item; it falls back to yaml.v3
+// where AppendItem declines.
 package yamlenc

@@ -4,10 +4,14 @@ import (
 	"fmt"
 	"os"
 
-	"github.com/krm-merge/krm-merge/internal/yamlenc"
 	"sigs.k8s.io/kustomize/kyaml/yaml"
+
+	"github.com/krm-merge/krm-merge/internal/yamlenc"
 )
 
+// AppendItem writes one item of a ResourceList's items list, "- " and all, as kyaml's
+// encoder would, and declines (false, dst unchanged) what is outside its subset, such
+// as a comment; the caller then encodes that item with yaml.v3.
 func ExampleAppendItem() {
 	var doc yaml.Node
 	err := yaml.Unmarshal([]byte(`apiVersion: v1

@@ -135,8 +135,8 @@ func (e *ConflictError) Error() string {
 // the caller; a *ConfigError when the local config is at fault): a last-applied
 // annotation that is not a JSON object; YAML without a JSON form; a changed apiVersion,
 // kind or name of a custom resource; a JSON merge patch conflict; live or config whose
-// aliases expand past bounds.MaxExpandedNodes (an alias bomb, whose JSON form would take
-// unbounded time). With NoOverwrite, an object kubectl apply --overwrite=false refuses is
+// aliases expand past a million nodes (internal/bounds; an alias bomb, whose JSON form
+// would take unbounded time). With NoOverwrite, an object kubectl apply --overwrite=false refuses is
 // a *ConflictError (not an ItemError; see Options.NoOverwrite).
 func Apply(live, config *yaml.RNode, opts Options) (*Result, error) {
 	ref := results.ResourceRef(live)

@@ -31,7 +31,7 @@ var (
 	schemaErr    error
 )
 
-// Schema returns the OpenAPI v3 schema of the typed functionConfig
+// OpenAPI returns the OpenAPI v3 schema of the typed functionConfig
 // (fn.krm-merge.dev/v1alpha1 ResourceMerge), against which Load validates that form
 // (docs/function.md, "functionConfig": "validated against an OpenAPI schema with errors that
 // name the field"). It has no $ref, so kube-openapi's validate.AgainstSchema can use it

@@ -1,11 +1,3 @@
-// Package fieldrules holds the field rules of a merge: per field path of selected
-// resources, a policy that overrides the field merge there (keepDest, takeUpdated,
-// ignore). They come from the functionConfig's fieldRules table and from the per-object
-// annotation fn.krm-merge.dev/field-rules, in the manner of kapp's rebase rules and
-// Flux's kustomize.toolkit.fluxcd.io/ssa annotation.
-//
-// The package parses, validates and selects rules; package merge applies them to a
-// merged resource (merge.ApplyFieldRules), package resources calls both per resource.
 package fieldrules
 
 import (
@@ -236,7 +228,9 @@ func lastTopLevel(s string, c byte) int {
 // For returns the rules for one resource, in increasing precedence: the functionConfig
 // rules whose Match selects dest (the local object, whose labels count), then updated's
 // annotation (src in 2-way), then dest's annotation. A later rule for the same path
-// replaces an earlier one, keeping the earlier's place. Either node may be nil.
+// replaces an earlier one, keeping the earlier's place. Either node may be nil (with
+// dest nil the functionConfig rules are matched against updated). updatedRole names
+// updated's side in Source and errors: "updated" in 3-way, "src" in 2-way.
 // Errors: a malformed annotation, as an *AnnotationError saying on which side.
 func For(rules []Rule, dest, updated *yaml.RNode, updatedRole string) ([]PathRule, error) {
 	var out []PathRule

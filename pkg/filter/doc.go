@@ -23,9 +23,10 @@
 // themselves.
 //
 // Results: after Filter, Filter.Results holds the run's results as the function reports
-// them: one info summary ("3way merge: 1 merged, 1 added, 0 deleted, 0 kept, 1 conflicts"),
-// one warning per conflict with resourceRef, file and field.path, and warnings about
-// resources deleted locally that upstream changed.
+// them (package results): one info summary ("3way merge: 1 merged, 1 added, 0 deleted, 0
+// kept, 1 conflicts"), one warning per conflict with resourceRef, file and field.path,
+// warnings about resources deleted locally that upstream changed, and info results
+// where a field rule decided a field.
 //
 // # Errors
 //
@@ -36,8 +37,9 @@
 //     *results.ItemError naming the resource, file and field (errors.As finds it);
 //   - conflicts under onConflict=error: a framework.Results whose first entry says how
 //     many conflicts there were, followed by one error result per conflict;
-//   - an invalid Config (see Filter.Config) or an internal panic, recovered: a plain
-//     error.
+//   - an invalid Config (see Filter.Config): config.Errors, one *config.Error per
+//     problem (Config.Validate);
+//   - an internal panic, recovered: a plain error.
 //
 // New returns config.Load's errors for a bad functionConfig as *results.ItemError values
 // (joined with errors.Join), each naming the functionConfig resource and the field path,

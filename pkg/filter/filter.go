@@ -46,7 +46,9 @@ func New(functionConfig *yaml.RNode) (*Filter, error) {
 }
 
 // Filter merges items and returns the output items (see the package documentation for
-// their shape) and records the results in m.Results. On error it returns no items.
+// their shape) and records the results in m.Results. With Config.Plan it returns items
+// themselves, unchanged, and the plan in m.Results, as the function leaves a plan's
+// ResourceList items. On error it returns no items.
 func (m *Filter) Filter(items []*yaml.RNode) (out []*yaml.RNode, err error) {
 	defer func() {
 		if p := recover(); p != nil {
@@ -69,5 +71,8 @@ func (m *Filter) Filter(items []*yaml.RNode) (out []*yaml.RNode, err error) {
 		return nil, err
 	}
 	m.Results = outcome.Results
+	if cfg.Plan {
+		return items, nil
+	}
 	return outcome.Items, nil
 }

@@ -165,6 +165,15 @@ func TestFilter(t *testing.T) {
 			wantResults: []string{"[error]: onConflict is error", "[error] apps/v1/Deployment/web spec.template.spec.containers[name=app].image"},
 		},
 		{
+			name:  "3-way plan: the input items, unchanged, and the plan",
+			fc:    configMap("plan: 'true'"),
+			input: strings.Replace(threeWay, "DEST_IMAGE", "app:1", 1),
+			wantItems: []string{"Deployment/web", "Deployment/web", "Deployment/web", "Service/new",
+				"ConfigMap/bystander"},
+			wantOut:     []string{"image: app:1", "config.kubernetes.io/merge-source: original"},
+			wantResults: []string{"3way plan, nothing written", "would change this field: app:1 -> app:2"},
+		},
+		{
 			name:        "2-way",
 			fc:          configMap("mode: 2way"),
 			input:       twoWay,

@@ -29,8 +29,9 @@ func ThreeWay(original, updated, dest *yaml.RNode, opts Options) (*yaml.RNode, [
 // it takes unchanged with updated and dest (the merge copies only the maps and lists it
 // changes, so its cost is the size of the change, not of the resource). The inputs are
 // still never modified; a caller that changes the output below its root must not use
-// updated or dest afterwards, or copy first. package resources uses it for whole
-// ResourceLists, where updated and dest are not written out as they were.
+// updated or dest afterwards, or copy first. Package resources uses it for whole
+// ResourceLists, where updated and dest are not written out as they were. Errors: as
+// ThreeWay's (none for well-formed YAML).
 func ThreeWayShared(original, updated, dest *yaml.RNode, opts Options) (*yaml.RNode, []Conflict, error) {
 	e := &threeWay{lists: opts.lists(), policy: opts.Policy, positional: opts.PositionalHost}
 	o, u, d := ynode(original), ynode(updated), ynode(dest)

@@ -41,7 +41,8 @@ func TwoWay(src, dest *yaml.RNode, opts Options) (*yaml.RNode, error) {
 
 // TwoWayShared is TwoWay without the final copy: the output may share the subtrees it
 // takes unchanged with src and dest (only changed maps and lists are copied). The
-// inputs are never modified; see ThreeWayShared.
+// inputs are never modified; see ThreeWayShared. Errors: as TwoWay's (a
+// *DirectiveError).
 func TwoWayShared(src, dest *yaml.RNode, opts Options) (*yaml.RNode, error) {
 	e := &twoWay{lists: opts.lists()}
 	s, d := ynode(src), ynode(dest)
@@ -89,7 +90,8 @@ type DirectiveError struct {
 	Msg string
 }
 
-// Error implements error.
+// Error is "<path>: <message>" (the message alone for the root), e.g.
+// `spec.template: unknown patch strategy "rebuild"; valid: merge, replace, delete`.
 func (e *DirectiveError) Error() string {
 	if len(e.Path) == 0 {
 		return e.Msg

@@ -1,17 +1,3 @@
-// Package pkgupdate takes a new upstream release into a package directory in one step,
-// as `kpt pkg update` does but with krm-merge's 3-way merge: the change from the
-// release the package was fetched at (original) to the new one (updated) is merged into
-// the local copy (dest), resources field by field with the function's engine
-// (function.Run), other files line by line (git merge-file's semantics), and the
-// Kptfile records the new release.
-//
-// Update reads DIR/Kptfile's upstream (repo, directory, ref) and upstreamLock (commit),
-// fetches both releases with git through a cache, gives them the bookkeeping
-// `kpt pkg get` adds (so that what kpt added to the local copy is not a local change),
-// merges, and writes the result into DIR all or nothing: a crash, a kill or a failing
-// write leaves DIR as it was or fully updated, and the next run finishes or undoes an
-// interrupted one. Subpackages with their own upstream are updated from it, in the
-// same all-or-nothing write.
 package pkgupdate
 
 import (
@@ -52,7 +38,9 @@ type Options struct {
 	Plan bool
 	// AllowDirty updates a package whose git working tree has uncommitted changes.
 	AllowDirty bool
-	// CacheDir is the git cache; "" is gitfetch.DefaultCacheDir().
+	// CacheDir is the git cache, a directory of bare repositories shared by runs; "" is
+	// $KRM_MERGE_CACHE_DIR, else krm-merge/git under the user's cache directory
+	// (os.UserCacheDir, e.g. ~/.cache/krm-merge/git).
 	CacheDir string
 }
 
@@ -69,7 +57,8 @@ var (
 // interrupted (Report.Recovered says how).
 //
 // Errors: bad options or input (naming the option, or the file and field); the git CLI
-// missing (gitfetch.ErrNoGit); fetch failures; ErrDirty; the merge's errors
+// missing from PATH (a message saying so; the function's container image has none);
+// fetch failures; ErrDirty; ErrNoUpstream; the merge's errors
 // (*results.ItemError naming resource, file and field, file paths relative to the
 // package); *ConflictError, with the report, when onConflict is error and there are
 // conflicts; write failures (nothing written). On every error DIR is as it was.

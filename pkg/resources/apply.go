@@ -11,7 +11,7 @@ import (
 	"github.com/krm-merge/krm-merge/pkg/roles"
 )
 
-// Apply mode's resource rules (docs/apply.md), per identity, role updated being the
+// Apply mode's resource rules (docs/merge-semantics.md, "Apply mode"), per identity, role updated being the
 // local config and dest the live object:
 //
 //	config and live  applied: the live object as kubectl apply leaves it (apply.Apply),

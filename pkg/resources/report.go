@@ -6,7 +6,7 @@ import (
 	"github.com/krm-merge/krm-merge/pkg/results"
 )
 
-// report is the run's results, in order (docs/results.md), every one built by package
+// report is the run's results, in order (docs/function.md, "Output"), every one built by package
 // results:
 //
 //   - 3way and 2way: the summary, one result per conflict, the warnings (a resource

@@ -12,7 +12,7 @@ import (
 
 // Every result message of a run is built here, from typed values: the summaries, the
 // conflicts, the warnings, the field rules' notes, the plan's changes and apply mode's.
-// The shapes are docs/results.md's.
+// The shapes are docs/function.md's ("Output").
 
 // At is where a result points: a resource, its file and index (File "" for an item
 // without a path), and the field (Path "" for the whole resource, which then names no
@@ -169,7 +169,8 @@ type PlanCounts struct {
 	Resources int
 }
 
-// Count counts one change.
+// Count counts one change under its operation (Changed, Added, Deleted, Reordered); it
+// does not count Resources.
 func (p *PlanCounts) Count(op plan.Op) {
 	switch op {
 	case plan.Changed:
@@ -219,13 +220,15 @@ func ChangeText(c plan.Change) string {
 }
 
 // PlanAdd and PlanDelete are the info results of a resource a plan would add (at its new
-// file) or delete.
+// file) or delete, naming no field (at.Path is ignored): "3way plan: would add this
+// resource"; mode is the run's mode as the message starts with it ("3way", "2way").
 func PlanAdd(at At, mode string) *framework.Result {
 	at.Path = ""
 	return at.result(framework.Info, mode+" plan: would add this resource")
 }
 
-// PlanDelete: see PlanAdd.
+// PlanDelete is the info result of a resource a plan would delete (deleted upstream);
+// see PlanAdd.
 func PlanDelete(at At, mode string) *framework.Result {
 	at.Path = ""
 	return at.result(framework.Info, mode+" plan: would delete this resource (deleted upstream)")

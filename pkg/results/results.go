@@ -1,14 +1,3 @@
-// Package results turns what a merge found into ResourceList `results` entries
-// (kyaml fn/framework Result, the KRM Functions Specification's result shape) and holds
-// ItemError, the error type that names the resource, file and field of a bad input.
-//
-// Shapes (docs/function.md, "Output"):
-//   - one info result summarising the run: counts of merged, added, deleted, kept
-//     resources and conflicts;
-//   - one warning per 3-way conflict, with resourceRef, file and field.path, and the
-//     three values in the message; currentValue is dest's, proposedValue the winner's;
-//   - error results (severity error) for bad input and for conflicts under
-//     onConflict=error; a run with any error result emits no items and exits 1.
 package results
 
 import (
@@ -35,8 +24,9 @@ type ItemError struct {
 	Msg string
 }
 
-// Error renders "<file>: <kind> <namespace>/<name>: <field>: <msg>", leaving out the
-// parts that are unknown.
+// Error renders "<file>: <apiVersion> <kind> [<namespace>/]<name>: <field>: <msg>",
+// leaving out the parts that are unknown, e.g. `dest/app.yaml: apps/v1 Deployment web:
+// spec.replicas: ...`.
 func (e *ItemError) Error() string {
 	var parts []string
 	if e.File != "" {

@@ -247,7 +247,8 @@ type IndexOptions struct {
 // Index groups the items that have a role by identity, with hash maps (no pairwise
 // scans). Sets are returned in order of first appearance.
 //
-// Identity is Identity's, refined in this order (docs/roles-and-identity.md):
+// Identity is Identity's, refined in this order (docs/function.md, "Resource
+// identity"):
 //  1. An item with an identity override (OverrideOf) is indexed under the upstream
 //     identity it declares, in every role: kpt writes the comment and annotation on every
 //     resource it fetches, so a blueprint fetched from another package carries its own

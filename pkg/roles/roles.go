@@ -1,21 +1,3 @@
-// Package roles decides which input items are original, updated, dest or src, and what
-// makes two items "the same resource" (identity).
-//
-// Roles come from (docs/function.md, "Choosing roles"):
-//  1. the role annotation (default config.kubernetes.io/merge-source, as kyaml's
-//     filters.Merge3), always honoured when present;
-//  2. the directory an item's path annotation lies under (originalPath, updatedPath,
-//     destPath, srcPath), mirroring filters.Merge3{OriginalPath, UpdatedPath, DestPath};
-//     the most specific directory wins, so destPath "." takes whatever the others do not;
-//  3. inline sources in the typed functionConfig (spec.original, spec.updated, spec.src),
-//     with every other input item dest.
-//
-// Items with no role pass through. With path roles every item under a role directory has
-// that role, Kptfiles and local-config items included: a kpt package's setters.yaml, its
-// subpackages' Kptfiles and its local-config resources are part of the package being
-// upgraded. With annotation roles and inline sources, a Kptfile or local-config item is
-// merged only when its own role annotation selects it (kpt feeds both to every function).
-// docs/roles-and-identity.md is the full rule.
 package roles
 
 import (
@@ -99,12 +81,14 @@ type Item struct {
 // Ref returns the item's resourceRef for results.
 func (it *Item) Ref() *yaml.ResourceIdentifier { return results.ResourceRef(it.Node) }
 
-// Errorf returns an ItemError about this item.
+// Errorf returns an ItemError about this item: its resourceRef, file and index, field
+// (a field path such as "metadata.name"; "" for the whole item) and the message
+// fmt.Sprintf(format, args...).
 func (it *Item) Errorf(field, format string, args ...interface{}) *results.ItemError {
 	return &results.ItemError{Resource: it.Ref(), File: it.File, Index: it.Index, Field: field, Msg: fmt.Sprintf(format, args...)}
 }
 
-// Assign gives every item its role by cfg and appends cfg's inline sources as items.
+// Assign gives every item its role by opts and appends opts' inline sources as items.
 // items are the ResourceList items in input order; they are not modified.
 // Errors (*results.ItemError): a role value that is not one of the mode's roles (naming
 // the valid ones, and the mode a 2-way/3-way role belongs to); an item with a role but no

@@ -1,9 +1,3 @@
-// Package pkgcmd is the `krm-merge pkg` command group: `krm-merge pkg update
-// DIR[@VERSION]`, a cobra front end to pkg/pkgupdate that prints the report for a
-// person or as JSON.
-//
-// It needs the git CLI; in the function's container image, which has none, it fails with
-// gitfetch.ErrNoGit's message and changes nothing.
 package pkgcmd
 
 import (

@@ -1,15 +1,3 @@
-// Package patchmeta serves kubectl's strategic-merge patch metadata (patch strategies and
-// merge keys per field) for every kind of kubectl's built-in scheme, without linking the
-// k8s.io/api Go types.
-//
-// kubectl reads the metadata from the struct tags of the k8s.io/api types
-// (strategicpatch.NewPatchMetaFromStruct). Those types are about 14 MB of generated code
-// in a binary, more than krm-merge itself. This package carries what the lookups read of
-// them, a table of type shapes generated from the same types at the k8s.io/api version in
-// go.mod (table.json.gz, written by `go generate ./pkg/apply/patchmeta`, see gen/), and
-// implements strategicpatch.LookupPatchMeta over it with the same answers and the same
-// error messages as strategicpatch.PatchMetaFromStruct. The parity tests check every
-// field of every kind against PatchMetaFromStruct and that the table is current.
 package patchmeta
 
 //go:generate go run ./gen -o table.json.gz
@@ -127,7 +115,8 @@ func ForKind(group, version, kind string) (strategicpatch.LookupPatchMeta, bool,
 	return t.ForKind(group, version, kind)
 }
 
-// ForKind is the package-level ForKind over this table.
+// ForKind is the package-level ForKind over this table. It does not fail: the error
+// is kept for the package-level function's signature.
 func (t *Table) ForKind(group, version, kind string) (strategicpatch.LookupPatchMeta, bool, error) {
 	i, ok := t.Kinds[KindKey(group, version, kind)]
 	if !ok {

@@ -18,7 +18,8 @@ import (
 // type and every type reachable from it through struct fields, pointers, slices, arrays
 // and maps. A struct's fields, their types, patch strategies and merge keys come from
 // forkedjson.LookupPatchMetadataForStruct, the function PatchMetaFromStruct calls, so the
-// table answers as the Go types do.
+// table answers as the Go types do. Errors: a type whose struct tags the lookup
+// rejects, prefixed with its kind's key.
 func Table() (*patchmeta.Table, error) {
 	s := New()
 	b := &builder{index: map[reflect.Type]int{}, t: &patchmeta.Table{Kinds: map[string]int{}}}
@@ -42,7 +43,7 @@ func Table() (*patchmeta.Table, error) {
 }
 
 // Encode writes a table as patchmeta.Decode reads it: JSON, gzip-compressed, the same
-// bytes for the same table.
+// bytes for the same table. Errors: encoding/json's or gzip's.
 func Encode(t *patchmeta.Table) ([]byte, error) {
 	raw, err := json.Marshal(t)
 	if err != nil {

@@ -1,0 +1,26 @@
+// Package resourcelist reads and writes a KRM ResourceList fast: items are decoded and
+// encoded independently on all cores and the output is streamed, behind the same
+// framework.ResourceListProcessor as kyaml's framework.Execute.
+//
+// The bytes written are exactly those of framework.Execute with kyaml's
+// kio.ByteReadWriter{KeepReaderAnnotations: true} (what command.Build runs for a
+// ResourceList on stdin). kyaml decodes the whole list as one YAML document and encodes
+// it as one, on one core, holding a copy of every item. Here the input is cut into runs
+// of whole items at the item boundaries of the top-level `items:` list, each run is
+// decoded as `items:` followed by its own lines (the same text in the same context, so
+// the same nodes), and each run of output items is encoded as `items:` with those items
+// and spliced between the list's head and tail.
+//
+// Input the cut could read differently from a whole-document decode is not read fast:
+// Read returns ErrUnsupported and the caller uses kyaml's path. That is: anything but a
+// block-style mapping with `items:` on a line of its own, CR line endings, document
+// markers (`---`, `...`) or directives, comment lines at or left of an item's dash or
+// after an item's last line, lines left of an item's content, and runs whose decode
+// does not give exactly the items counted (anchors used across items, for one). On the
+// way out, items with foot comments are kept in one run with their successor, and a
+// last item with foot comments sends the whole write through kyaml's writer.
+//
+// Only the krm-merge command (package main) calls it, around package function's
+// Processor, on a ResourceList read from stdin; input it declines goes to kyaml's
+// framework.Execute unchanged.
+package resourcelist

@@ -1,0 +1,19 @@
+// Package textmerge merges text files line by line, 3-way, with the semantics of
+// `git merge-file` (git's xdiff at its default level, "zealous alnum"): the changes
+// from base to each side are line diffs; changes separated by at least one unchanged
+// base line merge cleanly; changes that overlap or touch are a conflict unless both
+// sides end with the same lines there. It also renders unified diffs for previews.
+// It is pure: no I/O.
+//
+// The line diff follows xdiff (git's xdiffi.c and xprepare.c) step by step so that it
+// picks the same diff when several are minimal: common ends trimmed, lines with no
+// match on the other side (and runs of often-repeated lines between them) set aside,
+// Myers' divide and conquer on the rest (Myers 1986, "An O(ND) Difference Algorithm and
+// Its Variations", section 4b), then changed groups slid as xdl_change_compact slides
+// them (without the indent heuristic, which merge-file does not use). xdiff gives up
+// minimality past 256 edits in one box (its cost heuristics); this package does not,
+// so on very different files git may pick another, longer diff.
+//
+// Only package pkgupdate calls it, for the files of a package that are not KRM
+// resources (README.md, scripts, YAML lists), and for its plan's diffs.
+package textmerge

@@ -1,0 +1,56 @@
+// Package pkgupdate takes a new upstream release into a package directory in one step,
+// as `kpt pkg update` does but with krm-merge's 3-way merge: the change from the
+// release the package was fetched at (original) to the new one (updated) is merged into
+// the local copy (dest), resources field by field with the function's engine
+// (function.Run), other files line by line (git merge-file's semantics), and the
+// Kptfile records the new release. docs/pkg-update.md describes the command built on it,
+// `krm-merge pkg update DIR[@VERSION]`.
+//
+// # Shapes
+//
+// Update(ctx, Options) takes the package directory (Options.Dir), the version to update
+// to (a tag, branch or commit; "" is the Kptfile's upstream ref), and optionally the
+// merge options (Options.Config, a *config.Config in 3way mode without role keys: the
+// package sets the roles), a plan-only switch and a git cache directory. It returns a
+// *Report: per package (the root, then each subpackage with its own upstream) the
+// versions merged from and to, the resource counts as the function counts them, the
+// conflicts (file, resource, field, text lines), warnings, resources added and deleted
+// and, with Plan, the field changes; and every file changed, with a unified diff under
+// Plan.
+//
+// Update reads DIR/Kptfile's upstream (repo, directory, ref) and upstreamLock (commit),
+// or Options.Repo, Directory and From for a directory without a Kptfile upstream;
+// fetches both releases with the git CLI through a cache (by default
+// $KRM_MERGE_CACHE_DIR, else krm-merge/git under the user's cache directory); gives them
+// the bookkeeping `kpt pkg get` adds (so that what kpt added to the local copy is not a
+// local change); merges; and writes the result into DIR all or nothing: a crash, a kill
+// or a failing write leaves DIR as it was or fully updated, and the next run finishes or
+// undoes an interrupted one (Report.Recovered). Subpackages with their own upstream are
+// updated from it, in the same all-or-nothing write.
+//
+// # Rules
+//
+// Resources merge as the krm-merge function merges them in 3way mode with path roles
+// (docs/function.md, "Choosing roles"; docs/merge-semantics.md for resources and
+// fields; onConflict as "Conflict" says). Text files (README.md, scripts, YAML that is
+// not KRM) merge line by line as `git merge-file` does; a conflicting hunk takes the
+// onConflict side, and a binary file is taken whole from the side that changed it.
+//
+// # Neighbours
+//
+// The `krm-merge pkg update` command (internal/cli/pkgcmd) is its front end. It uses
+// package function for the resources (function.Run) and internal packages for the rest:
+// gitfetch (fetching), kptfile and kptprep (kpt's bookkeeping), pkgio (reading and
+// writing package files as kpt does), textmerge (line merges) and stage (the
+// all-or-nothing write).
+//
+// # Errors
+//
+// Update returns bad options or input (naming the option, or the file and field); a
+// missing git CLI (a message saying git is needed); fetch failures; ErrDirty for a
+// package with uncommitted changes (unless Options.AllowDirty); ErrNoUpstream when
+// nothing says where to fetch; the merge's errors (*results.ItemError naming resource,
+// file and field, paths relative to the package); *ConflictError, with the report,
+// when onConflict is error and there are conflicts; write failures. On every error DIR
+// is as it was.
+package pkgupdate
