@@ -11,7 +11,7 @@ WORKDIR /src
 ENV CGO_ENABLED=0 GOOS=linux GOTOOLCHAIN=local
 COPY go.mod go.sum ./
 RUN go mod download
-COPY main.go ./
+COPY *.go ./
 COPY pkg/ ./pkg/
 COPY internal/ ./internal/
 RUN go build -trimpath -ldflags "-s -w -X main.version=${VERSION}" -o /out/krm-merge . && \
