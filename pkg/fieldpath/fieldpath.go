@@ -57,7 +57,8 @@ func (p Path) with(s Step) Path {
 	return append(out, s)
 }
 
-// String renders the path as described in the package doc; the root is "".
+// String renders the path as described in the package doc, field names as they are (a
+// result's field.path); the root is "". Escaped gives the form Parse reads back.
 func (p Path) String() string {
 	var b strings.Builder
 	for i, s := range p {
@@ -90,3 +91,21 @@ func (p Path) String() string {
 	}
 	return b.String()
 }
+
+// Escaped renders the path in the form Parse reads: String's, with a backslash before
+// each dot, '[' and backslash inside a field name (metadata.annotations.example\.com/owner),
+// so that Parse(p.Escaped()) gives p back. Use it to turn a path from a result into a
+// fieldRules or field-rules-annotation path.
+func (p Path) Escaped() string {
+	q := make(Path, len(p))
+	for i, s := range p {
+		if s.Kind == Field {
+			s.Name = fieldEscaper.Replace(s.Name)
+		}
+		q[i] = s
+	}
+	return q.String()
+}
+
+// fieldEscaper escapes the characters Parse reads as structure inside a field name.
+var fieldEscaper = strings.NewReplacer(`\`, `\\`, ".", `\.`, "[", `\[`)

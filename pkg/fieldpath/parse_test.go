@@ -1,6 +1,7 @@
 package fieldpath
 
 import (
+	"reflect"
 	"strings"
 	"testing"
 )
@@ -75,6 +76,31 @@ func TestHasPrefix(t *testing.T) {
 		}
 		if got := engine.HasPrefix(p); got != want {
 			t.Errorf("%s.HasPrefix(%s) = %v, want %v", engine, rule, got, want)
+		}
+	}
+}
+
+// TestEscapedRoundTrips: Parse(p.Escaped()) is p for field names holding dots, brackets
+// and backslashes (annotation keys), with selectors after them.
+func TestEscapedRoundTrips(t *testing.T) {
+	for _, s := range []string{
+		`metadata.annotations.example\.com/owner`,
+		`metadata.annotations.cnrm\.cloud\.google\.com/blueprint`,
+		`data.a\[b\]`,
+		`data.back\\slash`,
+		`spec.containers[name=app].env[name=A\.B].value`,
+		`metadata.finalizers[=example.com/protect]`,
+	} {
+		p, err := Parse(s)
+		if err != nil {
+			t.Fatalf("Parse(%q): %v", s, err)
+		}
+		q, err := Parse(p.Escaped())
+		if err != nil {
+			t.Fatalf("Parse(%q.Escaped() = %q): %v", s, p.Escaped(), err)
+		}
+		if !reflect.DeepEqual(p, q) {
+			t.Errorf("%q: Escaped() = %q parses to %v, want %v", s, p.Escaped(), q, p)
 		}
 	}
 }
