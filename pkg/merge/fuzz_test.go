@@ -7,6 +7,7 @@ import (
 
 	"sigs.k8s.io/kustomize/kyaml/yaml"
 
+	"github.com/krm-merge/krm-merge/internal/fuzzguard"
 	"github.com/krm-merge/krm-merge/internal/fuzzseed"
 	"github.com/krm-merge/krm-merge/pkg/merge"
 	"github.com/krm-merge/krm-merge/pkg/schema"
@@ -121,10 +122,12 @@ func checkFuzzOutput(t *testing.T, out *yaml.RNode, in []*yaml.RNode, snapshot [
 // change, no change), but for dest's null elements of lists of primitives, which go. Seeds: the (original, updated, dest)
 // resources of the e2e 3-way case packages and the examples.
 func FuzzThreeWay(f *testing.F) {
+	fuzzguard.Setup(f)
 	for i, tr := range fuzzseed.Triples(f) {
 		f.Add(tr[0], tr[1], tr[2], byte(i))
 	}
 	f.Fuzz(func(t *testing.T, o, u, d string, opt byte) {
+		defer fuzzguard.Guard(t, o, u, d, opt)()
 		in, snap, ok := parseAll(o, u, d)
 		if !ok {
 			return
@@ -168,6 +171,7 @@ func FuzzThreeWay(f *testing.F) {
 // (semantically, merge.Equal). Seeds: (updated, dest) resources of the 3-way triples and
 // the e2e 2-way case (patch into cronjob).
 func FuzzTwoWay(f *testing.F) {
+	fuzzguard.Setup(f)
 	for i, tr := range fuzzseed.Triples(f) {
 		f.Add(tr[1], tr[2], byte(i))
 	}
@@ -176,6 +180,7 @@ func FuzzTwoWay(f *testing.F) {
 		f.Add(docs[i], docs[i+1], byte(i))
 	}
 	f.Fuzz(func(t *testing.T, s, d string, opt byte) {
+		defer fuzzguard.Guard(t, s, d, opt)()
 		in, snap, ok := parseAll(s, d)
 		if !ok {
 			return
