@@ -141,14 +141,17 @@ func Summary(mode string, c Counts) *framework.Result {
 
 // Conflict is one conflict's result: severity warning (or error under onConflict=error),
 // resourceRef and file of the dest item (or updated, for a resource dest lacks), and
-// field.path ("" for the whole resource) with dest's value as currentValue and the
-// winner's as proposedValue.
+// field.path with dest's value as currentValue and the winner's as proposedValue. A
+// conflict on the whole resource (path "") names no field: the result has no field at
+// all (not an empty `field: {}`), and current and proposed are not shown.
 func Conflict(sev framework.Severity, ref *yaml.ResourceIdentifier, file string, index int, path, message string, current, proposed interface{}) *framework.Result {
 	r := &framework.Result{Severity: sev, ResourceRef: ref, Message: "conflict: " + message}
 	if file != "" {
 		r.File = &framework.File{Path: file, Index: index}
 	}
-	r.Field = &framework.Field{Path: path, CurrentValue: current, ProposedValue: proposed}
+	if path != "" {
+		r.Field = &framework.Field{Path: path, CurrentValue: current, ProposedValue: proposed}
+	}
 	return r
 }
 

@@ -31,3 +31,25 @@ func TestValueOfADeepValue(t *testing.T) {
 		t.Fatalf("result with a deep value does not round-trip: %v", err)
 	}
 }
+
+// A conflict on a whole resource names no field: its result has no `field` (an empty
+// `field: {}` said nothing and looked like a field whose path was lost); a field
+// conflict keeps its path and values.
+func TestResourceConflictHasNoField(t *testing.T) {
+	ref := &yaml.ResourceIdentifier{TypeMeta: yaml.TypeMeta{APIVersion: "v1", Kind: "ConfigMap"}, NameMeta: yaml.NameMeta{Name: "x"}}
+	r := Conflict("warning", ref, "cm.yaml", 0, "", "ConfigMap x was deleted upstream but changed locally; updated wins", nil, nil)
+	if r.Field != nil {
+		t.Errorf("resource-level conflict has a field: %+v", r.Field)
+	}
+	b, err := yaml.Marshal(r)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if strings.Contains(string(b), "field") {
+		t.Errorf("resource-level conflict result mentions a field:\n%s", b)
+	}
+	f := Conflict("warning", ref, "cm.yaml", 0, "data.a", "changed on both sides", "1", "2")
+	if f.Field == nil || f.Field.Path != "data.a" || f.Field.CurrentValue != "1" || f.Field.ProposedValue != "2" {
+		t.Errorf("field conflict: %+v", f.Field)
+	}
+}
