@@ -30,6 +30,7 @@ targets=(
 	"FuzzLoad ./pkg/config"
 	"FuzzThreeWay ./pkg/merge"
 	"FuzzTwoWay ./pkg/merge"
+	"FuzzThreeWayComments ./pkg/merge"
 	"FuzzApply ./pkg/apply"
 	"FuzzAppendItem ./internal/yamlenc"
 )
