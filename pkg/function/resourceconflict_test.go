@@ -9,7 +9,8 @@ import (
 
 // A resource deleted upstream but changed locally is a conflict on the whole resource:
 // its result names the resource and file and no field (no empty `field: {}`), under
-// every onConflict policy.
+// every onConflict policy; the summary counts it once, as deleted or (onConflict: dest)
+// kept.
 func TestResourceConflictResultHasNoField(t *testing.T) {
 	item := func(role, data string) string {
 		return "- apiVersion: v1\n  kind: ConfigMap\n  metadata:\n    name: gone\n    annotations:\n" +
@@ -42,6 +43,11 @@ func TestResourceConflictResultHasNoField(t *testing.T) {
 			}
 			if !found {
 				t.Fatalf("no resource-level conflict:\n%s", resultsOf(rl))
+			}
+			want := map[string]string{"updated": "0 merged, 0 added, 1 deleted, 0 kept, 1 conflicts",
+				"dest": "0 merged, 0 added, 0 deleted, 1 kept, 1 conflicts"}[policy]
+			if want != "" && !strings.Contains(resultsOf(rl), "3way merge: "+want) {
+				t.Errorf("summary: want %q:\n%s", want, resultsOf(rl))
 			}
 		})
 	}

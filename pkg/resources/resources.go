@@ -281,6 +281,7 @@ func (r *run) threeWay(s *roles.Set, p *prep) error {
 		winner := "updated"
 		if keep {
 			winner = "dest"
+			r.counts.Kept++ // dest's copy stays: the summary counts every resource once
 		} else {
 			r.drop[d] = true
 			r.counts.Deleted++
