@@ -32,6 +32,7 @@ targets=(
 	"FuzzTwoWay ./pkg/merge"
 	"FuzzThreeWayComments ./pkg/merge"
 	"FuzzApply ./pkg/apply"
+	"FuzzIdentity ./pkg/function"
 	"FuzzAppendItem ./internal/yamlenc"
 )
 if [ -n "${FUZZ_TARGETS:-}" ]; then # e.g. FUZZ_TARGETS="FuzzRead FuzzLoad": only these
