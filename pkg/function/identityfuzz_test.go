@@ -319,6 +319,7 @@ func FuzzIdentity(f *testing.F) {
 			switch {
 			case s.u != nil && s.d != nil:
 				merged++
+				conflicts += fieldConflicts(s.o, s.u, s.d)
 				want = append(want, fmt.Sprintf("updated=%d dest=%d at dest/%s", s.u.n, s.d.n, s.d.file))
 			case s.u != nil && s.o == nil:
 				added++
@@ -369,6 +370,34 @@ func FuzzIdentity(f *testing.F) {
 			t.Fatalf("summary: want %q\ninput:\n%s\nresults:\n%s", summary, list.String(), resultsOf(rl))
 		}
 	})
+}
+
+// fieldConflicts counts the fields a merge of o, u and d (o nil: added on both sides)
+// finds in conflict: those whose three values (absent counting as one) all differ. Items
+// of one identity differ only in apiVersion, namespace (a cluster-scoped kind's three
+// namespaces are one identity), a Kptfile's name and local-config.
+func fieldConflicts(o, u, d *idItem) int {
+	fields := func(it *idItem) [4]string {
+		if it == nil {
+			return [4]string{}
+		}
+		ns, local := it.namespace, ""
+		if it.kind == "Kptfile" {
+			ns = ""
+		}
+		if it.localConfig {
+			local = "true"
+		}
+		return [4]string{it.apiVersion, ns, it.name, local}
+	}
+	fo, fu, fd := fields(o), fields(u), fields(d)
+	n := 0
+	for i := range fo {
+		if fo[i] != fu[i] && fo[i] != fd[i] && fu[i] != fd[i] {
+			n++
+		}
+	}
+	return n
 }
 
 // items2 is items, nil for an output without any.
