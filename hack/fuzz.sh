@@ -33,6 +33,7 @@ targets=(
 	"FuzzThreeWayComments ./pkg/merge"
 	"FuzzApply ./pkg/apply"
 	"FuzzIdentity ./pkg/function"
+	"FuzzRepeatedKeys ./pkg/function"
 	"FuzzAppendItem ./internal/yamlenc"
 )
 if [ -n "${FUZZ_TARGETS:-}" ]; then # e.g. FUZZ_TARGETS="FuzzRead FuzzLoad": only these
