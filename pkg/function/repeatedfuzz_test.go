@@ -19,10 +19,11 @@ import (
 	"github.com/krm-merge/krm-merge/pkg/function"
 )
 
-// repeated is the oracle for a map key given twice: the first map in preorder (aliases
-// not followed: an anchor comes before its aliases) with a scalar key, other than the
-// merge key <<, equal to an earlier key of the map by tag and value; the first such key
-// and the earliest key it repeats. path is the map's path as results spell it.
+// repeated is the oracle for a map key given twice: the first map in preorder (keys'
+// contents before their values; aliases not followed: an anchor comes before its
+// aliases) with a scalar key, other than the merge key <<, equal to an earlier key of
+// the map by tag and value; the first such key and the earliest key it repeats. path is
+// the map's path as results spell it ("" inside a key).
 type repeated struct {
 	path          string
 	first, second *yaml.Node
@@ -50,6 +51,14 @@ func findRepeated(n *yaml.Node, path string) *repeated {
 			}
 		}
 		for i := 0; i+1 < len(n.Content); i += 2 {
+			// a map or list used as a key is walked too (before its value), but has no
+			// path: results name no place inside a key
+			if k := n.Content[i]; k.Kind != yaml.ScalarNode {
+				if r := findRepeated(k, ""); r != nil {
+					r.path = ""
+					return r
+				}
+			}
 			p := n.Content[i].Value
 			if path != "" {
 				p = path + "." + p
