@@ -43,18 +43,23 @@ func parseAll(texts ...string) (nodes []*yaml.RNode, snapshot []string, ok bool)
 }
 
 // commentedEmptyBlock reports whether n holds a key with a line comment whose value is
-// an empty block-style map or list: yaml.v3's encoder writes that as `key: #c` and `{}`
-// on the next line, which no parser reads. The 2-way fuzzer's second finding (src
-// `b: #c` over `d: null`, which the merge clears to an empty map). The function fixes
-// it where it writes its output (pkg/function, writable: flow style); the engine's own
-// tree keeps the block style, so this target leaves that shape out of the validity
-// invariant.
+// an empty block-style map or list, or a block map or list with an anchor or a tag:
+// yaml.v3's encoder writes the first as `key: #c` and `{}` on the next line, the second
+// with the anchor or tag at column 0, which no parser reads. The 2-way fuzzer's second
+// finding (src `b: #c` over `d: null`, which the merge clears to an empty map) and the
+// comment fuzzer's first (`7: # u7` over `!000 {f: }`; a parser reads that shape from
+// `a: # c` with the tag on the next line). The function fixes both where it writes its
+// output (pkg/function, writable); the engine's own tree keeps them, so these targets
+// leave those shapes out of the validity invariant.
 func commentedEmptyBlock(n *yaml.Node) bool {
 	if n.Kind == yaml.MappingNode {
 		for i := 0; i+1 < len(n.Content); i += 2 {
 			v := n.Content[i+1]
-			if n.Content[i].LineComment != "" && (v.Kind == yaml.MappingNode || v.Kind == yaml.SequenceNode) &&
-				len(v.Content) == 0 && v.Style&yaml.FlowStyle == 0 {
+			if n.Content[i].LineComment == "" || (v.Kind != yaml.MappingNode && v.Kind != yaml.SequenceNode) || v.Style&yaml.FlowStyle != 0 {
+				continue
+			}
+			def := map[yaml.Kind]string{yaml.MappingNode: "!!map", yaml.SequenceNode: "!!seq"}[v.Kind]
+			if len(v.Content) == 0 || v.Anchor != "" || v.Style&yaml.TaggedStyle != 0 || (v.Tag != "" && v.ShortTag() != def) {
 				return true
 			}
 		}
