@@ -45,9 +45,9 @@ if [ -n "${FUZZ_TARGETS:-}" ]; then # e.g. FUZZ_TARGETS="FuzzRead FuzzLoad": onl
 	done
 	targets=("${keep[@]}")
 fi
-if [ -z "$logdir" ]; then
+if [ -z "$logdir" ]; then # a temporary one, kept when a target fails
 	logdir=$(mktemp -d)
-	trap 'rm -rf "$logdir"' EXIT
+	trap '[ ${#failed[@]} -eq 0 ] && [ -z "${found:-}" ] && rm -rf "$logdir"' EXIT
 fi
 mkdir -p "$logdir"
 export KRM_MERGE_FUZZ_HANGS="$logdir"
@@ -99,16 +99,22 @@ for t in "${targets[@]}"; do
 	run_watched "$2" "$log" "$1"
 	rc=$?
 	secs=$((SECONDS - start))
-	grep -vE '^fuzz: elapsed: [0-9hms.]+, (execs|gathering)' "$log" | tail -n 12
+	if [ "$rc" -eq 0 ]; then
+		grep -vE '^fuzz: elapsed: [0-9hms.]+, (execs|gathering)' "$log" | tail -n 4
+	else # the finding in full (its input is saved under testdata/fuzz), or the stall
+		grep -vE '^fuzz: elapsed: [0-9hms.]+, (execs|gathering)' "$log" | tail -n 150
+		for h in "$logdir"/"$1"*.txt; do [ -e "$h" ] && { echo "hang report $h:"; head -n 60 "$h"; }; done
+	fi
 	execs=$(grep -oE 'execs: [0-9]+' "$log" | tail -1 | grep -oE '[0-9]+')
 	echo "SUMMARY $1: ${execs:-0} execs in ${secs}s ($(( ${execs:-0} / (secs > 0 ? secs : 1) ))/s), exit $rc"
 	if [ "$rc" -ne 0 ] && [ "$rc" -ne 124 ] && [ "${FUZZ_SMOKE:-}" = 1 ]; then
-		echo "NEW FINDING by $1 (input saved under $2/testdata/fuzz/$1): fix it and commit the input; not failing this smoke run"
+		echo "NEW FINDING by $1 (input saved under $2/testdata/fuzz/$1, log $log): fix it and commit the input; not failing this smoke run"
+		found=1
 	elif [ "$rc" -ne 0 ]; then
 		failed+=("$1")
 	fi
 done
 if [ ${#failed[@]} -gt 0 ]; then
-	echo "fuzz targets failed: ${failed[*]}"
+	echo "fuzz targets failed: ${failed[*]} (logs in $logdir)"
 	exit 1
 fi
