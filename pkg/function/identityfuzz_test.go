@@ -13,7 +13,7 @@ import (
 )
 
 // The identity fuzz target draws packages from a small universe where the identity
-// rules meet (shared/spec/function.md, "Resource identity"): kinds namespaced, cluster
+// rules meet (the contract's "Resource identity"): kinds namespaced, cluster
 // scoped and of unknown scope, two versions of one kind, items without a name, Kptfiles
 // under the role directories, the same name in several files and twice in one file,
 // `namespace: default` and none, items outside every role directory (one in
