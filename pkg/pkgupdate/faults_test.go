@@ -13,6 +13,7 @@ package pkgupdate
 
 import (
 	"bytes"
+	"context"
 	"errors"
 	"fmt"
 	"math/rand"
@@ -348,6 +349,9 @@ func TestFaultKilledAtRandomMoments(t *testing.T) {
 		}
 		_ = syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
 		werr := <-done
+		if _, err := os.Lstat(filepath.Join(p.work, ".git", "index.lock")); err == nil {
+			t.Fatalf("%s: the user's git repository is left with .git/index.lock", what)
+		}
 		state := p.state(t, what)
 		if werr == nil { // it finished before the kill
 			if !strings.HasPrefix(state, "updated") {
@@ -501,4 +505,32 @@ func TestFaultReadOnlyDirectory(t *testing.T) {
 		t.Fatal(err)
 	}
 	p.next(t, "read-only docs/, then writable", "untouched", p.warmCache)
+}
+
+// The dirty check leaves the user's git index alone: `git status` refreshes the index
+// (under .git/index.lock) when files' times changed, and a kill in that moment left the
+// lock behind, failing every later git command in the repository (found by the kill
+// test). With no optional locks, the index is not rewritten.
+func TestDirtyCheckTakesNoIndexLock(t *testing.T) {
+	dir, _ := localPackage(t, nil)
+	work := filepath.Dir(dir)
+	index := filepath.Join(work, ".git", "index")
+	later := time.Now().Add(time.Hour)
+	if err := os.Chtimes(filepath.Join(dir, "README.md"), later, later); err != nil { // stat changed, content not
+		t.Fatal(err)
+	}
+	before, err := os.ReadFile(index)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := checkClean(context.Background(), dir); err != nil {
+		t.Fatalf("a clean package: %v", err)
+	}
+	after, err := os.ReadFile(index)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Equal(before, after) {
+		t.Error("the dirty check rewrote the user's git index (it took .git/index.lock)")
+	}
 }
