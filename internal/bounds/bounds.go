@@ -242,3 +242,36 @@ func HasAlias(n *yaml.Node) bool {
 	}
 	return false
 }
+
+// HeadRepeated reports whether item, a resource's root map, gives `metadata` twice, or
+// `annotations` twice in its first `metadata`. kyaml's annotation edits, which run on
+// every item before a function sees it (framework.Execute's preprocessing, through
+// yaml.SetAnnotation and yaml.ClearEmptyAnnotations), remove the first empty copy of
+// either key there without a word, so such an item must be checked as read. Keys are
+// compared by value, as those edits find them. Cost: the root's and metadata's keys.
+func HeadRepeated(item *yaml.Node) bool {
+	twice := func(m *yaml.Node, name string) (first *yaml.Node, repeated bool) {
+		for i := 0; i+1 < len(m.Content); i += 2 {
+			if m.Content[i].Value != name {
+				continue
+			}
+			if first != nil {
+				return first, true
+			}
+			first = m.Content[i+1]
+		}
+		return first, false
+	}
+	if item == nil || item.Kind != yaml.MappingNode {
+		return false
+	}
+	md, repeated := twice(item, yaml.MetadataField)
+	if repeated {
+		return true
+	}
+	if md == nil || md.Kind != yaml.MappingNode {
+		return false
+	}
+	_, repeated = twice(md, yaml.AnnotationsField)
+	return repeated
+}

@@ -90,3 +90,30 @@ func TestCheckFindsRepeatedKeys(t *testing.T) {
 		})
 	}
 }
+
+func TestHeadRepeated(t *testing.T) {
+	for doc, want := range map[string]bool{
+		"metadata: {name: a}\nkind: K\n":                                                     false,
+		"metadata: {name: a, annotations: {x: y}}\n":                                         false,
+		"metadata: {name: a}\nmetadata:\n":                                                   true,
+		"metadata:\nmetadata: {name: a}\n":                                                   true,
+		"metadata:\n  annotations: {x: y}\n  annotations:\n":                                 true,
+		"metadata:\n  annotations:\n  name: a\n  annotations: {x: y}\n":                      true,
+		"spec:\n  annotations: 1\n  annotations: 2\n":                                        false, // Check finds it; preprocessing leaves it
+		"metadata: {name: a}\nspec: {metadata: 1, metadata: 2}\n":                            false,
+		"- metadata: 1\n- metadata: 2\n":                                                     false,
+		"metadata: {labels: {annotations: 1, annotations: 2}, name: a}\n":                    false,
+		"metadata:\n  name: a\n  annotations: {a: b}\n  labels: {}\n  annotations: {c: d}\n": true,
+	} {
+		var n yaml.Node
+		if err := yaml.Unmarshal([]byte(doc), &n); err != nil {
+			t.Fatal(err)
+		}
+		if got := HeadRepeated(n.Content[0]); got != want {
+			t.Errorf("%q: %v, want %v", doc, got, want)
+		}
+	}
+	if HeadRepeated(nil) {
+		t.Error("nil")
+	}
+}

@@ -16,7 +16,9 @@
 // block-style mapping with `items:` on a line of its own, CR line endings, document
 // markers (`---`, `...`) or directives, comment lines at or left of an item's dash or
 // after an item's last line, lines left of an item's content, and runs whose decode
-// does not give exactly the items counted (anchors used across items, for one). On the
+// does not give exactly the items counted (anchors used across items, for one), and an
+// item that repeats `metadata`, or `annotations` in it (bounds.HeadRepeated: kyaml's
+// annotation edits drop the empty copy, so the caller checks such input as read). On the
 // way out, items with foot comments are kept in one run with their successor, and a
 // last item with foot comments sends the whole write through kyaml's writer.
 //

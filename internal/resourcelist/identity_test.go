@@ -260,6 +260,9 @@ func TestFastReaderDeclines(t *testing.T) {
 		"flow items":         "apiVersion: config.kubernetes.io/v1\nkind: ResourceList\nitems: [{kind: A}]\n",
 		"List":               "apiVersion: v1\nkind: List\nitems:\n- kind: A\n",
 		"malformed":          "apiVersion: config.kubernetes.io/v1\nkind: ResourceList\nitems:\n- kind: A\n  metadata: {name: [\n",
+		// kyaml's annotation edits drop an empty copy: the caller checks it as read
+		"annotations twice": "apiVersion: config.kubernetes.io/v1\nkind: ResourceList\nitems:\n- kind: A\n  metadata:\n    name: a\n    annotations: {x: y}\n    annotations:\n",
+		"metadata twice":    "apiVersion: config.kubernetes.io/v1\nkind: ResourceList\nitems:\n- kind: A\n  metadata:\n  metadata: {name: a}\n",
 	} {
 		if _, err := resourcelist.Read([]byte(in)); !errors.Is(err, resourcelist.ErrUnsupported) {
 			t.Errorf("%s: fast reader took it (err %v)", name, err)

@@ -214,6 +214,10 @@ func decodeItems(data []byte, lay *itemsLayout) ([]*yaml.RNode, bool, error) {
 			return
 		}
 		for i, n := range m.Content[1].Content {
+			if bounds.HeadRepeated(n) { // the caller's check must see it before kyaml's edits
+				errs[k] = ErrUnsupported
+				return
+			}
 			items[r.from+i] = yaml.NewRNode(n)
 		}
 		aliases[k] = bounds.HasAlias(m)

@@ -4,6 +4,7 @@ import (
 	"strconv"
 	"testing"
 
+	"github.com/krm-merge/krm-merge/internal/fuzzguard"
 	"github.com/krm-merge/krm-merge/internal/fuzzseed"
 	"sigs.k8s.io/kustomize/kyaml/yaml"
 )
@@ -15,6 +16,7 @@ import (
 // by AppendItem or written as yaml.v3 writes them. resolve agrees with the decoder's
 // tags of plain scalars.
 func FuzzAppendItem(f *testing.F) {
+	fuzzguard.Setup(f)
 	for _, v := range tricky {
 		f.Add("k: " + strconv.Quote(v) + "\n" + strconv.Quote(v) + ": v\nl:\n- " + strconv.Quote(v) + "\n")
 		f.Add("- " + strconv.Quote(v) + "\n- - " + strconv.Quote(v) + "\n")
@@ -30,6 +32,7 @@ func FuzzAppendItem(f *testing.F) {
 		f.Add(d)
 	}
 	f.Fuzz(func(t *testing.T, in string) {
+		defer fuzzguard.Guard(t, in)()
 		var doc yaml.Node
 		if err := yaml.Unmarshal([]byte(in), &doc); err != nil || doc.Kind != yaml.DocumentNode || len(doc.Content) != 1 {
 			return

@@ -8,6 +8,7 @@ import (
 
 	"sigs.k8s.io/kustomize/kyaml/yaml"
 
+	"github.com/krm-merge/krm-merge/internal/fuzzguard"
 	"github.com/krm-merge/krm-merge/internal/fuzzseed"
 )
 
@@ -18,6 +19,7 @@ import (
 // packages and the examples, and every other YAML document there (items are not
 // functionConfigs, so they exercise the error paths).
 func FuzzLoad(f *testing.F) {
+	fuzzguard.Setup(f)
 	for _, s := range fuzzseed.FnConfigs(f) {
 		f.Add(s)
 	}
@@ -25,6 +27,7 @@ func FuzzLoad(f *testing.F) {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, s string) {
+		defer fuzzguard.Guard(t, s)()
 		fc, err := yaml.Parse(s)
 		if err != nil {
 			return

@@ -1,6 +1,11 @@
 package function
 
 import (
+	"fmt"
+
+	"sigs.k8s.io/kustomize/kyaml/kio/kioutil"
+	"sigs.k8s.io/kustomize/kyaml/yaml"
+
 	"github.com/krm-merge/krm-merge/internal/bounds"
 	"github.com/krm-merge/krm-merge/internal/parallel"
 	"github.com/krm-merge/krm-merge/pkg/merge"
@@ -23,16 +28,50 @@ func checkItems(items []roles.Item) (anyAlias, anyNullElement bool, err error) {
 	})
 	for i := range items {
 		anyNullElement = anyNullElement || nulls[i]
-		r := reports[i]
-		if r.TooExpanded {
-			return true, true, items[i].Errorf("", "its YAML aliases expand to more than %d nodes (an alias bomb?): "+
-				"write the values out or use fewer aliases", bounds.MaxExpandedNodes)
+		if err := reportError(&items[i], reports[i]); err != nil {
+			return true, true, err
 		}
-		if k := r.Repeated; k != nil {
-			return true, true, items[i].Errorf(k.Path, "key %q is given twice in one map, %s (counting its first line as 1); "+
-				"YAML requires unique keys: remove or rename one of them", k.Key, k.Where())
-		}
-		anyAlias = anyAlias || r.HasAlias
+		anyAlias = anyAlias || reports[i].HasAlias
 	}
 	return anyAlias, anyNullElement, nil
+}
+
+// reportError is the error for an item whose bounds.Check found an alias bomb or a
+// repeated key; nil when it found neither.
+func reportError(it *roles.Item, r bounds.Report) error {
+	if r.TooExpanded {
+		return it.Errorf("", "its YAML aliases expand to more than %d nodes (an alias bomb?): "+
+			"write the values out or use fewer aliases", bounds.MaxExpandedNodes)
+	}
+	if k := r.Repeated; k != nil {
+		return it.Errorf(k.Path, "key %q is given twice in one map, %s (counting its first line as 1); "+
+			"YAML requires unique keys: remove or rename one of them", k.Key, k.Where())
+	}
+	return nil
+}
+
+// checkRead makes checkItems' checks of items as read, before kyaml's annotation edits
+// (which framework.Execute makes before any processor runs), when one of them repeats a
+// key those edits would silently remove a copy of (bounds.HeadRepeated): the first bad
+// item in input order gets the error checkItems would give it.
+func checkRead(items []*yaml.RNode) error {
+	hidden := false
+	for _, n := range items {
+		hidden = hidden || bounds.HeadRepeated(n.YNode())
+	}
+	if !hidden {
+		return nil
+	}
+	for i, n := range items {
+		it := roles.Item{Node: n, Position: i}
+		p, idx, _ := kioutil.GetFileAnnotations(n)
+		fmt.Sscanf(idx, "%d", &it.Index)
+		if p != "" {
+			it.File = roles.Clean(p)
+		}
+		if err := reportError(&it, bounds.Check(n.YNode())); err != nil {
+			return err
+		}
+	}
+	return nil
 }

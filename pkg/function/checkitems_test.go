@@ -96,3 +96,38 @@ func TestEmptiedMapUnderCommentedKeyIsValidYAML(t *testing.T) {
 		t.Errorf("data.b is not an empty map:\n%s", s)
 	}
 }
+
+// A block map or list with an anchor or a tag under a key with a line comment (`a: # c`
+// with `&x` or `!t` on the next line, as a parser reads it) is written by yaml.v3 with
+// the anchor or tag at column 0, which no parser reads (FuzzThreeWayComments' finding).
+// The output, merged or passed through, must parse, keep the values, the anchor, the tag
+// and the comment's text.
+func TestAnchoredOrTaggedBlockUnderCommentedKeyIsValidYAML(t *testing.T) {
+	item := func(role, data string) *yaml.RNode {
+		return yaml.MustParse("apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: x\n  annotations: {config.kubernetes.io/merge-source: " +
+			role + "}\ndata:\n" + data)
+	}
+	for name, data := range map[string]string{
+		"anchored map": "  a: # c\n    &x\n    f: 1\n  b: *x\n",
+		"tagged map":   "  a: # c\n    !t\n    # head\n    f: 1\n",
+		"tagged list":  "  a: # c\n    !t\n    - 1\n",
+	} {
+		t.Run(name, func(t *testing.T) {
+			for what, items := range map[string][]*yaml.RNode{
+				"merged":         {item("original", "  z: 1\n"), item("updated", "  z: 2\n"), item("dest", "  z: 1\n"+data)},
+				"passed through": {yaml.MustParse("apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: y\ndata:\n" + data)},
+			} {
+				s, back := mergedText(t, items, config.Defaults())
+				if !strings.Contains(s, "# c") {
+					t.Errorf("%s: the comment is lost:\n%s", what, s)
+				}
+				want, _ := yaml.MustParse(data).Pipe(yaml.Lookup("a"))
+				got, _ := back.Pipe(yaml.Lookup("data", "a"))
+				if got == nil || got.YNode().Tag != want.YNode().Tag || got.YNode().Anchor != want.YNode().Anchor ||
+					got.YNode().Kind != want.YNode().Kind || len(got.YNode().Content) != len(want.YNode().Content) {
+					t.Errorf("%s: data.a changed:\n%s", what, s)
+				}
+			}
+		})
+	}
+}

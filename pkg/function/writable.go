@@ -1,6 +1,8 @@
 package function
 
 import (
+	"strings"
+
 	"sigs.k8s.io/kustomize/kyaml/yaml"
 )
 
@@ -17,7 +19,13 @@ import (
 //   - an empty block-style map or list, which a merge makes by emptying one: under a key
 //     with a line comment yaml.v3 writes `b: #c` and `{}` on the next line (found by
 //     FuzzTwoWay). It is set to flow style, which writes `b: {} #c`; without a
-//     comment both styles write `{}` or `[]`, so nothing else changes.
+//     comment both styles write `{}` or `[]`, so nothing else changes;
+//   - a block map or list with an anchor or a tag under a key with a line comment, which
+//     a parser reads from `a: # c` with `&x` or `!t` on the next line: yaml.v3 writes the
+//     anchor or tag at column 0, which no parser reads (found by FuzzThreeWayComments).
+//     The key's line comment becomes the head comment of the value's first entry
+//     (`a: &x`, then `# c` above the first field or element): the text and the nodes
+//     stay, the comment moves one line down.
 //
 // Input: an output item (not changed). Output: the item itself when it is already
 // writable (the usual case, found by one walk), else a fixed copy.
@@ -64,6 +72,15 @@ func walkWritable(n *yaml.Node, defined map[string]bool, fix bool) bool {
 				c.LineComment, k.LineComment = k.LineComment, ""
 			}
 		}
+		if k := n.Content[i-i%2]; n.Kind == yaml.MappingNode && i%2 == 1 && k.LineComment != "" && headedBlock(c) {
+			if !fix {
+				return true
+			}
+			found = true
+			first := c.Content[0]
+			first.HeadComment = strings.TrimSuffix(k.LineComment+"\n"+first.HeadComment, "\n")
+			k.LineComment = ""
+		}
 		if walkWritable(c, defined, fix) {
 			if !fix {
 				return true
@@ -72,4 +89,20 @@ func walkWritable(n *yaml.Node, defined map[string]bool, fix bool) bool {
 		}
 	}
 	return found
+}
+
+// headedBlock reports whether n is a non-empty block map or list that yaml.v3 writes with
+// an anchor or a tag before its first entry.
+func headedBlock(n *yaml.Node) bool {
+	if (n.Kind != yaml.MappingNode && n.Kind != yaml.SequenceNode) || len(n.Content) == 0 || n.Style&yaml.FlowStyle != 0 {
+		return false
+	}
+	if n.Anchor != "" || n.Style&yaml.TaggedStyle != 0 {
+		return true
+	}
+	def := "!!map"
+	if n.Kind == yaml.SequenceNode {
+		def = "!!seq"
+	}
+	return n.Tag != "" && n.ShortTag() != def
 }

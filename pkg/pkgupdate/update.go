@@ -184,13 +184,18 @@ const (
 )
 
 // checkClean refuses a package with uncommitted changes in its git working tree (none
-// when dir is not in one).
+// when dir is not in one). Its git commands take no optional lock (GIT_OPTIONAL_LOCKS=0):
+// `git status` would otherwise refresh the user's index under .git/index.lock, which a
+// kill in that moment leaves behind, and every later git command there fails on it.
 func checkClean(ctx context.Context, dir string) error {
+	env := append(os.Environ(), "GIT_OPTIONAL_LOCKS=0")
 	cmd := exec.CommandContext(ctx, "git", "-C", dir, "rev-parse", "--is-inside-work-tree")
+	cmd.Env = env
 	if out, err := cmd.Output(); err != nil || strings.TrimSpace(string(out)) != "true" {
 		return nil
 	}
 	cmd = exec.CommandContext(ctx, "git", "-C", dir, "status", "--porcelain", "--untracked-files=all", "--", ".")
+	cmd.Env = env
 	out, err := cmd.Output()
 	if err != nil {
 		return fmt.Errorf("git status in %s: %w", dir, err)

@@ -75,7 +75,9 @@ func (r *run) threeWay(s *roles.Set, p *prep) error {
 			r.counts.Deleted++
 			return nil
 		}
-		if r.opts.OnConflict != results.DestWins {
+		if r.opts.OnConflict == results.DestWins {
+			r.counts.Kept++ // dest's copy stays: the summary counts every resource once
+		} else {
 			r.drop[d] = true
 			r.counts.Deleted++
 		}
