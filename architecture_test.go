@@ -20,7 +20,7 @@ import (
 var layers = [][]string{
 	{"pkg/fieldpath", "pkg/listkind", "pkg/apply/patchmeta", "internal/bounds", "internal/parallel",
 		"internal/metanode", "internal/yamlenc", "internal/nodediff", "internal/fuzzseed", "internal/gitfetch",
-		"internal/kptfile", "internal/kptprep", "internal/pkgio", "internal/stage", "internal/textmerge", "internal/lintdoc"},
+		"internal/kptfile", "internal/kptprep", "internal/pkgio", "internal/stage", "internal/textmerge", "internal/lintdoc", "internal/fuzzguard"},
 	{"pkg/fieldrules", "pkg/plan", "pkg/apply/patchmeta/internal/kubescheme"},
 	{"pkg/merge", "pkg/apply/patchmeta/gen"},
 	{"pkg/results", "internal/host", "internal/resourcelist"},
