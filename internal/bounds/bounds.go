@@ -7,24 +7,25 @@ import (
 	"sigs.k8s.io/kustomize/kyaml/yaml"
 )
 
-// MaxExpandedNodes is the most YAML nodes an item may stand for with its aliases
-// expanded. Merges and the apply mode's JSON form can expand aliases (the 2-way engine
+// MaxExpandedNodes is the most YAML nodes an item's aliases may add, expanded, to the
+// nodes written in its text. Merges and the apply mode's JSON form can expand aliases (the 2-way engine
 // writes aliased values out in full; apply converts objects to JSON), so an alias bomb
 // (a few lines standing for 10^9 nodes) would take unbounded time and memory; such an
-// item is refused before any merge. One million nodes is ten times the largest CRD of
+// item is refused before any merge. An item without aliases is never refused, however
+// large: its cost is its text's. One million nodes is ten times the largest CRD of
 // kube-prometheus's release manifests.
 const MaxExpandedNodes = 1_000_000
 
-// TooExpanded reports whether n, with its aliases expanded, stands for more than
-// MaxExpandedNodes nodes. Cost: one walk of n, each aliased node walked once. A nil n
+// TooExpanded reports whether n's aliases, expanded, add more than MaxExpandedNodes
+// nodes to those written in its text (never without an alias). Cost: one walk of n, each aliased node walked once. A nil n
 // is not.
 func TooExpanded(n *yaml.Node) bool {
 	tooExpanded, _ := Measure(n)
 	return tooExpanded
 }
 
-// Measure is TooExpanded and HasAlias from one walk: whether n, with its aliases
-// expanded, stands for more than MaxExpandedNodes nodes, and whether it holds an alias
+// Measure is TooExpanded and HasAlias from one walk: whether n's aliases, expanded, add
+// more than MaxExpandedNodes nodes to its text's, and whether it holds an alias
 // node (when it is too expanded, it does). Cost: one walk of n, each aliased node
 // walked once.
 func Measure(n *yaml.Node) (tooExpanded, hasAlias bool) {
@@ -34,8 +35,8 @@ func Measure(n *yaml.Node) (tooExpanded, hasAlias bool) {
 
 // Report is what Check found in one item.
 type Report struct {
-	// TooExpanded: with its aliases expanded the item stands for more than
-	// MaxExpandedNodes nodes.
+	// TooExpanded: the item's aliases, expanded, add more than MaxExpandedNodes nodes
+	// to those written in its text.
 	TooExpanded bool
 	// HasAlias: the item holds an alias node.
 	HasAlias bool
@@ -76,7 +77,8 @@ func (k *RepeatedKey) Where() string {
 func Check(n *yaml.Node) Report {
 	var m measure
 	r := Report{}
-	r.TooExpanded = m.of(n) > MaxExpandedNodes
+	expanded := m.of(n)
+	r.TooExpanded = expanded-m.written > MaxExpandedNodes
 	r.HasAlias = m.aliased
 	if m.repeatedIn != nil {
 		path, _ := pathTo(n, m.repeatedIn)
@@ -106,6 +108,8 @@ func Check(n *yaml.Node) Report {
 // whether an alias node was seen, and the first repeated key found.
 type measure struct {
 	sizes         map[*yaml.Node]int
+	written       int // nodes in the text, each once
+	viaAlias      int // > 0 while measuring an alias's target
 	aliased       bool
 	repeatedIn    *yaml.Node // the map holding the first repeated key
 	first, second *yaml.Node // its two keys
@@ -190,11 +194,19 @@ func pathTo(n, target *yaml.Node) (string, bool) {
 	return "", false
 }
 
-// of counts the nodes of n with aliases expanded, saturating just above
-// MaxExpandedNodes.
+// saturated is where of stops counting: far above any text's nodes plus
+// MaxExpandedNodes, and two of it still fit an int.
+const saturated = 1 << 50
+
+// of counts the nodes of n with aliases expanded, saturating at saturated, and adds
+// the nodes it walks in the text to m.written. It walks every node of the text once
+// (an alias's target is measured once and remembered), so its cost is the text's.
 func (m *measure) of(n *yaml.Node) int {
 	if n == nil {
 		return 0
+	}
+	if n.Kind != yaml.AliasNode && m.viaAlias == 0 {
+		m.written++
 	}
 	if n.Kind == yaml.AliasNode {
 		m.aliased = true
@@ -204,7 +216,9 @@ func (m *measure) of(n *yaml.Node) int {
 		if s, ok := m.sizes[n.Alias]; ok {
 			return s
 		}
+		m.viaAlias++
 		s := m.of(n.Alias)
+		m.viaAlias--
 		if m.sizes == nil {
 			m.sizes = map[*yaml.Node]int{}
 		}
@@ -216,10 +230,7 @@ func (m *measure) of(n *yaml.Node) int {
 	}
 	size := 1
 	for _, c := range n.Content {
-		size += m.of(c)
-		if size > MaxExpandedNodes {
-			return MaxExpandedNodes + 1
-		}
+		size = min(size+m.of(c), saturated)
 	}
 	return size
 }

@@ -40,6 +40,47 @@ func TestTooExpanded(t *testing.T) {
 	}
 }
 
+// A large item is not a bomb: only the nodes aliases add count against
+// MaxExpandedNodes, so an item of 1.5 million written nodes passes (a one-resource list
+// of 200,000 keyed elements was refused as "an alias bomb?"), one alias more in it
+// changes nothing, and a bomb hidden after a million written nodes is still found, as
+// is a repeated key there.
+func TestTooExpandedCountsWhatAliasesAdd(t *testing.T) {
+	big := func(tail ...*yaml.Node) *yaml.Node {
+		seq := &yaml.Node{Kind: yaml.SequenceNode}
+		for i := 0; i < 1_500_000; i++ {
+			seq.Content = append(seq.Content, &yaml.Node{Kind: yaml.ScalarNode, Value: "x"})
+		}
+		seq.Content = append(seq.Content, tail...)
+		return seq
+	}
+	if r := Check(big()); r.TooExpanded || r.HasAlias {
+		t.Errorf("1.5 million written nodes: %+v", r)
+	}
+	anchored := yaml.MustParse("a: &x [1, 2]\nb: *x\n").YNode()
+	if r := Check(big(anchored)); r.TooExpanded || !r.HasAlias {
+		t.Errorf("1.5 million written nodes and one small alias: %+v", r)
+	}
+	if r := Check(big(bomb(9))); !r.TooExpanded {
+		t.Errorf("a bomb after 1.5 million written nodes is not refused: %+v", r)
+	}
+	repeated := yaml.MustParse("a: 1\nb: 2\na: 3\n").YNode()
+	if r := Check(big(repeated)); r.Repeated == nil {
+		t.Errorf("a repeated key after 1.5 million written nodes is not found: %+v", r)
+	}
+	// The anchored node is written once: reaching it again through its alias adds its
+	// size, and only that.
+	seq := &yaml.Node{Kind: yaml.SequenceNode}
+	for i := 0; i < MaxExpandedNodes-2; i++ {
+		seq.Content = append(seq.Content, &yaml.Node{Kind: yaml.ScalarNode, Value: "x"})
+	}
+	twice := yaml.MustParse("a: &x [1, 2]\nb: *x\n").YNode() // 7 written nodes, 3 added by the alias
+	withSeq := &yaml.Node{Kind: yaml.SequenceNode, Content: []*yaml.Node{seq, twice}}
+	if TooExpanded(withSeq) {
+		t.Error("an alias adding 3 nodes to a million written ones is refused")
+	}
+}
+
 // TestMeasureAliases: Measure's alias answer is HasAlias's, dangling aliases included.
 func TestMeasureAliases(t *testing.T) {
 	for _, n := range []*yaml.Node{

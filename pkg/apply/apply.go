@@ -145,7 +145,7 @@ func Apply(live, config *yaml.RNode, opts Options) (*Result, error) {
 	}
 	for _, n := range []*yaml.RNode{live, config} {
 		if bounds.TooExpanded(n.YNode()) { // the JSON form expands aliases: refuse a bomb up front
-			return nil, fail("", "its YAML aliases expand to more than %d nodes (an alias bomb?): "+
+			return nil, fail("", "its YAML aliases, expanded, add more than %d nodes to those written (an alias bomb?): "+
 				"write the values out or use fewer aliases", bounds.MaxExpandedNodes)
 		}
 	}

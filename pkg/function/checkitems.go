@@ -13,7 +13,7 @@ import (
 )
 
 // checkItems returns an *results.ItemError for the first item (in input order)
-// whose aliases expand to more than bounds.MaxExpandedNodes nodes (bounds.TooExpanded) or that
+// whose aliases, expanded, add more than bounds.MaxExpandedNodes nodes (bounds.TooExpanded) or that
 // holds a map with a repeated key (YAML requires unique keys; yaml.v3 parses them anyway
 // and a merge would pair and write both copies), naming the resource, its file, the key's
 // path and both lines; whether any item holds an alias; and whether any item with a role
@@ -40,7 +40,7 @@ func checkItems(items []roles.Item) (anyAlias, anyNullElement bool, err error) {
 // repeated key; nil when it found neither.
 func reportError(it *roles.Item, r bounds.Report) error {
 	if r.TooExpanded {
-		return it.Errorf("", "its YAML aliases expand to more than %d nodes (an alias bomb?): "+
+		return it.Errorf("", "its YAML aliases, expanded, add more than %d nodes to those written (an alias bomb?): "+
 			"write the values out or use fewer aliases", bounds.MaxExpandedNodes)
 	}
 	if k := r.Repeated; k != nil {
