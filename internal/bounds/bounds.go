@@ -43,6 +43,12 @@ type Report struct {
 	// Repeated is the first map key (in document order) that repeats a key of its map;
 	// nil when every map's keys are unique.
 	Repeated *RepeatedKey
+	// UnwritableTag is the path (as RepeatedKey.Path spells it; "" for the root or a
+	// node found only through an alias) of the first node tagged `!!` with nothing
+	// after it, nil when there is none. A parser gives that tag to `!%21` (the local
+	// tag `!!`) and `!<!!>`; yaml.v3, which every KRM host writes with, writes it as
+	// `!!`, which no parser reads, so an item holding one cannot be written back.
+	UnwritableTag *string
 }
 
 // RepeatedKey is a map key given twice in one map.
@@ -101,6 +107,10 @@ func Check(n *yaml.Node) Report {
 		r.Repeated = &RepeatedKey{Path: key + m.second.Value, Key: m.second.Value, FirstLine: line(m.first), SecondLine: line(m.second),
 			FirstColumn: column(m.first), SecondColumn: column(m.second)}
 	}
+	if m.badTag != nil {
+		path, _ := pathTo(n, m.badTag)
+		r.UnwritableTag = &path
+	}
 	return r
 }
 
@@ -112,6 +122,7 @@ type measure struct {
 	viaAlias      int // > 0 while measuring an alias's target
 	aliased       bool
 	repeatedIn    *yaml.Node // the map holding the first repeated key
+	badTag        *yaml.Node // the first node tagged "!!"
 	first, second *yaml.Node // its two keys
 }
 
@@ -224,6 +235,9 @@ func (m *measure) of(n *yaml.Node) int {
 		}
 		m.sizes[n.Alias] = s
 		return s
+	}
+	if n.Tag == "!!" && m.badTag == nil {
+		m.badTag = n
 	}
 	if n.Kind == yaml.MappingNode {
 		m.repeats(n)

@@ -158,3 +158,23 @@ func TestHeadRepeated(t *testing.T) {
 		t.Error("nil")
 	}
 }
+
+// A node tagged `!!` alone (from `!%21` or `!<!!>`) is found, with its path; `!!str`,
+// `!%21foo` (which yaml.v3 reads as `!!foo`) and local tags are not.
+func TestCheckFindsUnwritableTag(t *testing.T) {
+	for in, want := range map[string]string{
+		"a: 1\nb:\n  c: [x, !%21 y]\n": "b.c[1]",
+		"a: !<!!> x\n":                "a",
+		"!%21 {a: 1}\n":               "",
+	} {
+		r := Check(yaml.MustParse(in).YNode())
+		if r.UnwritableTag == nil || *r.UnwritableTag != want {
+			t.Errorf("%q: UnwritableTag %v, want %q", in, r.UnwritableTag, want)
+		}
+	}
+	for _, in := range []string{"a: !!str 1\n", "a: !%21foo x\n", "a: !x y\n", "a: !%20 z\n"} {
+		if r := Check(yaml.MustParse(in).YNode()); r.UnwritableTag != nil {
+			t.Errorf("%q: UnwritableTag %q", in, *r.UnwritableTag)
+		}
+	}
+}

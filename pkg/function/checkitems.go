@@ -16,7 +16,8 @@ import (
 // whose aliases, expanded, add more than bounds.MaxExpandedNodes nodes (bounds.TooExpanded) or that
 // holds a map with a repeated key (YAML requires unique keys; yaml.v3 parses them anyway
 // and a merge would pair and write both copies), naming the resource, its file, the key's
-// path and both lines; whether any item holds an alias; and whether any item with a role
+// path and both lines, or that holds a node tagged `!!` (bounds.Report.UnwritableTag:
+// yaml.v3 would write output no parser reads), naming its path; whether any item holds an alias; and whether any item with a role
 // holds a null element in a list of primitives (merge.HasNullElement). Cost: two walks of
 // each item (of each aliased node once), on all cores.
 func checkItems(items []roles.Item) (anyAlias, anyNullElement bool, err error) {
@@ -36,8 +37,8 @@ func checkItems(items []roles.Item) (anyAlias, anyNullElement bool, err error) {
 	return anyAlias, anyNullElement, nil
 }
 
-// reportError is the error for an item whose bounds.Check found an alias bomb or a
-// repeated key; nil when it found neither.
+// reportError is the error for an item whose bounds.Check found an alias bomb, a
+// repeated key or a tag yaml.v3 cannot write; nil when it found none.
 func reportError(it *roles.Item, r bounds.Report) error {
 	if r.TooExpanded {
 		return it.Errorf("", "its YAML aliases, expanded, add more than %d nodes to those written (an alias bomb?): "+
@@ -46,6 +47,10 @@ func reportError(it *roles.Item, r bounds.Report) error {
 	if k := r.Repeated; k != nil {
 		return it.Errorf(k.Path, "key %q is given twice in one map, %s (counting its first line as 1); "+
 			"YAML requires unique keys: remove or rename one of them", k.Key, k.Where())
+	}
+	if p := r.UnwritableTag; p != nil {
+		return it.Errorf(*p, "a value is tagged `!%%21` or `!<!!>` (the local tag `!!`), which the YAML library of kpt, "+
+			"kustomize and this function writes back as `!!`, a tag no parser reads: remove the tag or rename it")
 	}
 	return nil
 }

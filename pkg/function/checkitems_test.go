@@ -131,3 +131,27 @@ func TestAnchoredOrTaggedBlockUnderCommentedKeyIsValidYAML(t *testing.T) {
 		})
 	}
 }
+
+// TestUnwritableTagIsRefused: an item with a value tagged `!%21` (yaml.v3 reads it as
+// the tag `!!` and writes `!!`, which no parser reads; FuzzThreeWay's finding, where
+// dest held it and original == updated) fails with an error result naming the resource
+// and the field and writes no items, whether the item merges or passes through, rather
+// than output kpt cannot read.
+func TestUnwritableTagIsRefused(t *testing.T) {
+	for _, annotations := range []string{"{config.kubernetes.io/merge-source: dest}", "{}"} {
+		rl := &framework.ResourceList{
+			FunctionConfig: yaml.MustParse("apiVersion: v1\nkind: ConfigMap\nmetadata: {name: fc}\ndata: {mode: 3way}\n"),
+			Items: []*yaml.RNode{yaml.MustParse("apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: tagged\n" +
+				"  annotations: " + annotations + "\ndata:\n  a: !%21 hello\n")},
+		}
+		err := Processor{}.Process(rl)
+		if err == nil || len(rl.Items) != 0 {
+			t.Fatalf("%s: not refused (err %v, %d items)", annotations, err, len(rl.Items))
+		}
+		r := rl.Results[len(rl.Results)-1]
+		if r.Severity != framework.Error || r.ResourceRef == nil || r.ResourceRef.Name != "tagged" ||
+			r.Field == nil || r.Field.Path != "data.a" || !strings.Contains(r.Message, "`!!`") {
+			t.Fatalf("%s: result %+v", annotations, r)
+		}
+	}
+}

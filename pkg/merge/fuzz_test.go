@@ -7,6 +7,7 @@ import (
 
 	"sigs.k8s.io/kustomize/kyaml/yaml"
 
+	"github.com/krm-merge/krm-merge/internal/bounds"
 	"github.com/krm-merge/krm-merge/internal/fuzzguard"
 	"github.com/krm-merge/krm-merge/internal/fuzzseed"
 	"github.com/krm-merge/krm-merge/pkg/listkind"
@@ -26,13 +27,17 @@ func fuzzOptions(b byte) merge.Options {
 // parseAll parses each text as one YAML document; ok is false when one does not parse
 // or repeats a key in a map (the engine is only specified for well-formed YAML, whose
 // map keys are unique; yaml.v3 parses repeated keys into a node without complaint, and
-// the fuzzer's first 2-way finding was such an input). An empty text is an absent input.
+// the fuzzer's first 2-way finding was such an input) or holds a node tagged `!!` alone
+// (below). An empty text is an absent input.
 func parseAll(texts ...string) (nodes []*yaml.RNode, snapshot []string, ok bool) {
 	for _, s := range texts {
 		var n *yaml.RNode
 		if s != "" {
 			var err error
-			if n, err = yaml.Parse(s); err != nil || repeatsKey(n.YNode()) {
+			// A node tagged `!!` alone cannot be written by yaml.v3; the function refuses
+			// such items before any merge (bounds.Report.UnwritableTag; corpus
+			// 30d04d23725343f5), so the engine never meets them.
+			if n, err = yaml.Parse(s); err != nil || repeatsKey(n.YNode()) || bounds.Check(n.YNode()).UnwritableTag != nil {
 				return nil, nil, false
 			}
 		}
