@@ -164,8 +164,8 @@ func TestHeadRepeated(t *testing.T) {
 func TestCheckFindsUnwritableTag(t *testing.T) {
 	for in, want := range map[string]string{
 		"a: 1\nb:\n  c: [x, !%21 y]\n": "b.c[1]",
-		"a: !<!!> x\n":                "a",
-		"!%21 {a: 1}\n":               "",
+		"a: !<!!> x\n":                 "a",
+		"!%21 {a: 1}\n":                "",
 	} {
 		r := Check(yaml.MustParse(in).YNode())
 		if r.UnwritableTag == nil || *r.UnwritableTag != want {
