@@ -223,19 +223,8 @@ func (f *Fetcher) Resolve(ctx context.Context, url, directory, ref string) (Reso
 	defer r.unlock()
 	res := Resolved{Ref: ref, Cached: true}
 	if fullSHA.MatchString(ref) {
-		if c := r.localCommit(ctx, ref); c != "" {
-			res.Commit = c
-			return res, nil
-		}
-		if err := r.fetch(ctx, ref); err != nil {
-			if err := r.fetch(ctx, "+refs/heads/*:refs/remotes/origin/*", "+refs/tags/*:refs/tags/*"); err != nil {
-				return Resolved{}, err
-			}
-		}
-		res.Cached = false
-		if c := r.localCommit(ctx, ref); c != "" {
-			res.Commit = c
-			return res, nil
+		if res, found, err := r.byCommitID(ctx, res, ref); err != nil || found {
+			return res, err
 		}
 		return Resolved{}, fmt.Errorf("%s: commit %s not found", url, ref)
 	}
@@ -280,21 +269,34 @@ func (f *Fetcher) Resolve(ctx context.Context, url, directory, ref string) (Reso
 		return res, nil
 	}
 	if shortSHA.MatchString(ref) {
-		if c := r.localCommit(ctx, ref); c != "" {
-			res.Commit = c
-			return res, nil
-		}
-		if err := r.fetch(ctx, "+refs/heads/*:refs/remotes/origin/*", "+refs/tags/*:refs/tags/*"); err != nil {
-			return Resolved{}, err
-		}
-		res.Cached = false
-		if c := r.localCommit(ctx, ref); c != "" {
-			res.Commit = c
-			return res, nil
+		if res, found, err := r.byCommitID(ctx, res, ref); err != nil || found {
+			return res, err
 		}
 	}
 	return Resolved{}, fmt.Errorf("%s: ref %q is no tag, branch or commit of the repository (looked for %s and commit ids)",
 		url, ref, strings.Join(candidates, ", "))
+}
+
+// byCommitID resolves id, a full or abbreviated commit id, into res: from the cache,
+// else after fetching it (a full id only: servers give a commit by its full id) or,
+// failing that, every branch and tag (res.Cached false). found is false when id names
+// no commit even then; err is a fetch's error.
+func (r *repo) byCommitID(ctx context.Context, res Resolved, id string) (_ Resolved, found bool, err error) {
+	if c := r.localCommit(ctx, id); c != "" {
+		res.Commit = c
+		return res, true, nil
+	}
+	if !fullSHA.MatchString(id) || r.fetch(ctx, id) != nil {
+		if err := r.fetch(ctx, "+refs/heads/*:refs/remotes/origin/*", "+refs/tags/*:refs/tags/*"); err != nil {
+			return Resolved{}, false, err
+		}
+	}
+	res.Cached = false
+	if c := r.localCommit(ctx, id); c != "" {
+		res.Commit = c
+		return res, true, nil
+	}
+	return res, false, nil
 }
 
 // lsRemote asks the remote for the given refs and returns the commit of each it has

@@ -60,6 +60,16 @@ type journal struct {
 	Rmdirs  []string `json:"rmdirs"` // deepest first
 }
 
+// paths gives entry n's file in the package (target), its new content in staging
+// directory s (staged) and the backup of its old content there (backup).
+func (j *journal) paths(s string, n int) (target, staged, backup string) {
+	return filepath.Join(j.Dir, filepath.FromSlash(j.Entries[n].Path)), stagedPath(s, n),
+		filepath.Join(s, oldDir, strconv.Itoa(n))
+}
+
+// stagedPath is where entry n's new content is staged in staging directory s.
+func stagedPath(s string, n int) string { return filepath.Join(s, newDir, strconv.Itoa(n)) }
+
 type entry struct {
 	Path    string `json:"path"`
 	Delete  bool   `json:"delete,omitempty"`
@@ -192,7 +202,7 @@ func apply(fsys fileSystem, dir string, changes []Change) error {
 		if mode == 0 {
 			mode = 0o644
 		}
-		if err := fsys.WriteFile(filepath.Join(s, newDir, strconv.Itoa(n)), c.Data, mode); err != nil {
+		if err := fsys.WriteFile(stagedPath(s, n), c.Data, mode); err != nil {
 			return fail(fmt.Errorf("staging %s: %w", c.Path, err))
 		}
 	}
@@ -358,9 +368,7 @@ func rollForward(fsys fileSystem, s string, j *journal) error {
 		}
 	}
 	for n, e := range j.Entries {
-		target := filepath.Join(j.Dir, filepath.FromSlash(e.Path))
-		staged := filepath.Join(s, newDir, strconv.Itoa(n))
-		backup := filepath.Join(s, oldDir, strconv.Itoa(n))
+		target, staged, backup := j.paths(s, n)
 		if e.Existed {
 			kept, err := exists(fsys, backup)
 			if err != nil {
@@ -443,9 +451,7 @@ func rollBack(fsys fileSystem, s string, j *journal) error {
 	var errs []error
 	for n := len(j.Entries) - 1; n >= 0; n-- {
 		e := j.Entries[n]
-		target := filepath.Join(j.Dir, filepath.FromSlash(e.Path))
-		staged := filepath.Join(s, newDir, strconv.Itoa(n))
-		backup := filepath.Join(s, oldDir, strconv.Itoa(n))
+		target, staged, backup := j.paths(s, n)
 		if e.Existed {
 			kept, err := exists(fsys, backup)
 			if err != nil {
