@@ -8,8 +8,9 @@ import (
 )
 
 // MaxExpandedNodes is the most YAML nodes an item's aliases may add, expanded, to the
-// nodes written in its text. Merges and the apply mode's JSON form can expand aliases (the 2-way engine
-// writes aliased values out in full; apply converts objects to JSON), so an alias bomb
+// nodes written in its text. Merges and the apply mode's JSON form can expand aliases
+// (the 2-way engine writes aliased values out in full; apply converts objects to JSON),
+// so an alias bomb
 // (a few lines standing for 10^9 nodes) would take unbounded time and memory; such an
 // item is refused before any merge. An item without aliases is never refused, however
 // large: its cost is its text's. One million nodes is ten times the largest CRD of
@@ -17,8 +18,8 @@ import (
 const MaxExpandedNodes = 1_000_000
 
 // TooExpanded reports whether n's aliases, expanded, add more than MaxExpandedNodes
-// nodes to those written in its text (never without an alias). Cost: one walk of n, each aliased node walked once. A nil n
-// is not.
+// nodes to those written in its text (never without an alias). Cost: one walk of n,
+// each aliased node walked once. A nil n is not.
 func TooExpanded(n *yaml.Node) bool {
 	tooExpanded, _ := Measure(n)
 	return tooExpanded
@@ -216,9 +217,6 @@ func (m *measure) of(n *yaml.Node) int {
 	if n == nil {
 		return 0
 	}
-	if n.Kind != yaml.AliasNode && m.viaAlias == 0 {
-		m.written++
-	}
 	if n.Kind == yaml.AliasNode {
 		m.aliased = true
 		if n.Alias == nil {
@@ -235,6 +233,9 @@ func (m *measure) of(n *yaml.Node) int {
 		}
 		m.sizes[n.Alias] = s
 		return s
+	}
+	if m.viaAlias == 0 {
+		m.written++
 	}
 	if n.Tag == "!!" && m.badTag == nil {
 		m.badTag = n

@@ -12,13 +12,14 @@ import (
 	"github.com/krm-merge/krm-merge/pkg/roles"
 )
 
-// checkItems returns an *results.ItemError for the first item (in input order)
-// whose aliases, expanded, add more than bounds.MaxExpandedNodes nodes (bounds.TooExpanded) or that
-// holds a map with a repeated key (YAML requires unique keys; yaml.v3 parses them anyway
-// and a merge would pair and write both copies), naming the resource, its file, the key's
-// path and both lines, or that holds a node tagged `!!` (bounds.Report.UnwritableTag:
-// yaml.v3 would write output no parser reads), naming its path; whether any item holds an alias; and whether any item with a role
-// holds a null element in a list of primitives (merge.HasNullElement). Cost: two walks of
+// checkItems returns an *results.ItemError for the first item (in input order) whose
+// aliases, expanded, add more than bounds.MaxExpandedNodes nodes (bounds.TooExpanded),
+// that holds a map with a repeated key (YAML requires unique keys; yaml.v3 parses them
+// anyway and a merge would pair and write both copies), naming the resource, its file,
+// the key's path and both lines, or that holds a node tagged `!!`
+// (bounds.Report.UnwritableTag: yaml.v3 would write output no parser reads), naming its
+// path; whether any item holds an alias; and whether any item with a role holds a null
+// element in a list of primitives (merge.HasNullElement). Cost: two walks of
 // each item (of each aliased node once), on all cores.
 func checkItems(items []roles.Item) (anyAlias, anyNullElement bool, err error) {
 	reports := make([]bounds.Report, len(items))

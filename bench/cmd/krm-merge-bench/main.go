@@ -274,6 +274,10 @@ func run(quick bool, workdir string, out io.Writer) error {
 	// Keyed lists: the process end to end, and the engine in process.
 	keyedRes := map[string]map[int]result{}
 	engine := map[string]map[int]time.Duration{}
+	// The engine is also timed at ten times the largest size: from the smallest to the
+	// largest the input leaves the CPU's caches (bench/README.md), beyond it the
+	// exponent is the algorithm's alone.
+	beyond := 10 * sz.keyed[len(sz.keyed)-1]
 	for _, kind := range []string{"env", "cr"} {
 		keyedRes[kind], engine[kind] = map[int]result{}, map[int]time.Duration{}
 		for _, n := range sz.keyed {
@@ -287,11 +291,7 @@ func run(quick bool, workdir string, out io.Writer) error {
 			}
 			keyedRes[kind][n] = k
 		}
-		// The engine in process, the sizes interleaved (bench.EngineTimes says why), and
-		// once more at ten times the largest size: from the smallest to the largest the
-		// input leaves the CPU's caches (bench/README.md), beyond it the exponent is the
-		// algorithm's alone.
-		beyond := 10 * sz.keyed[len(sz.keyed)-1]
+		// The engine in process, the sizes interleaved (bench.EngineTimes says why).
 		medians, err := bench.EngineTimes(kind, append(append([]int{}, sz.keyed...), beyond), 21)
 		if err != nil {
 			return err
@@ -348,7 +348,6 @@ func run(quick bool, workdir string, out io.Writer) error {
 		p := exp(keyedRes[kind][klo].wall.Seconds(), keyedRes[kind][khi].wall.Seconds(), klo, khi)
 		fmt.Fprintf(out, "| 3b. linear in one keyed list (%s), %d → %d elements | exponent ≤ 1.1 | engine %.3f (%.1f → %.1f ms); whole process %.3f | %s |\n",
 			kind, klo, khi, e, float64(engine[kind][klo].Microseconds())/1000, float64(engine[kind][khi].Microseconds())/1000, p, verdict(e <= 1.1 && p <= 1.1))
-		beyond := 10 * khi
 		eb := exp(engine[kind][khi].Seconds(), engine[kind][beyond].Seconds(), khi, beyond)
 		fmt.Fprintf(out, "| 3b. the same beyond the CPU caches (%s), %d → %d elements | exponent ≤ 1.1 | engine %.3f (%.1f → %.1f ms) | %s |\n",
 			kind, khi, beyond, eb, float64(engine[kind][khi].Microseconds())/1000, float64(engine[kind][beyond].Microseconds())/1000, verdict(eb <= 1.1))
