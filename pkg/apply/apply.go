@@ -136,7 +136,9 @@ func (e *ConflictError) Error() string {
 // annotation that is not a JSON object; YAML without a JSON form; a changed apiVersion,
 // kind or name of a custom resource; a JSON merge patch conflict; live or config whose
 // aliases expand past a million nodes (internal/bounds; an alias bomb, whose JSON form
-// would take unbounded time). With NoOverwrite, an object kubectl apply --overwrite=false refuses is
+// would take unbounded time); for a built-in kind, a merge key holding a map or a list,
+// or a map or list in a list merged as a set (in live, config or the last-applied
+// configuration; kubectl's strategicpatch panics on them). With NoOverwrite, an object kubectl apply --overwrite=false refuses is
 // a *ConflictError (not an ItemError; see Options.NoOverwrite).
 func Apply(live, config *yaml.RNode, opts Options) (*Result, error) {
 	ref := results.ResourceRef(live)
@@ -173,6 +175,20 @@ func Apply(live, config *yaml.RNode, opts Options) (*Result, error) {
 	modified, err := modifiedConfiguration(cv, lastApplied)
 	if err != nil {
 		return nil, &ConfigError{fail("metadata", "%s%v", configPrefix, err)}
+	}
+	if sch.Strategy == StrategicMerge {
+		if err := checkComparable(cv, sch.Meta, nil); err != nil {
+			return nil, &ConfigError{located(ref, configPrefix, err)}
+		}
+		if err := checkComparable(lv, sch.Meta, nil); err != nil {
+			return nil, located(ref, "", err)
+		}
+		if original != nil {
+			ov, _ := fromJSON(original)
+			if err := checkComparable(ov, sch.Meta, nil); err != nil {
+				return nil, fail(annotationField, "in the last-applied configuration at %s: %v", err.Path, err)
+			}
+		}
 	}
 	current, err := toJSON(lv)
 	if err != nil {
@@ -266,14 +282,21 @@ func withoutLastApplied(obj map[string]interface{}) map[string]interface{} {
 
 // computePatch runs kubectl's patch computation (with --overwrite=true, kubectl's
 // default) and the API server's patch application for the schema's strategy. It
-// returns the patch and the patched object.
-func computePatch(sch *PatchType, original, modified, current []byte) ([]byte, []byte, error) {
+// returns the patch and the patched object. A panic in the libraries (strategicpatch
+// compares values with ==; checkComparable refuses the inputs known to reach it) is
+// returned as an error, so that one object does not take down the whole run.
+func computePatch(sch *PatchType, original, modified, current []byte) (patch, merged []byte, err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			patch, merged, err = nil, nil, fmt.Errorf("kubectl's patch code fails on this object (%v): please report it with the input", r)
+		}
+	}()
 	if sch.Strategy == StrategicMerge {
-		patch, err := strategicpatch.CreateThreeWayMergePatch(original, modified, current, sch.Meta, true)
+		patch, err = strategicpatch.CreateThreeWayMergePatch(original, modified, current, sch.Meta, true)
 		if err != nil {
 			return nil, nil, fmt.Errorf("creating the strategic merge patch: %v", err)
 		}
-		merged, err := strategicpatch.StrategicMergePatchUsingLookupPatchMeta(current, patch, sch.Meta)
+		merged, err = strategicpatch.StrategicMergePatchUsingLookupPatchMeta(current, patch, sch.Meta)
 		if err != nil {
 			return nil, nil, fmt.Errorf("applying the strategic merge patch: %v", err)
 		}
@@ -284,7 +307,7 @@ func computePatch(sch *PatchType, original, modified, current []byte) ([]byte, [
 		mergepatch.RequireKeyUnchanged("kind"),
 		mergepatch.RequireMetadataKeyUnchanged("name"),
 	}
-	patch, err := jsonmergepatch.CreateThreeWayJSONMergePatch(original, modified, current, preconditions...)
+	patch, err = jsonmergepatch.CreateThreeWayJSONMergePatch(original, modified, current, preconditions...)
 	if err != nil {
 		switch {
 		case mergepatch.IsPreconditionFailed(err) || strings.HasPrefix(err.Error(), "precondition failed"):
@@ -296,7 +319,7 @@ func computePatch(sch *PatchType, original, modified, current []byte) ([]byte, [
 		}
 		return nil, nil, fmt.Errorf("creating the JSON merge patch: %v", err)
 	}
-	merged, err := jsonpatch.MergePatch(current, patch)
+	merged, err = jsonpatch.MergePatch(current, patch)
 	if err != nil {
 		return nil, nil, fmt.Errorf("applying the JSON merge patch: %v", err)
 	}
