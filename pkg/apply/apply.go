@@ -176,6 +176,10 @@ func Apply(live, config *yaml.RNode, opts Options) (*Result, error) {
 	if err != nil {
 		return nil, &ConfigError{fail("metadata", "%s%v", configPrefix, err)}
 	}
+	var ov interface{} // the last-applied configuration's value; nil without one
+	if original != nil {
+		ov, _ = fromJSON(original)
+	}
 	if sch.Strategy == StrategicMerge {
 		if err := checkComparable(cv, sch.Meta, nil); err != nil {
 			return nil, &ConfigError{located(ref, configPrefix, err)}
@@ -183,11 +187,8 @@ func Apply(live, config *yaml.RNode, opts Options) (*Result, error) {
 		if err := checkComparable(lv, sch.Meta, nil); err != nil {
 			return nil, located(ref, "", err)
 		}
-		if original != nil {
-			ov, _ := fromJSON(original)
-			if err := checkComparable(ov, sch.Meta, nil); err != nil {
-				return nil, fail(annotationField, "in the last-applied configuration at %s: %v", err.Path, err)
-			}
+		if err := checkComparable(ov, sch.Meta, nil); err != nil {
+			return nil, fail(annotationField, "in the last-applied configuration at %s: %v", err.Path, err)
 		}
 	}
 	current, err := toJSON(lv)
@@ -205,10 +206,6 @@ func Apply(live, config *yaml.RNode, opts Options) (*Result, error) {
 	result, ok := rv.(map[string]interface{})
 	if !ok {
 		return nil, fail("", "the patched object is not a map")
-	}
-	var ov interface{}
-	if original != nil {
-		ov, _ = fromJSON(original)
 	}
 	plan := diff(lv, result, ov, sch.Meta)
 	if opts.NoOverwrite && sch.Strategy == StrategicMerge {
