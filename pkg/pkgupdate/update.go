@@ -50,15 +50,17 @@ var (
 	ErrDirty = errors.New("the package has uncommitted changes")
 	// ErrNoUpstream: neither a Kptfile upstream nor Options.Repo says where to fetch.
 	ErrNoUpstream = errors.New("no upstream")
+	// ErrNoGit: the git CLI is not on PATH (the function's container image has none;
+	// the error wrapping it says so).
+	ErrNoGit = gitfetch.ErrNoGit
 )
 
 // Update updates the package at opts.Dir (see the package documentation) and returns
 // what it did. Before anything else it finishes an update of the directory that was
 // interrupted (Report.Recovered says how).
 //
-// Errors: bad options or input (naming the option, or the file and field); the git CLI
-// missing from PATH (a message saying so; the function's container image has none);
-// fetch failures; ErrDirty; ErrNoUpstream; the merge's errors
+// Errors: bad options or input (naming the option, or the file and field); ErrNoGit
+// (wrapped in a message saying so); fetch failures; ErrDirty; ErrNoUpstream; the merge's errors
 // (*results.ItemError naming resource, file and field, file paths relative to the
 // package); *ConflictError, with the report, when onConflict is error and there are
 // conflicts; write failures (nothing written). On every error DIR is as it was.

@@ -313,6 +313,22 @@ func TestDirtyIsRefused(t *testing.T) {
 	}
 }
 
+// Without git on PATH the update fails with ErrNoGit, which a Go caller can test for, and
+// changes nothing.
+func TestNoGitIsErrNoGit(t *testing.T) {
+	dir, _ := localPackage(t, custom)
+	before := snapshot(t, dir)
+	opts := options(dir, t)
+	t.Setenv("PATH", t.TempDir())
+	_, err := Update(context.Background(), opts)
+	if !errors.Is(err, ErrNoGit) || !strings.Contains(err.Error(), "git is not installed") {
+		t.Fatalf("error %v, want ErrNoGit", err)
+	}
+	if !reflect.DeepEqual(snapshot(t, dir), before) {
+		t.Error("the failed update changed the package")
+	}
+}
+
 // Bad input and failing writes leave the package as it was.
 func TestFailuresChangeNothing(t *testing.T) {
 	for name, tc := range map[string]struct {
