@@ -9,6 +9,7 @@ import (
 	"sigs.k8s.io/kustomize/kyaml/yaml"
 
 	"github.com/krm-merge/krm-merge/pkg/config"
+	"github.com/krm-merge/krm-merge/pkg/merge"
 )
 
 // mergedText merges items by cfg (Run) and returns the first output item as written,
@@ -153,5 +154,43 @@ func TestUnwritableTagIsRefused(t *testing.T) {
 			r.Field == nil || r.Field.Path != "data.a" || !strings.Contains(r.Message, "`!!`") {
 			t.Fatalf("%s: result %+v", annotations, r)
 		}
+	}
+}
+
+// A key that is an empty flow map or list with a line comment (`[]: # c`) is written by
+// yaml.v3 as `[] # c` with the `:` on the next line at column 0, which no parser reads
+// in a nested map (FuzzRepeatedKeys' finding 143e50d281967ce0). The output, merged or
+// passed through, must parse and keep the keys, the values and the comment's text.
+func TestCommentedEmptyCollectionKeyIsValidYAML(t *testing.T) {
+	item := func(role, data string) *yaml.RNode {
+		return yaml.MustParse("apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: x\n  annotations: {config.kubernetes.io/merge-source: " +
+			role + "}\ndata:\n" + data)
+	}
+	for name, data := range map[string]string{
+		"null value":          "  []: # c\n",
+		"scalar with comment": "  ? {} # c\n  : 1 # d\n",
+		"block map value":     "  []: # c\n    f: 1\n",
+		"block list value":    "  ? [] # c\n  :\n  - 1\n",
+		"flow value":          "  []: # c\n    {f: 1}\n",
+	} {
+		t.Run(name, func(t *testing.T) {
+			for what, tc := range map[string]struct {
+				items []*yaml.RNode
+				data  string
+			}{
+				"merged":         {[]*yaml.RNode{item("original", "  z: 1\n"), item("updated", "  z: 2\n"), item("dest", "  z: 1\n"+data)}, "  z: 2\n" + data},
+				"passed through": {[]*yaml.RNode{yaml.MustParse("apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: y\ndata:\n" + data)}, data},
+			} {
+				s, back := mergedText(t, tc.items, config.Defaults())
+				if !strings.Contains(s, "# c") || (strings.Contains(data, "# d") && !strings.Contains(s, "# d")) {
+					t.Errorf("%s: a comment is lost:\n%s", what, s)
+				}
+				want := yaml.MustParse(tc.data)
+				got, _ := back.Pipe(yaml.Lookup("data"))
+				if got == nil || !merge.Equal(got, want) {
+					t.Errorf("%s: data changed:\n%s", what, s)
+				}
+			}
+		})
 	}
 }

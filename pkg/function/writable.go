@@ -7,7 +7,8 @@ import (
 )
 
 // writable returns an output item as a YAML encoder can write it and a parser read it
-// back. Two shapes a merge can make are written by yaml.v3 as text no parser reads:
+// back. Some shapes, made by a merge or held by an input, are written by yaml.v3 as
+// text no parser reads:
 //
 //   - an alias whose anchor is gone: a merge can replace the node that carried an
 //     anchor (updated changes dest's `a: &a [...]` while dest's `b: *a` stays), which
@@ -25,7 +26,13 @@ import (
 //     anchor or tag at column 0, which no parser reads (found by FuzzThreeWayComments).
 //     The key's line comment becomes the head comment of the value's first entry
 //     (`a: &x`, then `# c` above the first field or element): the text and the nodes
-//     stay, the comment moves one line down.
+//     stay, the comment moves one line down;
+//   - a key that is an empty flow map or list with a line comment (`[]: # c`, or
+//     `? [] # c` then `: v`): yaml.v3 writes `[] # c` and the `:` on the next line at
+//     column 0, which no parser reads inside a nested map (found by FuzzRepeatedKeys).
+//     The comment goes to the value, where yaml.v3 writes it on the key's line or just
+//     below it: the line comment of a scalar, alias or flow value (joined before the
+//     value's own), else the head comment of a block value's first entry.
 //
 // Input: an output item (not changed). Output: the item itself when it is already
 // writable (the usual case, found by one walk), else a fixed copy.
@@ -81,6 +88,19 @@ func walkWritable(n *yaml.Node, defined map[string]bool, fix bool) bool {
 			first.HeadComment = strings.TrimSuffix(k.LineComment+"\n"+first.HeadComment, "\n")
 			k.LineComment = ""
 		}
+		if k := n.Content[i-i%2]; n.Kind == yaml.MappingNode && i%2 == 1 && k.LineComment != "" && emptyCollection(k) {
+			if !fix {
+				return true
+			}
+			found = true
+			if (c.Kind == yaml.MappingNode || c.Kind == yaml.SequenceNode) && len(c.Content) > 0 && c.Style&yaml.FlowStyle == 0 {
+				first := c.Content[0]
+				first.HeadComment = strings.TrimSuffix(k.LineComment+"\n"+first.HeadComment, "\n")
+			} else {
+				c.LineComment = strings.TrimSpace(k.LineComment + " " + c.LineComment)
+			}
+			k.LineComment = ""
+		}
 		if walkWritable(c, defined, fix) {
 			if !fix {
 				return true
@@ -89,6 +109,11 @@ func walkWritable(n *yaml.Node, defined map[string]bool, fix bool) bool {
 		}
 	}
 	return found
+}
+
+// emptyCollection reports whether n is a map or list with no entries.
+func emptyCollection(n *yaml.Node) bool {
+	return (n.Kind == yaml.MappingNode || n.Kind == yaml.SequenceNode) && len(n.Content) == 0
 }
 
 // headedBlock reports whether n is a non-empty block map or list that yaml.v3 writes with
