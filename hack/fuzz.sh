@@ -116,6 +116,9 @@ for t in "${targets[@]}"; do
 	fi
 	execs=$(grep -oE 'execs: [0-9]+' "$log" | tail -1 | grep -oE '[0-9]+')
 	echo "SUMMARY $1: ${execs:-0} execs in ${secs}s ($(( ${execs:-0} / (secs > 0 ? secs : 1) ))/s), exit $rc"
+	if [ "$rc" -eq 0 ] && [ "${execs:-0}" -eq 0 ]; then # said, so that no one reads a search into it
+		echo "NO SEARCH: $1 spent its $length on the baseline coverage of its corpus (seeds, testdata/fuzz and the inputs Go cached under $(go env GOCACHE)/fuzz) and ran no new input; give it longer"
+	fi
 	if [ "$rc" -ne 0 ] && [ "$rc" -ne 124 ] && [ "${FUZZ_SMOKE:-}" = 1 ]; then
 		echo "NEW FINDING by $1 (input saved under $2/testdata/fuzz/$1, log $log): fix it and commit the input; not failing this smoke run"
 		found=1
