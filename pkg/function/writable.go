@@ -68,38 +68,23 @@ func walkWritable(n *yaml.Node, defined map[string]bool, fix bool) bool {
 			n.Content[i] = cp
 			c = cp
 		}
-		if (c.Kind == yaml.MappingNode || c.Kind == yaml.SequenceNode) && len(c.Content) == 0 && c.Style&yaml.FlowStyle == 0 {
+		if emptyCollection(c) && c.Style&yaml.FlowStyle == 0 {
 			if !fix {
 				return true
 			}
 			found = true
 			c.Style |= yaml.FlowStyle
 			// the key's line comment goes after the flow value, where yaml.v3 writes it
-			if k := n.Content[i-i%2]; n.Kind == yaml.MappingNode && i%2 == 1 && k.LineComment != "" && c.LineComment == "" {
-				c.LineComment, k.LineComment = k.LineComment, ""
+			if k := commentedKey(n, i); k != nil && c.LineComment == "" {
+				keyCommentToValue(k, c)
 			}
 		}
-		if k := n.Content[i-i%2]; n.Kind == yaml.MappingNode && i%2 == 1 && k.LineComment != "" && headedBlock(c) {
+		if k := commentedKey(n, i); k != nil && (headedBlock(c) || emptyCollection(k)) {
 			if !fix {
 				return true
 			}
 			found = true
-			first := c.Content[0]
-			first.HeadComment = strings.TrimSuffix(k.LineComment+"\n"+first.HeadComment, "\n")
-			k.LineComment = ""
-		}
-		if k := n.Content[i-i%2]; n.Kind == yaml.MappingNode && i%2 == 1 && k.LineComment != "" && emptyCollection(k) {
-			if !fix {
-				return true
-			}
-			found = true
-			if (c.Kind == yaml.MappingNode || c.Kind == yaml.SequenceNode) && len(c.Content) > 0 && c.Style&yaml.FlowStyle == 0 {
-				first := c.Content[0]
-				first.HeadComment = strings.TrimSuffix(k.LineComment+"\n"+first.HeadComment, "\n")
-			} else {
-				c.LineComment = strings.TrimSpace(k.LineComment + " " + c.LineComment)
-			}
-			k.LineComment = ""
+			keyCommentToValue(k, c)
 		}
 		if walkWritable(c, defined, fix) {
 			if !fix {
@@ -109,6 +94,30 @@ func walkWritable(n *yaml.Node, defined map[string]bool, fix bool) bool {
 		}
 	}
 	return found
+}
+
+// commentedKey returns the key of n.Content[i] when n is a map, that node is a value and
+// its key has a line comment; nil otherwise.
+func commentedKey(n *yaml.Node, i int) *yaml.Node {
+	if n.Kind != yaml.MappingNode || i%2 != 1 || n.Content[i-1].LineComment == "" {
+		return nil
+	}
+	return n.Content[i-1]
+}
+
+// keyCommentToValue moves key's line comment to its value v, where yaml.v3 writes it on
+// the key's line or just below: the head comment of the first entry of a non-empty
+// block map or list, else v's line comment (before v's own).
+func keyCommentToValue(key, v *yaml.Node) {
+	if (v.Kind == yaml.MappingNode || v.Kind == yaml.SequenceNode) && len(v.Content) > 0 && v.Style&yaml.FlowStyle == 0 {
+		first := v.Content[0]
+		first.HeadComment = strings.TrimSuffix(key.LineComment+"\n"+first.HeadComment, "\n")
+	} else if v.LineComment == "" {
+		v.LineComment = key.LineComment
+	} else {
+		v.LineComment = key.LineComment + " " + v.LineComment
+	}
+	key.LineComment = ""
 }
 
 // emptyCollection reports whether n is a map or list with no entries.
