@@ -1,9 +1,6 @@
 package function
 
 import (
-	"fmt"
-
-	"sigs.k8s.io/kustomize/kyaml/kio/kioutil"
 	"sigs.k8s.io/kustomize/kyaml/yaml"
 
 	"github.com/krm-merge/krm-merge/internal/bounds"
@@ -69,12 +66,7 @@ func checkRead(items []*yaml.RNode) error {
 		return nil
 	}
 	for i, n := range items {
-		it := roles.Item{Node: n, Position: i}
-		p, idx, _ := kioutil.GetFileAnnotations(n)
-		fmt.Sscanf(idx, "%d", &it.Index)
-		if p != "" {
-			it.File = roles.Clean(p)
-		}
+		it := roles.NewItem(n, i)
 		if err := reportError(&it, bounds.Check(n.YNode())); err != nil {
 			return err
 		}

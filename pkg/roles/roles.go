@@ -81,6 +81,15 @@ type Item struct {
 // Ref returns the item's resourceRef for results.
 func (it *Item) Ref() *yaml.ResourceIdentifier { return results.ResourceRef(it.Node) }
 
+// NewItem returns the input item n at position (0-based, in input order) with no role:
+// File (cleaned) and Index from its path and index annotations, RelFile equal to File.
+func NewItem(n *yaml.RNode, position int) Item {
+	it := Item{Node: n, Position: position}
+	it.File, it.Index = location(n)
+	it.RelFile = it.File
+	return it
+}
+
 // Errorf returns an ItemError about this item: its resourceRef, file and index, field
 // (a field path such as "metadata.name"; "" for the whole item) and the message
 // fmt.Sprintf(format, args...).
@@ -102,9 +111,7 @@ func Assign(items []*yaml.RNode, opts Options) ([]Item, error) {
 	// report the first bad item in input order, as a serial loop would.
 	parallel.ForEach(len(items), 64, func(i int) {
 		n := items[i]
-		it := Item{Node: n, Position: i}
-		it.File, it.Index = location(n)
-		it.RelFile = it.File
+		it := NewItem(n, i)
 		annotated := n.GetAnnotations()[opts.Annotation]
 		special := isKptfile(n) || isLocalConfig(n)
 		switch {
