@@ -21,7 +21,10 @@ const (
 )
 
 // Resource gives n (a resource read from a fetched package) kpt pkg get's bookkeeping,
-// in place. Kptfiles and resources without metadata are left alone.
+// in place. Kptfiles, resources without metadata and resources with neither a name, a
+// namespace nor labels (a kustomization.yaml, a Component: kpt pkg get's
+// addmergecomment filter leaves them as they are) are left alone; any other nameless
+// resource gets "<namespace>/" and an identifier with an empty name, as kpt writes them.
 // Errors: n's metadata cannot be read or edited (kyaml's error).
 func Resource(n *yaml.RNode) error {
 	if n.GetKind() == "Kptfile" && strings.HasPrefix(n.GetApiVersion(), "kpt.dev/") {
@@ -34,6 +37,9 @@ func Resource(n *yaml.RNode) error {
 	meta, err := n.GetMeta()
 	if err != nil {
 		return nil // kpt skips what it cannot read
+	}
+	if meta.Name == "" && meta.Namespace == "" && len(meta.Labels) == 0 {
+		return nil
 	}
 	key := mf.Key.YNode()
 	if !strings.Contains(key.LineComment, MergeCommentPrefix) {

@@ -135,9 +135,11 @@ type Override struct {
 // OverrideOf reads an item's upstream identity override: UpstreamIdentityAnnotation,
 // else KptUpstreamIdentifier, else the kpt-merge line comment on the metadata: key
 // (a head comment there is read too). ok is false when the item has none.
+// A nameless item's kpt annotation or comment with an empty name, as kpt pkg get writes
+// them, is no override.
 // Errors (*results.ItemError naming the item and the field): a value that is not
 // "namespace/name" (annotation, comment) or "group|kind|namespace|name" (kpt's
-// annotation), or names no name.
+// annotation), or names no name (on an item that has one).
 func OverrideOf(it *Item) (o Override, ok bool, err error) {
 	group, kind := groupOf(it.Node.GetApiVersion()), it.Node.GetKind()
 	annos := it.Node.GetAnnotations()
@@ -149,9 +151,16 @@ func OverrideOf(it *Item) (o Override, ok bool, err error) {
 		}
 		return Override{Group: group, Kind: kind, Namespace: ns, Name: name, Source: "annotation " + UpstreamIdentityAnnotation, Field: f}, true, nil
 	}
+	// kpt pkg get records a nameless resource that has a namespace or labels with an
+	// empty name ("group|kind|namespace|" and "# kpt-merge: namespace/"): it says nothing
+	// about the upstream copy, which is identified by its path like the item itself.
+	nameless := it.Node.GetName() == ""
 	if v, found := annos[KptUpstreamIdentifier]; found {
 		f := "metadata.annotations." + KptUpstreamIdentifier
 		parts := strings.Split(strings.TrimSpace(v), "|")
+		if nameless && len(parts) == 4 && parts[3] == "" {
+			return o, false, nil
+		}
 		if len(parts) != 4 || parts[1] == "" || parts[2] == "" || parts[3] == "" {
 			return o, false, it.Errorf(f, "%s %q is malformed; want group|kind|namespace|name as kpt writes it (group empty for the core group, namespace ~C for cluster-scoped)", KptUpstreamIdentifier, v)
 		}
@@ -166,6 +175,9 @@ func OverrideOf(it *Item) (o Override, ok bool, err error) {
 	}
 	if c, found := mergeComment(it.Node); found {
 		ns, name, perr := parseNamespaceName(c)
+		if nameless && name == "" && strings.Contains(c, "/") {
+			return o, false, nil
+		}
 		if perr != "" {
 			return o, false, it.Errorf("metadata", "comment %q on metadata %s; want # %s namespace/name (namespace may be empty)", KptMergeComment+" "+c, perr, KptMergeComment)
 		}

@@ -222,6 +222,17 @@ func TestIndexRefinements(t *testing.T) {
 				"kustomize.config.k8s.io/Kustomization (base/kustomization.yaml): original=original/base/kustomization.yaml,updated=updated/base/kustomization.yaml,dest=dest/base/kustomization.yaml",
 				"kustomize.config.k8s.io/Kustomization (overlay/kustomization.yaml): dest=dest/overlay/kustomization.yaml",
 			}},
+		{"items without a name that kpt pkg get recorded with an empty name pair by path",
+			[]*yaml.RNode{
+				kptNameless(t, "system", "original/base/kustomization.yaml", true),
+				kptNameless(t, "system", "updated/base/kustomization.yaml", true),
+				kptNameless(t, "system", "dest/base/kustomization.yaml", true),
+				kptNameless(t, "system", "updated/new/kustomization.yaml", false),
+			},
+			[]string{
+				"kustomize.config.k8s.io/Kustomization system/ (base/kustomization.yaml): original=original/base/kustomization.yaml,updated=updated/base/kustomization.yaml,dest=dest/base/kustomization.yaml",
+				"kustomize.config.k8s.io/Kustomization system/ (new/kustomization.yaml): updated=updated/new/kustomization.yaml",
+			}},
 		{"several items without a name in one file pair in file order",
 			[]*yaml.RNode{
 				doc(t, "example.com/v1", "Config", "", "updated/c.yaml"),
@@ -322,4 +333,18 @@ func TestIndexRefinementErrors(t *testing.T) {
 			}
 		})
 	}
+}
+
+// kptNameless is a Kustomization with a namespace and no name, as kpt pkg get writes it:
+// "# kpt-merge: <ns>/" and an upstream identifier with an empty name (comment false
+// leaves the comment out).
+func kptNameless(t *testing.T, ns, file string, comment bool) *yaml.RNode {
+	t.Helper()
+	c := ""
+	if comment {
+		c = " # kpt-merge: " + ns + "/"
+	}
+	return node(t, "apiVersion: kustomize.config.k8s.io/v1beta1\nkind: Kustomization\nmetadata:"+c+"\n  namespace: "+ns+
+		"\n  annotations:\n    internal.kpt.dev/upstream-identifier: 'kustomize.config.k8s.io|Kustomization|"+ns+"|'\n"+
+		"    internal.config.kubernetes.io/path: "+file+"\n")
 }
