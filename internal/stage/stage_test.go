@@ -487,20 +487,3 @@ func TestRecoverRefusesAJournalForAnotherDirectory(t *testing.T) {
 		t.Errorf("Recover: %v", err)
 	}
 }
-
-func TestLockIsExclusive(t *testing.T) {
-	dir := setup(t)
-	unlock, err := Lock(dir)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := Lock(dir); err == nil || !strings.Contains(err.Error(), "another update") {
-		t.Errorf("second Lock: %v", err)
-	}
-	unlock()
-	unlock2, err := Lock(dir)
-	if err != nil {
-		t.Fatalf("Lock after unlock: %v", err)
-	}
-	unlock2()
-}
