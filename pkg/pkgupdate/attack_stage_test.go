@@ -1,0 +1,97 @@
+package pkgupdate
+
+// Attacks on the staging area and the lock of `pkg update` by another user of a shared
+// machine (docs/pkg-update.md, "All or nothing").
+
+import (
+	"context"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"reflect"
+	"strings"
+	"testing"
+
+	"github.com/krm-merge/krm-merge/internal/stage"
+)
+
+// Another user plants a committed journal as the staging directory of DIR in DIR's
+// world-writable parent (a shared /tmp), naming a file outside DIR: the update refuses
+// it, says what to remove, and writes nothing inside or outside DIR.
+func TestUpdateRefusesAJournalPlantedInAWorldWritableParent(t *testing.T) {
+	dir, _ := localPackage(t, nil)
+	parent := filepath.Dir(dir)
+	if err := os.Chmod(parent, 0o1777); err != nil {
+		t.Fatal(err)
+	}
+	victim := filepath.Join(t.TempDir(), "victimdir")
+	if err := os.Mkdir(victim, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	s, err := stage.StagingDir(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if filepath.Dir(s) != parent {
+		t.Fatalf("staging directory %s is not in the parent", s)
+	}
+	rel, err := filepath.Rel(dir, filepath.Join(victim, "owned"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	journal, err := json.Marshal(map[string]any{
+		"dir":     dir,
+		"entries": []map[string]any{{"path": filepath.ToSlash(rel), "existed": false}},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	writeFiles(t, s, map[string]string{"new/0": "owned\n", "journal.json": string(journal)})
+	if os.Geteuid() == 0 { // as the other user would own it
+		err := filepath.WalkDir(s, func(p string, _ os.DirEntry, err error) error {
+			if err != nil {
+				return err
+			}
+			return os.Lchown(p, 65534, 65534)
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	before := snapshot(t, dir)
+	_, err = Update(context.Background(), options(dir, t))
+	if err == nil || !strings.Contains(err.Error(), "rm -rf "+s) {
+		t.Errorf("Update: %v; want a refusal saying rm -rf %s", err, s)
+	}
+	if _, err := os.Lstat(filepath.Join(victim, "owned")); !os.IsNotExist(err) {
+		t.Errorf("a file was written outside the package: %v", err)
+	}
+	if got := snapshot(t, dir); !reflect.DeepEqual(got, before) {
+		t.Error("the package changed")
+	}
+	if _, err := os.Lstat(filepath.Join(s, "journal.json")); err != nil {
+		t.Errorf("the planted journal was removed: %v", err)
+	}
+}
+
+// An update of a package is refused while one of a directory inside it holds its lock
+// (another `pkg update` of a subpackage), and the other way round.
+func TestUpdateRefusedWhileAPackageInsideOrAboveIsUpdated(t *testing.T) {
+	dir, _ := localPackage(t, nil)
+	sub := filepath.Join(dir, "hack")
+	before := snapshot(t, dir)
+	for _, tc := range []struct{ held, updated string }{{sub, dir}, {dir, sub}} {
+		unlock, err := stage.Lock(tc.held)
+		if err != nil {
+			t.Fatal(err)
+		}
+		_, err = Update(context.Background(), options(tc.updated, t))
+		unlock()
+		if err == nil || !strings.Contains(err.Error(), "update of "+tc.held+",") {
+			t.Errorf("Update(%s) while %s is locked: %v; want a refusal naming %s", tc.updated, tc.held, err, tc.held)
+		}
+		if got := snapshot(t, dir); !reflect.DeepEqual(got, before) {
+			t.Errorf("Update(%s) changed the package", tc.updated)
+		}
+	}
+}
