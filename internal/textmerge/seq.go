@@ -162,3 +162,8 @@ func MergeSeq(base, dest, updated []int) []Region {
 	}
 	return list
 }
+
+// SplitLines cuts text into the lines Merge compares: each with its "\n", the last
+// without one when text does not end with one; nil for empty text. Joined, they are
+// text again.
+func SplitLines(text []byte) [][]byte { return splitLines(text) }
