@@ -48,7 +48,8 @@ type Result struct {
 	// its Part.
 	Conflicts []Conflict
 	// ValueMerges are the values original, updated and dest held three different ways
-	// that the merge merged inside, in document order; nil without Options.ValueMerge.
+	// that the merge merged inside, in document order, also those whose every changed
+	// part conflicts; nil without Options.ValueMerge.
 	ValueMerges []ValueMerge
 }
 
