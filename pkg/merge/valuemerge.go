@@ -346,13 +346,39 @@ func (e *threeWay) mergeList(o, u, d *yaml.Node, sch listkind.Node) (*yaml.Node,
 	return withOwnSlots(out, o, u, d), parts
 }
 
-// flowList renders a run of elements on one line, as a flow list: "[a, b]".
+// flowList renders a run of elements on one line, as a YAML flow list: "[a, b]", maps
+// and lists inside in flow style ("[{name: a, value: 1}]"), scalars as their text,
+// comments left out.
 func flowList(els []*yaml.Node) string {
 	s := make([]string, len(els))
 	for i, el := range els {
-		s[i] = oneLine(rnode(el))
+		s[i] = flowText(el)
 	}
 	return "[" + strings.Join(s, ", ") + "]"
+}
+
+// flowText renders one value on one line: a scalar's text; a map or list in YAML flow
+// style, without comments.
+func flowText(n *yaml.Node) string {
+	if n.Kind == yaml.ScalarNode {
+		return n.Value
+	}
+	c := yaml.CopyYNode(n)
+	var flow func(n *yaml.Node)
+	flow = func(n *yaml.Node) {
+		n.HeadComment, n.LineComment, n.FootComment = "", "", ""
+		if n.Kind == yaml.MappingNode || n.Kind == yaml.SequenceNode {
+			n.Style |= yaml.FlowStyle
+		}
+		if n.Kind == yaml.ScalarNode && n.Style&(yaml.LiteralStyle|yaml.FoldedStyle) != 0 {
+			n.Style = yaml.DoubleQuotedStyle
+		}
+		for _, k := range n.Content {
+			flow(k)
+		}
+	}
+	flow(c)
+	return oneLine(rnode(c))
 }
 
 // mergeLines merges three strings by lines (MergeSeq over interned lines, as
