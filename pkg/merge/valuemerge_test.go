@@ -35,10 +35,8 @@ func summary(v merge.ValueMerge) string {
 	return v.Path.String() + ": " + strings.Join(parts, ", ")
 }
 
-// TestValueMergeRules runs the rule cases of testdata/valuemerge.yaml under both
-// policies with valueMerge on, and checks that with it off every value all three hold
-// differently is one whole conflict again.
-func TestValueMergeRules(t *testing.T) {
+// valueMergeCases reads testdata/valuemerge.yaml.
+func valueMergeCases(t testing.TB) []valueMergeCase {
 	b, err := os.ReadFile("testdata/valuemerge.yaml")
 	if err != nil {
 		t.Fatal(err)
@@ -47,6 +45,14 @@ func TestValueMergeRules(t *testing.T) {
 	if err := yaml.Unmarshal(b, &cases); err != nil {
 		t.Fatal(err)
 	}
+	return cases
+}
+
+// TestValueMergeRules runs the rule cases of testdata/valuemerge.yaml under both
+// policies with valueMerge on, and checks that with it off every value all three hold
+// differently is one whole conflict again.
+func TestValueMergeRules(t *testing.T) {
+	cases := valueMergeCases(t)
 	if len(cases) < 20 {
 		t.Fatalf("%d cases read", len(cases))
 	}
