@@ -43,9 +43,8 @@ type Result struct {
 // with one). It never fails; binary input is merged as lines too (callers decide
 // whether to).
 func Merge(base, dest, updated []byte, favor Favor) Result {
-	lb, ld, lu := splitLines(base), splitLines(dest), splitLines(updated)
-	in := interner{}
-	list := MergeSeq(in.ids(lb), in.ids(ld), in.ids(lu))
+	ml := MergeLines(base, dest, updated)
+	ld, lu, list := ml.Dest, ml.Updated, ml.Regions
 
 	// xdl_fill_merge_buffer: dest's lines, with each region replaced.
 	var out bytes.Buffer

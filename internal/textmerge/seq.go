@@ -163,7 +163,20 @@ func MergeSeq(base, dest, updated []int) []Region {
 	return list
 }
 
-// SplitLines cuts text into the lines Merge compares: each with its "\n", the last
-// without one when text does not end with one; nil for empty text. Joined, they are
-// text again.
-func SplitLines(text []byte) [][]byte { return splitLines(text) }
+// Lines is a 3-way merge of texts by lines: the lines of each text, each with its "\n"
+// (the last without one when its text does not end with one), and MergeSeq's regions
+// over them, in line indexes.
+type Lines struct {
+	Base, Dest, Updated [][]byte
+	Regions             []Region
+}
+
+// MergeLines merges texts line by line as Merge does, but returns the lines and the
+// regions instead of a merged text, for callers that assemble the text themselves (per
+// region, with their own choice for each conflict) or report its parts.
+func MergeLines(base, dest, updated []byte) Lines {
+	l := Lines{Base: splitLines(base), Dest: splitLines(dest), Updated: splitLines(updated)}
+	in := interner{}
+	l.Regions = MergeSeq(in.ids(l.Base), in.ids(l.Dest), in.ids(l.Updated))
+	return l
+}

@@ -25,20 +25,6 @@ spec:
         - --secure-port=4443
         - --metric-resolution=15s
 `
-	vmUpdated = `apiVersion: apps/v1
-kind: Deployment
-metadata:
-  name: metrics-server
-spec:
-  template:
-    spec:
-      containers:
-      - name: metrics-server
-        image: quay.io/argoproj/argocd:v3.5.0
-        args:
-        - --secure-port=10250
-        - --metric-resolution=15s
-`
 	vmDest = `apiVersion: apps/v1
 kind: Deployment
 metadata:
@@ -55,6 +41,9 @@ spec:
         - --kubelet-insecure-tls
 `
 )
+
+// vmUpdated is upstream's new release: the tag and the port bumped.
+var vmUpdated = strings.NewReplacer("argocd:v3.4.0", "argocd:v3.5.0", "--secure-port=4443", "--secure-port=10250").Replace(vmOriginal)
 
 // vmInput is the ResourceList of the three copies, with functionConfig fc, and dest's
 // image tag replaced by destTag.

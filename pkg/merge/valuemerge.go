@@ -381,25 +381,12 @@ func flowText(n *yaml.Node) string {
 	return oneLine(rnode(c))
 }
 
-// mergeLines merges three strings by lines (MergeSeq over interned lines, as
-// textmerge.Merge, git merge-file). Output: the merged text, each conflicting run of
+// mergeLines merges three strings by lines (textmerge.MergeLines, as textmerge.Merge
+// and git merge-file do). Output: the merged text, each conflicting run of
 // lines as the policy decides it, and the parts.
 func (e *threeWay) mergeLines(o, u, d string) (string, []Part) {
-	lo, lu, ld := textmerge.SplitLines([]byte(o)), textmerge.SplitLines([]byte(u)), textmerge.SplitLines([]byte(d))
-	ids := map[string]int{}
-	intern := func(lines [][]byte) []int {
-		out := make([]int, len(lines))
-		for i, l := range lines {
-			id, ok := ids[string(l)]
-			if !ok {
-				id = len(ids)
-				ids[string(l)] = id
-			}
-			out[i] = id
-		}
-		return out
-	}
-	regions := textmerge.MergeSeq(intern(lo), intern(ld), intern(lu))
+	ml := textmerge.MergeLines([]byte(o), []byte(d), []byte(u))
+	lo, ld, lu, regions := ml.Base, ml.Dest, ml.Updated, ml.Regions
 	var b strings.Builder
 	write := func(lines [][]byte) {
 		for _, l := range lines {
