@@ -7,10 +7,12 @@ import (
 )
 
 // testdata/conflict is a one-Deployment package: upstream bumps the image 1.0.0 -> 1.1.0,
-// dest runs a hotfix build (a conflict) and 2 replicas (a plain customisation).
+// dest runs a hotfix build from its own registry (a conflict on the tag; the registry
+// merges: valueMerge) and 2 replicas (a plain customisation). When updated wins, the
+// image is dest's registry with upstream's tag (mergedImage).
 const (
 	appImagePath   = "spec.template.spec.containers[name=app].image"
-	upstreamImage  = "example.com/shop/app:1.1.0"
+	mergedImage    = "registry.example.com/shop/app:1.1.0"
 	localImage     = "registry.example.com/shop/app:1.0.0-hotfix1"
 	conflictFnArgs = "originalPath=original updatedPath=updated destPath=dest"
 )
@@ -38,7 +40,7 @@ func appDeployment(t *testing.T, pkg string) resource {
 func TestOnConflictPolicies(t *testing.T) {
 	requireKpt(t)
 	t.Parallel()
-	for policy, wantImage := range map[string]string{"updated": upstreamImage, "dest": localImage} {
+	for policy, wantImage := range map[string]string{"updated": mergedImage, "dest": localImage} {
 		t.Run(policy, func(t *testing.T) {
 			t.Parallel()
 			pkg := conflictPackage(t)
@@ -196,5 +198,5 @@ func TestKptfilesAndLocalConfigUnderRoleDirectoriesMerge(t *testing.T) {
 			t.Errorf("dest/Kptfile lacks %q:\n%s", w, got)
 		}
 	}
-	wantScalar(t, appDeployment(t, pkg), upstreamImage, "spec", "template", "spec", "containers", "[name=app]", "image")
+	wantScalar(t, appDeployment(t, pkg), mergedImage, "spec", "template", "spec", "containers", "[name=app]", "image")
 }

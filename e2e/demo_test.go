@@ -47,7 +47,8 @@ func TestDemoStorefront(t *testing.T) {
 	}
 	web := []string{"spec", "template", "spec", "containers", "[name=web]"}
 	at := func(fields ...string) []string { return append(append([]string{}, web...), fields...) }
-	wantScalar(t, dep, "ghcr.io/example/storefront:1.5.0", at("image")...) // conflict: upstream won
+	// conflict on the tag: upstream won it; the local registry merged (valueMerge)
+	wantScalar(t, dep, "registry.internal.example.com/storefront:1.5.0", at("image")...)
 	wantScalar(t, dep, "1.5.0", "metadata", "labels", "app.kubernetes.io/version")
 	wantScalar(t, dep, "checkout", "metadata", "labels", "team")
 	wantScalar(t, dep, "3", "spec", "replicas")

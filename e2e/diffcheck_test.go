@@ -47,6 +47,13 @@ spec:
 	if problems, _, _ := diffProblems("dest", original, updated, before, good); len(problems) > 0 {
 		t.Fatalf("a faithful merge was flagged:\n%s", strings.Join(problems, "\n"))
 	}
+	// With valueMerge the mirror stays and upstream's tag arrives: a line neither side
+	// has, for the field upstream changed, in place of dest's.
+	merged := map[string]string{"app.yaml": strings.Replace(good["app.yaml"], "image: example/app:1.1.0", "image: mirror.example.com/app:1.1.0", 1),
+		"local.yaml": good["local.yaml"]}
+	if problems, _, _ := diffProblems("dest", original, updated, before, merged); len(problems) > 0 {
+		t.Fatalf("a value merged inside was flagged:\n%s", strings.Join(problems, "\n"))
+	}
 	for name, damage := range map[string]func(map[string]string){
 		"comment lost": func(m map[string]string) { m["app.yaml"] = strings.Replace(m["app.yaml"], " # prod", "", 1) },
 		"customisation lost": func(m map[string]string) {

@@ -110,7 +110,10 @@ func TestIngressNginxUpgrade(t *testing.T) {
 	data := requireData(t)
 	t.Parallel()
 	s := ingressScenario(t, data, false)
-	cfg := fnConfig(t, "")
+	// valueMerge false: this scenario's model (s.expected) and checkDiffFollowsUpstream
+	// take a value changed on both sides whole from updated; with valueMerge the mirrored
+	// image would keep its registry (a conflict on the tag and digest alone).
+	cfg := fnConfig(t, "", "valueMerge: false")
 	run := mustRunKpt(t, s.pkg, cfg)
 
 	// Results: the summary, and one warning per conflict naming resource and field.

@@ -137,7 +137,11 @@ func TestKubePrometheusUpgrade(t *testing.T) {
 		t.Fatal("the scenario should add and remove resources upstream")
 	}
 
-	cfg := fnConfig(t, "")
+	// valueMerge false: this scenario's model (s.expected) and checkDiffFollowsUpstream
+	// take a value changed on both sides whole from updated; with valueMerge the mirrored
+	// Prometheus image would merge (no conflict) and the operator's args conflict would
+	// narrow to the run next to the local flag.
+	cfg := fnConfig(t, "", "valueMerge: false")
 	run := mustRunKpt(t, s.pkg, cfg)
 
 	sum := summaryOf(t, run)

@@ -1,6 +1,7 @@
 package e2e
 
 import (
+	"encoding/json"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -118,6 +119,9 @@ func TestPkgUpdateIngressNginx(t *testing.T) {
 		mustUpdate(t, filepath.Dir(krmDir), cache, "ingress@"+ingressNew) // updated wins, as in kpt
 		compareWithKpt(t, beforeDocs, krmDocs(t, kptDir, nil), krmDocs(t, krmDir, nil),
 			func(key, field, before, kpt, krm string) string {
+				if why := mirrorKept(field, before, kpt, krm); why != "" {
+					return why
+				}
 				return kyamlNulls(before, kpt, krm)
 			})
 	})
@@ -131,6 +135,23 @@ func pkgFrom(t *testing.T, snap map[string]string) string {
 		writeFile(t, filepath.Join(dir, filepath.FromSlash(p)), []byte(c))
 	}
 	return dir
+}
+
+// mirrorKept explains the controller image: krm-merge merges inside the reference
+// (valueMerge), so the local mirror's registry stays while upstream's new tag and digest
+// arrive (a conflict on the tag and digest, which updated wins); kpt pkg update takes
+// upstream's whole reference. Values are JSON strings, as leaves writes them.
+func mirrorKept(field, before, kpt, krm string) string {
+	const upstreamRepo, mirrorRepo = "registry.k8s.io/ingress-nginx/controller", "registry.example.com/mirror/ingress-nginx/controller"
+	var b, p, m string
+	if json.Unmarshal([]byte(before), &b) != nil || json.Unmarshal([]byte(kpt), &p) != nil || json.Unmarshal([]byte(krm), &m) != nil {
+		return ""
+	}
+	if strings.HasSuffix(field, ".image") && b == mirroredControllerImage && strings.HasPrefix(p, upstreamRepo+":") &&
+		m == mirrorRepo+strings.TrimPrefix(p, upstreamRepo) {
+		return "the local image mirror stays while upstream's new tag and digest arrive (valueMerge; kpt takes upstream's whole reference)"
+	}
+	return ""
 }
 
 // kyamlNulls explains an explicit null upstream never changed (ingress-nginx ships

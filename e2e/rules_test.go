@@ -27,8 +27,10 @@ func casePackage(t *testing.T, name string, dirs map[string]string, extra ...str
 // kube-prometheus package of the eval-3way-mergekeys case, with the ServiceMonitor CRD
 // as a pass-through item: the local alert, the local `for`, the kubelet's local scrape
 // interval and the local scrape protocol survive, upstream's changes arrive, no
-// conflict. Then without mergeKeys (and without the CRD): the lists are atomic, the
-// local changes are lost and each list is a conflict.
+// conflict. Then without mergeKeys (and without the CRD), and with valueMerge false: the
+// lists are atomic, the local changes are lost and each list is a conflict. (With
+// valueMerge, the default, the rules list would merge by runs of elements and the other
+// two conflict on the runs both sides changed.)
 func TestMergeKeysExample(t *testing.T) {
 	requireKpt(t)
 	dirs := map[string]string{"original": "upstream-v0.16.0", "updated": "upstream-v0.17.0", "dest": "local"}
@@ -58,7 +60,7 @@ func TestMergeKeysExample(t *testing.T) {
 
 	t.Run("without mergeKeys and the CRD", func(t *testing.T) {
 		pkg := casePackage(t, "eval-3way-mergekeys", dirs)
-		run := mustRunKpt(t, pkg, "", "originalPath=original", "updatedPath=updated", "destPath=dest")
+		run := mustRunKpt(t, pkg, "", "originalPath=original", "updatedPath=updated", "destPath=dest", "valueMerge=false")
 		wantConflict(t, run, "monitoring.coreos.com/v1", "PrometheusRule", "monitoring", "prometheus-k8s-prometheus-rules", "spec.groups[name=prometheus].rules", "updated wins")
 		wantConflict(t, run, "monitoring.coreos.com/v1", "ServiceMonitor", "monitoring", "kubelet", "spec.endpoints", "updated wins")
 		wantConflict(t, run, "monitoring.coreos.com/v1", "ServiceMonitor", "monitoring", "alertmanager-main", "spec.scrapeProtocols", "updated wins")

@@ -313,7 +313,10 @@ func firstLineDiff(a, b string) string {
 //     (updated/f minus original/f), at most as many times as upstream added it. New
 //     values, new fields, new resources and new files all come from upstream verbatim,
 //     so a line that is not there means the merge invented, reformatted or re-quoted
-//     something (or moved a comment).
+//     something (or moved a comment). The exception is a value merged inside
+//     (valueMerge: an image's local registry with upstream's new tag): a line for a
+//     field upstream touched that replaces a line dest had for that field (same
+//     indentation and key, as below).
 //   - Every line the merge removed from dest/f must be a line upstream removed from f
 //     (original/f minus updated/f), or, when a local customisation lost a conflict, a
 //     line for a field upstream touched: same indentation and same key ("  image:",
@@ -362,8 +365,17 @@ func diffProblems(destName string, original, updated, before, after map[string]s
 		for l := range upAdded {
 			touched[lineKey(l)] = true
 		}
+		removedKeys := map[string]int{}
+		for l, n := range destRemoved {
+			if k := lineKey(l); k != "" {
+				removedKeys[k] += n
+			}
+		}
 		for l, n := range destAdded {
 			changedLines += n
+			if k := lineKey(l); n > upAdded[l] && k != "" && touched[k] && removedKeys[k] >= n-upAdded[l] {
+				continue // a value merged inside a field upstream changed, replacing dest's line
+			}
 			if n > upAdded[l] {
 				problems = append(problems, fmt.Sprintf("%s/%s: gained %q %d time(s); upstream added it %d time(s)", destName, rel, l, n, upAdded[l]))
 			}

@@ -2,8 +2,11 @@
 // `git merge-file` (git's xdiff at its default level, "zealous alnum"): the changes
 // from base to each side are line diffs; changes separated by at least one unchanged
 // base line merge cleanly; changes that overlap or touch are a conflict unless both
-// sides end with the same lines there. It also renders unified diffs for previews.
-// It is pure: no I/O.
+// sides end with the same lines there. MergeSeq is the same merge over sequences of
+// ids (lines, or any items interned so that equal items share an id) and returns its
+// regions, conflicting ones with their ranges in each input, so that lists of values
+// and lines of text merge by one rule. It also renders unified diffs for previews. It
+// is pure: no I/O.
 //
 // The line diff follows xdiff (git's xdiffi.c and xprepare.c) step by step so that it
 // picks the same diff when several are minimal: common ends trimmed, lines with no
@@ -14,6 +17,8 @@
 // minimality past 256 edits in one box (its cost heuristics); this package does not,
 // so on very different files git may pick another, longer diff.
 //
-// Only package pkgupdate calls it, for the files of a package that are not KRM
-// resources (README.md, scripts, YAML lists), and for its plan's diffs.
+// Package pkgupdate calls it for the files of a package that are not KRM resources
+// (README.md, scripts, YAML lists) and for its plan's diffs; package merge calls Merge
+// and MergeSeq to merge inside a multi-line string or an atomic list changed on both
+// sides (docs/merge-semantics.md, "Merging inside a value").
 package textmerge

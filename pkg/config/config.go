@@ -80,6 +80,10 @@ type Config struct {
 	Schema SchemaSource
 	// Plan previews the run: items are emitted unchanged and results list every change.
 	Plan bool
+	// ValueMerge merges inside a value changed on both sides (an image reference, an
+	// atomic list, a multi-line string) before calling it a conflict
+	// (docs/merge-semantics.md, "Merging inside a value"); 3way mode. Defaults sets it.
+	ValueMerge bool
 	// MergeKeys are the mergeKeys entries: how lists of given kinds and paths merge,
 	// over every schema source (listkind.Resolver.WithOverrides); nil when not given.
 	MergeKeys []listkind.Override

@@ -22,6 +22,9 @@ const (
 	KeySchema          = "schema"
 	// KeyPlan previews a run: items unchanged, every change in results.
 	KeyPlan = "plan"
+	// KeyValueMerge merges inside a value changed on both sides before calling it a
+	// conflict (docs/merge-semantics.md, "Merging inside a value").
+	KeyValueMerge = "valueMerge"
 	// KeyOriginal, KeyUpdated and KeySrc hold inline resources; typed form only
 	// (docs/function.md, "Choosing roles", 3).
 	KeyOriginal = "original"
@@ -107,6 +110,12 @@ var keyDocs = []KeyDoc{
 		Meaning: "Preview the run: emit the items unchanged and list in results every change it would make, " +
 			"one result per field (added, changed, deleted, reordered, conflict) and per added or deleted resource. " +
 			"Exits 0, unless onConflict is error and there are conflicts. All modes."},
+	{Name: KeyValueMerge, Type: "boolean", Default: "true", Valid: validBools,
+		Meaning: "Merge inside a value changed on both sides before calling it a conflict: an image reference " +
+			"(a string field named image) by repository, tag and digest; an atomic list by runs of elements and a " +
+			"multi-line string by lines, with git merge-file's rules (changes to adjacent elements or lines overlap). " +
+			"A part changed on both sides differently is a conflict onConflict decides for that part alone; each value " +
+			"merged is an info result. false: such a value is one conflict (kyaml's rule). 3way mode."},
 	{Name: KeyOriginal, Type: "list of resources", TypedOnly: true,
 		Meaning: "Original resources given inline (e.g. for a kustomize transformer). 3way mode, with updated. " +
 			"Every input item without a role is then dest."},

@@ -23,8 +23,9 @@ const (
 
 // Defaults returns the configuration of a run without functionConfig: mode 3way,
 // roleAnnotation config.kubernetes.io/merge-source, onConflict updated, schema
-// kubernetes, associativeKeys listkind.SeedKeys (a copy), no paths, no inline
-// sources, mergeOnPath and keepSources false (docs/function.md, "functionConfig" table).
+// kubernetes, associativeKeys listkind.SeedKeys (a copy), valueMerge true, no paths, no
+// inline sources, mergeOnPath and keepSources false (docs/function.md, "functionConfig"
+// table).
 func Defaults() *Config {
 	return &Config{
 		Mode:            Mode3Way,
@@ -32,6 +33,7 @@ func Defaults() *Config {
 		OnConflict:      ConflictUpdated,
 		Schema:          SchemaKubernetes,
 		AssociativeKeys: append([]string(nil), listkind.SeedKeys...),
+		ValueMerge:      true,
 	}
 }
 
@@ -210,7 +212,7 @@ func (l *loader) loadConfigMap(node *yaml.Node) {
 			s = ""
 		}
 		switch name {
-		case KeyMergeOnPath, KeyKeepSources, KeyPlan:
+		case KeyMergeOnPath, KeyKeepSources, KeyPlan, KeyValueMerge:
 			if s != "true" && s != "false" {
 				l.fail(l.field(name), s, validBools, "%s %q is invalid; valid values: %s", name, s, strings.Join(validBools, ", "))
 				continue
@@ -285,7 +287,7 @@ func (l *loader) loadTyped(node *yaml.Node) {
 		name := kv[0].Value
 		v := spec[name]
 		switch name {
-		case KeyMergeOnPath, KeyKeepSources, KeyPlan:
+		case KeyMergeOnPath, KeyKeepSources, KeyPlan, KeyValueMerge:
 			if b, ok := v.(bool); ok {
 				l.setBool(name, b)
 			}
@@ -431,6 +433,8 @@ func (l *loader) setBool(name string, b bool) {
 		l.cfg.KeepSources = b
 	case KeyPlan:
 		l.cfg.Plan = b
+	case KeyValueMerge:
+		l.cfg.ValueMerge = b
 	}
 }
 

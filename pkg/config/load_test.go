@@ -57,6 +57,7 @@ func TestLoadDefaults(t *testing.T) {
 		OnConflict:      ConflictUpdated,
 		Schema:          SchemaKubernetes,
 		AssociativeKeys: []string{"mountPath", "devicePath", "ip", "type", "topologyKey", "name", "containerPort"},
+		ValueMerge:      true,
 	}
 	if got := Defaults(); !reflect.DeepEqual(got, want) {
 		t.Fatalf("Defaults() = %+v, want %+v", got, want)
@@ -161,6 +162,10 @@ func TestLoadKeys(t *testing.T) {
 			func(c *Config) bool { return c.Plan }},
 		{"plan false", []string{"plan", "false"}, "plan: false",
 			func(c *Config) bool { return !c.Plan }},
+		{"valueMerge false", []string{"valueMerge", "false"}, "valueMerge: false",
+			func(c *Config) bool { return !c.ValueMerge }},
+		{"valueMerge true", []string{"valueMerge", "true"}, "valueMerge: true",
+			func(c *Config) bool { return c.ValueMerge }},
 		{"onConflict dest", []string{"onConflict", "dest"}, "onConflict: dest",
 			func(c *Config) bool { return c.OnConflict == ConflictDest }},
 		{"onConflict error", []string{"onConflict", "error"}, "onConflict: error",
@@ -334,7 +339,7 @@ associativeKeys: &keys [name, id]
 // exists in both. Each case names the field (Error.Field), and the message text that
 // must appear.
 func TestLoadErrors(t *testing.T) {
-	const dataKeys = "mode, roleAnnotation, originalPath, updatedPath, destPath, srcPath, mergeOnPath, onConflict, keepSources, associativeKeys, schema, mergeKeys, fieldRules, plan"
+	const dataKeys = "mode, roleAnnotation, originalPath, updatedPath, destPath, srcPath, mergeOnPath, onConflict, keepSources, associativeKeys, schema, mergeKeys, fieldRules, plan, valueMerge"
 	const specKeys = dataKeys + ", original, updated, src"
 	tests := []struct {
 		name  string
@@ -404,6 +409,10 @@ func TestLoadErrors(t *testing.T) {
 			msg: `plan "yes" is invalid; valid values: true, false`},
 		{name: "string for plan", input: typed(`plan: "true"`), field: "spec.plan",
 			msg: `spec.plan in body must be of type boolean`},
+		{name: "bad bool valueMerge in data", input: cm("valueMerge", "off"), field: "data.valueMerge",
+			msg: `valueMerge "off" is invalid; valid values: true, false`, valid: []string{"true", "false"}},
+		{name: "string for valueMerge", input: typed(`valueMerge: "false"`), field: "spec.valueMerge",
+			msg: `spec.valueMerge in body must be of type boolean`},
 
 		// Types in the typed form, from the schema, naming the field.
 		{name: "string for a boolean", input: typed(`mergeOnPath: "true"`), field: "spec.mergeOnPath",
@@ -496,6 +505,10 @@ func TestLoadErrors(t *testing.T) {
 			msg: "spec.original does not apply in 2way mode (it holds the original role of 3way mode); 2way mode takes inline sources in spec.src"},
 		{name: "inline original in apply", input: typed("mode: apply\noriginal: []\nupdated: []"), field: "spec.original",
 			msg: "spec.original does not apply in apply mode (apply mode takes the original from the dest's kubectl.kubernetes.io/last-applied-configuration annotation); apply mode takes inline sources in spec.updated"},
+		{name: "valueMerge in 2way, data", input: cm("mode", "2way", "valueMerge", "true"), field: "data.valueMerge",
+			msg: "valueMerge does not apply in 2way mode: only the 3-way merge merges inside a value"},
+		{name: "valueMerge in apply, spec", input: typed("mode: apply\nvalueMerge: false"), field: "spec.valueMerge",
+			msg: "valueMerge does not apply in apply mode"},
 		{name: "onConflict in 2way, data", input: cm("mode", "2way", "onConflict", "dest"), field: "data.onConflict",
 			msg: "onConflict does not apply in 2way mode: a 2-way merge has no original"},
 		{name: "onConflict in 2way, spec", input: typed("mode: 2way\nonConflict: updated"), field: "spec.onConflict",

@@ -25,7 +25,7 @@ type reporter interface {
 // another mode does not take or left incomplete or naming one directory twice, inline
 // sources combined with path keys or mergeOnPath or missing a role, mergeKeys or
 // fieldRules in apply mode, onConflict dest in apply mode, onConflict other than updated
-// in 2way mode.
+// in 2way mode, valueMerge false outside 3way mode.
 // Errors: Errors, one per problem, Field naming the Config field's functionConfig key.
 func (c *Config) Validate() error {
 	v := &structReporter{c: c}
@@ -85,6 +85,8 @@ func (s *structReporter) given(key string) bool {
 		return c.Mode != d.Mode
 	case KeyOnConflict:
 		return c.OnConflict != d.OnConflict
+	case KeyValueMerge:
+		return c.ValueMerge != d.ValueMerge
 	case KeyMergeKeys:
 		return c.MergeKeys != nil
 	case KeyFieldRules:
@@ -167,6 +169,11 @@ func (c *Config) checkKeys(r reporter) {
 		r.fail(r.field(KeyOnConflict), string(c.OnConflict), []string{string(ConflictUpdated), string(ConflictError)},
 			"onConflict: dest does not apply in apply mode: kubectl apply either overwrites fields changed on the live object "+
 				"(onConflict: updated, kubectl's default --overwrite=true) or refuses the object (onConflict: error, --overwrite=false)")
+	}
+	if r.given(KeyValueMerge) && c.Mode != Mode3Way {
+		r.fail(r.field(KeyValueMerge), fmt.Sprint(c.ValueMerge), nil,
+			"valueMerge does not apply in %s: only the 3-way merge merges inside a value changed on both sides "+
+				"(2way and apply follow kubectl, where src or the config wins every field it sets); use it with 3way mode", modeName)
 	}
 	if r.given(KeyOnConflict) && c.Mode == Mode2Way {
 		r.fail(r.field(KeyOnConflict), string(c.OnConflict), nil,

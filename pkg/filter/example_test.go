@@ -149,8 +149,10 @@ spec:
 
 // Annotation roles on items held in memory, with no package directory: the role comes
 // from config.kubernetes.io/merge-source, as kyaml's filters.Merge3 sets it. The dest
-// changed the image too, so the merge reports a conflict; with onConflict=dest the local
-// value wins. Merged items keep dest's annotations, the role annotation included.
+// changed the image too: its registry, which merges (valueMerge), and its tag, which
+// upstream changed as well, so the merge reports a conflict on the tag; with
+// onConflict=dest the local tag wins. Merged items keep dest's annotations, the role
+// annotation included.
 func ExampleFilter_Filter() {
 	var items []*yaml.RNode
 	for _, s := range []string{`apiVersion: v1
@@ -176,7 +178,7 @@ metadata:
   name: settings
   annotations: {config.kubernetes.io/merge-source: dest}
 data:
-  image: mirror.example.com/app:1 # local mirror
+  image: mirror.example.com/app:1-hotfix # local mirror
   level: debug
 `} {
 		items = append(items, yaml.MustParse(s))
@@ -203,14 +205,15 @@ data: {onConflict: dest}
 	}
 	// Output:
 	// [info]: 3way merge: 1 merged, 0 added, 0 deleted, 0 kept, 1 conflicts
-	// [warning] v1/ConfigMap/settings data.image: conflict: changed on both sides (original app:1, updated app:2, dest mirror.example.com/app:1); dest wins
+	// [warning] v1/ConfigMap/settings data.image: conflict: changed on both sides: the tag (original 1, updated 2, dest 1-hotfix); dest wins
+	// [info] v1/ConfigMap/settings data.image: merged inside the image reference: from dest the repository (app -> mirror.example.com/app); changed on both sides: the tag, reported as a conflict
 	// apiVersion: v1
 	// kind: ConfigMap
 	// metadata:
 	//   name: settings
 	//   annotations: {config.kubernetes.io/merge-source: dest}
 	// data:
-	//   image: mirror.example.com/app:1 # local mirror
+	//   image: mirror.example.com/app:1-hotfix # local mirror
 	//   level: debug
 	//   timeout: 30s
 }

@@ -135,8 +135,10 @@ spec:
 
 // TestMergeKeysOnKubePrometheus: with mergeKeys, a PrometheusRule's rules merge by alert
 // name: the local alert and the local `for` survive the upgrade, upstream's new expr
-// arrives, and nothing conflicts. Without it (the same run, no functionConfig) the rules
-// list is atomic: one conflict, updated wins, the local alert is lost.
+// arrives, and nothing conflicts. Without it (and with valueMerge false) the rules list
+// is atomic: one conflict, updated wins, the local alert is lost. Without it and with
+// valueMerge (the default) the atomic list merges by runs of elements: the three changes
+// are rules apart, so they merge too, reported as one value merged inside.
 func TestMergeKeysOnKubePrometheus(t *testing.T) {
 	o, u, d := prometheusRules(t)
 	in := func(fc string) string {
@@ -164,13 +166,26 @@ data:
 `)
 	})
 	t.Run("another group's PrometheusRule is not matched", func(t *testing.T) {
-		got, res := mergedItem(t, in(strings.Replace(mergeKeysTyped, "group: monitoring.coreos.com", "group: example.com", 1)), "PrometheusRule")
+		fc := strings.Replace(mergeKeysTyped, "group: monitoring.coreos.com", "group: example.com", 1) + "  valueMerge: false\n"
+		got, res := mergedItem(t, in(fc), "PrometheusRule")
 		if strings.Contains(got.MustString(), "PrometheusBadConfigLocal") || !strings.Contains(res, "spec.groups[name=prometheus].rules") {
 			t.Errorf("an entry for another group applied:\n%s", res)
 		}
 	})
-	t.Run("without mergeKeys the list is replaced", func(t *testing.T) {
+	t.Run("without mergeKeys the list merges by runs of elements", func(t *testing.T) {
 		got, res := mergedItem(t, in(""), "PrometheusRule")
+		text := got.MustString()
+		for _, want := range []string{"alert: PrometheusBadConfigLocal", "for: 30m", "prometheus_remote_storage_queue_highest_timestamp_seconds"} {
+			if !strings.Contains(text, want) {
+				t.Errorf("merged rules lack %q", want)
+			}
+		}
+		if !strings.Contains(res, "0 conflicts") || !strings.Contains(res, "merged inside the list: from updated element [") {
+			t.Errorf("want no conflict and the list merged inside:\n%s", res)
+		}
+	})
+	t.Run("without mergeKeys and valueMerge the list is replaced", func(t *testing.T) {
+		got, res := mergedItem(t, in("apiVersion: v1\nkind: ConfigMap\nmetadata: {name: upgrade}\ndata: {valueMerge: \"false\"}\n"), "PrometheusRule")
 		if strings.Contains(got.MustString(), "PrometheusBadConfigLocal") {
 			t.Error("the local alert survived without mergeKeys: the test no longer shows the feature")
 		}

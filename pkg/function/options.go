@@ -47,7 +47,7 @@ func resourceOptions(cfg *config.Config, assigned []roles.Item, aliasFree, nullE
 		RoleAnnotation: cfg.RoleAnnotation,
 		DestDir:        destDir,
 		Merge: merge.Options{Lists: Lists(cfg, assigned), AliasFree: aliasFree, NullElementFree: nullElementFree,
-			PositionalHost: hostedByID(assigned)},
+			PositionalHost: hostedByID(assigned), ValueMerge: cfg.ValueMerge && cfg.Mode == config.Mode3Way},
 		FieldRules: cfg.FieldRules,
 		Plan:       cfg.Plan,
 	}

@@ -157,7 +157,7 @@ func ExampleProcessor_embedded() {
 func ExampleProcessor_conflict() {
 	in := strings.Replace(input, "destPath: dest}", "destPath: dest, onConflict: error}", 1)
 	in = strings.Replace(in, `    image: "app:1"
-    level: debug`, `    image: "mirror.example.com/app:1"
+    level: debug`, `    image: "app:1-hotfix"
     level: debug`, 1)
 	out, err := fn.Run(fn.ResourceListProcessorFunc(kptsdk.Processor{}.Process), []byte(in))
 	fmt.Println("error:", err)
@@ -172,8 +172,8 @@ func ExampleProcessor_conflict() {
 	// Output:
 	// error: [error]: onConflict is error and the merge found 1 conflicts; nothing was written
 	//
-	// [error] v1/ConfigMap/settings data.image: conflict: changed on both sides (original app:1, updated app:2, dest mirror.example.com/app:1); onConflict is error, so nothing is written
+	// [error] v1/ConfigMap/settings data.image: conflict: changed on both sides: the tag (original 1, updated 2, dest 1-hotfix); onConflict is error, so nothing is written
 	// items: 3
 	// [error]: onConflict is error and the merge found 1 conflicts; nothing was written
-	// [error] v1/ConfigMap/settings data.image: conflict: changed on both sides (original app:1, updated app:2, dest mirror.example.com/app:1); onConflict is error, so nothing is written
+	// [error] v1/ConfigMap/settings data.image: conflict: changed on both sides: the tag (original 1, updated 2, dest 1-hotfix); onConflict is error, so nothing is written
 }

@@ -85,13 +85,13 @@ func TestProcess(t *testing.T) {
 			input:  threeWay("app:local", ""),
 			wantOK: true,
 			wantItems: []string{
-				"  # the image we run\n  image: 'app:2'\n",
+				"  # the image we run\n  image: app:2\n",
 				"name: bystander",
 				"name: new",
 			},
 			wantResults: []string{
 				"info||||1 conflicts",
-				"warning|settings|data.image|dest/settings.yaml:0|conflict: changed on both sides (original app:1, updated app:2, dest app:local); updated wins",
+				"warning|settings|data.image|dest/settings.yaml:0|conflict: changed on both sides: the tag (original 1, updated 2, dest local); updated wins",
 			},
 		},
 		{

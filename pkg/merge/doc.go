@@ -14,7 +14,9 @@
 // Options.Lists says how lists merge (package listkind; nil is the seed's keys alone,
 // without the built-in Kubernetes schema). ThreeWayShared and TwoWayShared are the same
 // merges with an output that may share unchanged subtrees with the inputs, for callers
-// that merge whole ResourceLists. ApplyFieldRules applies a resource's field rules
+// that merge whole ResourceLists; ThreeWayResult is ThreeWayShared that also lists the
+// values merged inside (ValueMerge: a value changed on both sides merged part by part,
+// with Options.ValueMerge), whose conflicting parts are Conflicts carrying their Part. ApplyFieldRules applies a resource's field rules
 // (package fieldrules) to a merge's output; RestoreComments fills a node's empty
 // comment slots from its counterpart, paired as the merge pairs nodes.
 //
@@ -26,7 +28,11 @@
 // field changed on both sides differently is a conflict that Options.Policy decides
 // ("Conflict": updated wins by default, as kyaml merge3); keyed list elements pair by
 // merge key and set elements by value, new elements going after their predecessor
-// ("Element order"); comments merge on their own ("Comments"); `null` clears; in 2-way,
+// ("Element order"); comments merge on their own ("Comments"); with Options.ValueMerge, an
+// image reference, an atomic list or a multi-line string changed on both sides is merged
+// inside, by repository, tag and digest, runs of elements or lines, with git
+// merge-file's rules (package internal/textmerge), before it is a conflict ("Merging
+// inside a value"); `null` clears; in 2-way,
 // src's strategic-merge directives ($patch, $retainKeys, $setElementOrder,
 // $deleteFromPrimitiveList) are honoured. Which lists are associative, and by which
 // merge key, is decided by package listkind ("Which lists are associative").

@@ -1,6 +1,10 @@
 package merge
 
-import "sigs.k8s.io/kustomize/kyaml/yaml"
+import (
+	"sigs.k8s.io/kustomize/kyaml/yaml"
+
+	"github.com/krm-merge/krm-merge/pkg/fieldpath"
+)
 
 // TwoWayFull is TwoWayShared without the plainEqual shortcut: the full merge walk, the
 // reference the shortcut is tested against.
@@ -13,4 +17,10 @@ func TwoWayFull(src, dest *yaml.RNode, opts Options) (*yaml.RNode, error) {
 		return nil, err
 	}
 	return rnode(out), nil
+}
+
+// LookupPath returns the value at p in n (map fields by name, list elements by key,
+// value or position, as field rules select them); nil where absent.
+func LookupPath(n *yaml.RNode, p fieldpath.Path) *yaml.RNode {
+	return rnode(lookupPath(ynode(n), p))
 }

@@ -15,13 +15,13 @@ import (
 )
 
 // fuzzOptions picks merge options from a fuzzed byte: bit 0 the Kubernetes schema, bit 1
-// the KeepDest policy.
+// the KeepDest policy, bit 2 ValueMerge (3-way only).
 func fuzzOptions(b byte) merge.Options {
 	p := merge.TakeUpdated
 	if b&2 != 0 {
 		p = merge.KeepDest
 	}
-	return merge.Options{Policy: p, Lists: listkind.New(b&1 != 0, listkind.SeedKeys)}
+	return merge.Options{Policy: p, Lists: listkind.New(b&1 != 0, listkind.SeedKeys), ValueMerge: b&4 != 0}
 }
 
 // parseAll parses each text as one YAML document; ok is false when one does not parse
@@ -158,6 +158,9 @@ func FuzzThreeWay(f *testing.F) {
 	fuzzguard.Setup(f)
 	for i, tr := range fuzzseed.Triples(f) {
 		f.Add(tr[0], tr[1], tr[2], byte(i))
+	}
+	for i, c := range valueMergeCases(f) { // values changed on both sides, merged inside
+		f.Add(c.Original, c.Updated, c.Dest, byte(4+i%4))
 	}
 	f.Fuzz(func(t *testing.T, o, u, d string, opt byte) {
 		defer fuzzguard.Guard(t, o, u, d, opt)()

@@ -49,6 +49,16 @@ type Options struct {
 	// instead of right after its predecessor, so that dest's elements keep their
 	// positions and the host pairs them with themselves.
 	PositionalHost bool
+	// ValueMerge makes the 3-way merge merge inside a value changed on both sides
+	// before calling it a conflict (docs/merge-semantics.md, "Merging inside a
+	// value"): an image reference (a string field named image) by repository, tag and
+	// digest; an atomic list by runs of elements and a multi-line string by lines, with
+	// git merge-file's rules. A part both sides changed differently is a conflict of
+	// that part alone (Conflict.Part); ThreeWayResult lists the values merged. The zero
+	// value leaves it off: such a value is one conflict, as in kyaml's merge3, which
+	// the differential tests against kyaml rely on; package function turns it on
+	// unless the functionConfig's valueMerge is false. 2-way merges ignore it.
+	ValueMerge bool
 }
 
 // ConflictKind says which three-sided disagreement a Conflict is.
@@ -73,8 +83,17 @@ type Conflict struct {
 	Kind ConflictKind
 	// Original, Updated and Dest are the three values at Path; nil where absent.
 	Original, Updated, Dest *yaml.RNode
-	// Winner is the side whose value the output holds: "updated" or "dest".
+	// Winner is the side whose value the output holds: "updated" or "dest"; for a
+	// conflicting Part, the side whose version of the part it holds.
 	Winner string
+	// Part is, for a value merged inside (Options.ValueMerge), the part both sides
+	// changed differently (the tag, a run of elements or of lines, with its place in
+	// each source); nil when the whole value conflicts.
+	Part *Part
+	// Merged is, with Part, the value the output holds at Path: every part merged,
+	// the conflicting ones decided by the policy; nil otherwise (the output holds the
+	// Winner's value).
+	Merged *yaml.RNode
 }
 
 // String renders the conflict with its path and winner, e.g.
@@ -88,7 +107,13 @@ func (c Conflict) String() string {
 // on one line and cut to 60 characters; where long values share their beginning, each is
 // shown from shortly before the first place they differ (`...path: /docs pathType:
 // Exact...`), so that the message shows the difference and not the common part.
+//
+// A conflicting Part is described by its place and its three versions instead, e.g.
+// `changed on both sides: the tag (original v3.4.0, updated v3.5.0, dest v3.4.1)`.
 func (c Conflict) Describe() string {
+	if c.Part != nil {
+		return fmt.Sprintf("%s: %s", c.Kind, c.Part.Describe())
+	}
 	v := briefAll(c.Original, c.Updated, c.Dest)
 	return fmt.Sprintf("%s (original %s, updated %s, dest %s)", c.Kind, v[0], v[1], v[2])
 }

@@ -33,7 +33,31 @@ func ThreeWay(original, updated, dest *yaml.RNode, opts Options) (*yaml.RNode, [
 // ResourceLists, where updated and dest are not written out as they were. Errors: as
 // ThreeWay's (none for well-formed YAML).
 func ThreeWayShared(original, updated, dest *yaml.RNode, opts Options) (*yaml.RNode, []Conflict, error) {
-	e := &threeWay{lists: opts.lists(), policy: opts.Policy, positional: opts.PositionalHost}
+	r, err := ThreeWayResult(original, updated, dest, opts)
+	return r.Value, r.Conflicts, err
+}
+
+// Result is everything a 3-way merge found: the merged value and conflicts, as
+// ThreeWayShared returns them, and the values merged inside (Options.ValueMerge).
+type Result struct {
+	// Value is the merged value (nil when the merge clears it); it may share subtrees
+	// with updated and dest, as ThreeWayShared's output does.
+	Value *yaml.RNode
+	// Conflicts are every conflict found, in document order, each already decided by
+	// Options.Policy; a conflicting part of a value merged inside is one Conflict with
+	// its Part.
+	Conflicts []Conflict
+	// ValueMerges are the values original, updated and dest held three different ways
+	// that the merge merged inside, in document order, also those whose every changed
+	// part conflicts; nil without Options.ValueMerge.
+	ValueMerges []ValueMerge
+}
+
+// ThreeWayResult is ThreeWayShared returning a Result, so that a caller also learns
+// which values were merged inside (Options.ValueMerge; package resources reports each
+// as an info result). Errors: as ThreeWay's (none for well-formed YAML).
+func ThreeWayResult(original, updated, dest *yaml.RNode, opts Options) (Result, error) {
+	e := &threeWay{lists: opts.lists(), policy: opts.Policy, positional: opts.PositionalHost, valueMerge: opts.ValueMerge}
 	o, u, d := ynode(original), ynode(updated), ynode(dest)
 	if !opts.NullElementFree {
 		o, u, d = withoutNullElements(o), withoutNullElements(u), withoutNullElements(d)
@@ -46,7 +70,7 @@ func ThreeWayShared(original, updated, dest *yaml.RNode, opts Options) (*yaml.RN
 	}
 	sch := e.lists.ForResource(dest, updated, original)
 	out := keepFileComments(e.merge(o, u, d, sch, nil, false), d)
-	return rnode(out), e.conflicts, nil
+	return Result{Value: rnode(out), Conflicts: e.conflicts, ValueMerges: e.valueMerges}, nil
 }
 
 // lists returns the resolver to use: the configured one, or heuristic keys only.
@@ -80,6 +104,9 @@ type threeWay struct {
 	inPlace bool
 	// positional: Options.PositionalHost.
 	positional bool
+	// valueMerge: Options.ValueMerge; valueMerges are the values merged inside.
+	valueMerge  bool
+	valueMerges []ValueMerge
 }
 
 // own returns the map or list node behind d to set the merged content on, and the node
@@ -200,7 +227,10 @@ func (e *threeWay) merge(o, u, d *yaml.Node, sch listkind.Node, path *at, quiet 
 }
 
 // atomic decides a scalar, an atomic list, or a value whose kind changed: upstream
-// changed it (o != u), so take u unless dest changed it too.
+// changed it (o != u), so take u unless dest changed it too. Changed on both sides, and
+// with Options.ValueMerge, an image reference, an atomic list or a multi-line string is
+// merged inside (mergeInside, docs/merge-semantics.md "Merging inside a value") before
+// it is one conflict.
 func (e *threeWay) atomic(o, u, d *yaml.Node, sch listkind.Node, path *at, quiet bool) *yaml.Node {
 	if d != nil && e.equalUD(u, d) { // the same change on both sides, nulls inside kept
 		return e.blend(o, u, d, fromD, sch)
@@ -213,6 +243,11 @@ func (e *threeWay) atomic(o, u, d *yaml.Node, sch listkind.Node, path *at, quiet
 	}
 	if equal(d, o) {
 		return e.blend(o, u, d, fromU, sch)
+	}
+	if e.valueMerge && !quiet {
+		if out, ok := e.mergeInside(o, u, d, sch, path); ok {
+			return out
+		}
 	}
 	out := e.conflict(path, BothChanged, quiet, o, u, d, u, d)
 	if out == d {

@@ -13,12 +13,14 @@ import (
 
 // withFieldRules applies the field rules of one merged resource (package fieldrules:
 // the functionConfig's fieldRules that select dest, then the fn.krm-merge.dev/field-rules
-// annotation of updated (src), then dest's) to the merge's output out and conflicts
-// (merge.ApplyFieldRules). u is updated (src in 2-way), o original (nil in 2-way or
-// when absent); on, un are the normalized nodes the merge saw.
+// annotation of updated (src), then dest's) to the merge's result m: its output and
+// conflicts (merge.ApplyFieldRules), and the values it merged inside, of which those at
+// or below a rule's path are dropped (the rule decides the value there). u is updated
+// (src in 2-way), o original (nil in 2-way or when absent); on, un are the normalized
+// nodes the merge saw.
 // Errors: a malformed annotation, as an *results.ItemError naming the item that holds
 // it and the annotation's field; a 2-way src directive error under a takeUpdated rule.
-func (r *run) withFieldRules(out *yaml.RNode, conflicts []merge.Conflict, on, un *yaml.RNode, u, d *roles.Item, twoWay bool) (*yaml.RNode, []merge.Conflict, []merge.RuleEffect, error) {
+func (r *run) withFieldRules(m merge.Result, on, un *yaml.RNode, u, d *roles.Item, twoWay bool) (merge.Result, []merge.RuleEffect, error) {
 	role := "updated"
 	if twoWay {
 		role = "src"
@@ -31,18 +33,39 @@ func (r *run) withFieldRules(out *yaml.RNode, conflicts []merge.Conflict, on, un
 			if ae.Role != "dest" {
 				it = u
 			}
-			return nil, nil, nil, it.Errorf(ae.Field(), "%v", ae)
+			return merge.Result{}, nil, it.Errorf(ae.Field(), "%v", ae)
 		}
-		return nil, nil, nil, d.Errorf("", "%v", err)
+		return merge.Result{}, nil, d.Errorf("", "%v", err)
 	}
 	if len(rules) == 0 {
-		return out, conflicts, nil, nil
+		return m, nil, nil
 	}
-	res, kept, effects, err := merge.ApplyFieldRules(out, on, un, d.Node, twoWay, rules, conflicts)
+	res, kept, effects, err := merge.ApplyFieldRules(m.Value, on, un, d.Node, twoWay, rules, m.Conflicts)
 	if err != nil {
-		return nil, nil, nil, u.Errorf(fieldOf(err), "%v", err)
+		return merge.Result{}, nil, u.Errorf(fieldOf(err), "%v", err)
 	}
-	return res, kept, effects, nil
+	var values []merge.ValueMerge
+	for _, v := range m.ValueMerges {
+		ruled := false
+		for _, rule := range rules {
+			ruled = ruled || v.Path.HasPrefix(rule.Path)
+		}
+		if !ruled {
+			values = append(values, v)
+		}
+	}
+	return merge.Result{Value: res, Conflicts: kept, ValueMerges: values}, effects, nil
+}
+
+// valuesMerged records the info results of one resource's values merged inside
+// (results.ValueMerged), leaving out the values whose every changed part conflicts:
+// their conflicts say all there is.
+func (r *run) valuesMerged(d *roles.Item, values []merge.ValueMerge) {
+	for _, v := range values {
+		if v.Conflicts() < len(v.Parts) {
+			r.notes = append(r.notes, results.ValueMerged(at(d), v))
+		}
+	}
 }
 
 // ruleEffects records the info results of one resource's field rule effects

@@ -47,7 +47,8 @@ type Options struct {
 	// DestDir is, with path roles, the dest directory items are added to ("." for the
 	// package root); "" otherwise (an added item keeps its own path).
 	DestDir string
-	// Merge tunes the field engine (lists, aliases, the host's pairing); its Policy is
+	// Merge tunes the field engine (lists, aliases, the host's pairing, merging inside
+	// values, whose merges Run reports as info results); its Policy is
 	// set from OnConflict.
 	Merge merge.Options
 	// FieldRules are the functionConfig's field rules (3way and 2way).
@@ -143,6 +144,7 @@ func Run(items []roles.Item, opts Options) (*Outcome, error) {
 type prep struct {
 	out       *yaml.RNode // the merged (applied) item; the cleaned src (2-way add)
 	conflicts []merge.Conflict
+	values    []merge.ValueMerge // values merged inside (Options.Merge.ValueMerge)
 	effects   []merge.RuleEffect // field rules that changed the output (fieldrules.go)
 	copied    []host.Copy        // comments the host copies onto other nodes (output.go)
 	err       error              // an error, already located

@@ -23,19 +23,20 @@ func (r *run) prepareThreeWay(s *roles.Set) prep {
 	case u != nil && d != nil:
 		on := r.normalized(o, d)
 		un := r.normalized(u, d)
-		out, conflicts, err := merge.ThreeWayShared(on, un, d.Node, r.opts.Merge)
+		m, err := merge.ThreeWayResult(on, un, d.Node, r.opts.Merge)
 		if err != nil {
 			return prep{err: d.Errorf("", "%v", err)}
 		}
-		out, conflicts, effects, err := r.withFieldRules(out, conflicts, on, un, u, d, false)
+		m, effects, err := r.withFieldRules(m, on, un, u, d, false)
 		if err != nil {
 			return prep{err: err}
 		}
+		out := m.Value
 		if out == nil { // dest cleared the whole resource: keep it as it was
 			out = d.Node
 		}
 		out, copied := r.finish(d.Node, out)
-		return prep{out: out, conflicts: conflicts, effects: effects, copied: copied}
+		return prep{out: out, conflicts: m.Conflicts, values: m.ValueMerges, effects: effects, copied: copied}
 	case u != nil && o == nil:
 		added := r.addCopy(u.Node)
 		return prep{added: added, addedHosted: r.hosted(u.Node, added)}
@@ -59,6 +60,7 @@ func (r *run) threeWay(s *roles.Set, p *prep) error {
 			r.conflict(d, &p.conflicts[i], "")
 		}
 		r.ruleEffects(d, p.effects)
+		r.valuesMerged(d, p.values)
 		r.hostCopied(d, p.copied)
 		r.replace[d] = p.out
 		r.counts.Merged++

@@ -20,10 +20,11 @@ func (r *run) prepareTwoWay(s *roles.Set) prep {
 		if err != nil {
 			return prep{err: src.Errorf(fieldOf(err), "%v", err)}
 		}
-		out, _, effects, err := r.withFieldRules(out, nil, nil, sn, src, d, true)
+		m, effects, err := r.withFieldRules(merge.Result{Value: out}, nil, sn, src, d, true)
 		if err != nil {
 			return prep{err: err}
 		}
+		out = m.Value
 		p := prep{out: out, effects: effects}
 		if out != nil {
 			p.out, p.copied = r.finish(d.Node, out)

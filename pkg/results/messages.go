@@ -2,6 +2,7 @@ package results
 
 import (
 	"fmt"
+	"strings"
 
 	"sigs.k8s.io/kustomize/kyaml/fn/framework"
 	"sigs.k8s.io/kustomize/kyaml/yaml"
@@ -86,14 +87,66 @@ func ConflictText(c merge.Conflict, p Policy) string {
 
 // FieldConflict is the result of a 3-way field conflict c on the dest item at at (at.Path
 // is c's path): "conflict: " and ConflictText, currentValue dest's value, proposedValue
-// the winner's.
+// the winner's; for a conflicting part of a value merged inside (c.Part), the value the
+// output holds (c.Merged: every part merged, this one decided by the policy), e.g.
+// "conflict: changed on both sides: the tag (original v3.4.0, updated v3.5.0, dest
+// v3.4.1); updated wins".
 func FieldConflict(at At, c merge.Conflict, p Policy) *framework.Result {
 	at.Path = c.Path.String()
 	proposed := Value(c.Updated)
-	if c.Winner == "dest" {
+	switch {
+	case c.Part != nil:
+		proposed = Value(c.Merged)
+	case c.Winner == "dest":
 		proposed = Value(c.Dest)
 	}
 	return conflictResult(at, ConflictText(c, p), p, Value(c.Dest), proposed)
+}
+
+// ValueMergedText says what a value merged inside (valueMerge) took from each side, e.g.
+// "merged inside the image reference: from updated the tag (v3.4.0 -> v3.5.0); from
+// dest the repository (quay.io/argoproj/argocd -> registry.example.com/mirror/argoproj/argocd)";
+// parts changed alike are "from both", conflicting parts are named ("changed on both
+// sides: the tag, reported as a conflict"). Parts are listed in the value's order.
+func ValueMergedText(v merge.ValueMerge) string {
+	var from []string
+	for _, who := range []merge.PartChange{merge.ChangedUpstream, merge.ChangedLocally, merge.ChangedAlike} {
+		var ps []string
+		for _, p := range v.Parts {
+			if p.Change == who {
+				ps = append(ps, p.Describe())
+			}
+		}
+		if len(ps) == 0 {
+			continue
+		}
+		name := string(who)
+		if who == merge.ChangedAlike {
+			name = "both sides alike"
+		}
+		from = append(from, "from "+name+" "+strings.Join(ps, ", "))
+	}
+	var both []string
+	for _, p := range v.Parts {
+		if p.Change == merge.ChangedBoth {
+			both = append(both, p.Where())
+		}
+	}
+	if len(both) > 0 {
+		s := "changed on both sides: " + strings.Join(both, ", ") + ", reported as a conflict"
+		if len(both) > 1 {
+			s += "s"
+		}
+		from = append(from, s)
+	}
+	return "merged inside the " + string(v.Kind) + ": " + strings.Join(from, "; ")
+}
+
+// ValueMerged is the info result of a value merged inside on the dest item at at (at.Path
+// is v's path): ValueMergedText, currentValue dest's value, proposedValue the merged one.
+func ValueMerged(at At, v merge.ValueMerge) *framework.Result {
+	at.Path = v.Path.String()
+	return withValues(at.result(framework.Info, ValueMergedText(v)), Value(v.Dest), Value(v.Merged))
 }
 
 // DeletedUpstreamText says a resource (id names it) was deleted upstream but changed

@@ -6,6 +6,8 @@ import (
 
 	"sigs.k8s.io/kustomize/kyaml/fn/framework"
 	"sigs.k8s.io/kustomize/kyaml/yaml"
+
+	"github.com/krm-merge/krm-merge/pkg/merge"
 )
 
 // TestValueOfADeepValue: a value nested 9,990 levels deep (valid YAML, under the
@@ -52,6 +54,47 @@ func TestWholeResourceResultsNameNoField(t *testing.T) {
 		}
 		if strings.Contains(string(b), "field: {}") {
 			t.Errorf("%q is written with an empty field:\n%s", r.Message, b)
+		}
+	}
+}
+
+// TestValueMergedMessages: a value merged inside says what came from each side, in the
+// value's order, and names its conflicting parts; a conflicting part's result proposes
+// the merged value, not updated's whole value.
+func TestValueMergedMessages(t *testing.T) {
+	o := yaml.MustParse("image: quay.io/argoproj/argocd:v3.4.0")
+	u := yaml.MustParse("image: quay.io/argoproj/argocd:v3.5.0")
+	for _, tc := range []struct {
+		dest, text, conflict string
+	}{
+		{"registry.example.com/mirror/argoproj/argocd:v3.4.0",
+			"merged inside the image reference: from updated the tag (v3.4.0 -> v3.5.0); from dest the repository (quay.io/argoproj/argocd -> registry.example.com/mirror/argoproj/argocd)", ""},
+		{"registry.example.com/mirror/argoproj/argocd:v3.4.1",
+			"merged inside the image reference: from dest the repository (quay.io/argoproj/argocd -> registry.example.com/mirror/argoproj/argocd); changed on both sides: the tag, reported as a conflict",
+			"conflict: changed on both sides: the tag (original v3.4.0, updated v3.5.0, dest v3.4.1); dest wins"},
+	} {
+		r, err := merge.ThreeWayResult(o, u, yaml.MustParse("image: "+tc.dest), merge.Options{ValueMerge: true, Policy: merge.KeepDest})
+		if err != nil || len(r.ValueMerges) != 1 {
+			t.Fatalf("%s: %v, %d values merged inside", tc.dest, err, len(r.ValueMerges))
+		}
+		if got := ValueMergedText(r.ValueMerges[0]); got != tc.text {
+			t.Errorf("got  %s\nwant %s", got, tc.text)
+		}
+		res := ValueMerged(At{File: "dest/a.yaml"}, r.ValueMerges[0])
+		if res.Severity != framework.Info || res.Field == nil || res.Field.Path != "image" ||
+			res.Field.CurrentValue != tc.dest || res.Field.ProposedValue != r.Value.Field("image").Value.YNode().Value {
+			t.Errorf("result %+v", res)
+		}
+		if tc.conflict == "" {
+			continue
+		}
+		if len(r.Conflicts) != 1 {
+			t.Fatalf("%d conflicts", len(r.Conflicts))
+		}
+		c := FieldConflict(At{}, r.Conflicts[0], DestWins)
+		if c.Message != tc.conflict || c.Field.ProposedValue != "registry.example.com/mirror/argoproj/argocd:v3.4.1" ||
+			c.Field.CurrentValue != tc.dest {
+			t.Errorf("conflict %s (current %v, proposed %v)", c.Message, c.Field.CurrentValue, c.Field.ProposedValue)
 		}
 	}
 }
