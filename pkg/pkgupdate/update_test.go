@@ -243,15 +243,16 @@ func TestConflicts(t *testing.T) {
 	for k, v := range custom {
 		customise[k] = v
 	}
-	customise["deploy.yaml"] = strings.Replace(custom["deploy.yaml"], "image: app:1", "image: mirror/app:1", 1)
+	// The tag changed on both sides (the mirror alone would merge inside the value).
+	customise["deploy.yaml"] = strings.Replace(custom["deploy.yaml"], "image: app:1", "image: mirror/app:1-local", 1)
 	customise["README.md"] = "# App\n\nInstall it our way.\n\n## Usage\n\nRun it.\n\n## License\n\nApache-2.0\n"
 	for _, tc := range []struct {
 		policy      config.ConflictPolicy
 		image, line string
 	}{
 		{config.ConflictError, "", ""},
-		{config.ConflictDest, "mirror/app:1", "Install it our way."},
-		{config.ConflictUpdated, "app:2", "Install it with kpt."},
+		{config.ConflictDest, "mirror/app:1-local", "Install it our way."},
+		{config.ConflictUpdated, "mirror/app:2", "Install it with kpt."},
 	} {
 		t.Run(string(tc.policy), func(t *testing.T) {
 			dir, _ := localPackage(t, customise)
