@@ -287,21 +287,21 @@ func Parse(data []byte, annotationPath string) ([]*Doc, error) {
 // and removes those comments from its parsed docs: the first document's head comment
 // and the head comment of the first resource's first field.
 func TakeHeader(data []byte, docs []*Doc) string {
-	text := strings.ReplaceAll(string(data), "\r\n", "\n")
+	// Only the header's lines are looked at and copied, not the whole file.
 	end := 0
-	for end < len(text) {
-		nl := strings.IndexByte(text[end:], '\n')
-		line := text[end:]
+	for end < len(data) {
+		nl := bytes.IndexByte(data[end:], '\n')
+		line := data[end:]
 		if nl >= 0 {
-			line = text[end : end+nl]
+			line = data[end : end+nl]
 		}
-		t := strings.TrimSpace(line)
-		separator := t == "---" || strings.HasPrefix(t, "--- #")
-		if t != "" && !strings.HasPrefix(t, "#") && !separator {
+		t := bytes.TrimSpace(line)
+		separator := string(t) == "---" || bytes.HasPrefix(t, []byte("--- #"))
+		if len(t) > 0 && t[0] != '#' && !separator {
 			break
 		}
 		if nl < 0 {
-			end = len(text)
+			end = len(data)
 			break
 		}
 		end += nl + 1
@@ -312,7 +312,7 @@ func TakeHeader(data []byte, docs []*Doc) string {
 			y.Content[0].HeadComment = ""
 		}
 	}
-	return text[:end]
+	return strings.ReplaceAll(string(data[:end]), "\r\n", "\n")
 }
 
 // readerAnnotations are the annotations kyaml's reader and kpt put on resources, which
