@@ -166,7 +166,7 @@ func (w *walker) dir(fd int, rel, abs string, pkg gitignore.IgnoreMatcher, ignor
 			}
 			return &Error{Path: p, Err: err}
 		}
-		isDir := st.Mode&unix.S_IFMT == unix.S_IFDIR
+		isDir := uint32(st.Mode)&unix.S_IFMT == unix.S_IFDIR
 		if gitName(name) {
 			if w.opts.RefuseGitPaths {
 				return &Error{Path: p, Err: ErrGitPath}

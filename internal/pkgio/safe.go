@@ -55,7 +55,7 @@ func readAt(dirfd int, name string, limit int64) ([]byte, fs.FileMode, error) {
 	if err := retry(func() error { return unix.Fstatat(dirfd, name, &st, unix.AT_SYMLINK_NOFOLLOW) }); err != nil {
 		return nil, 0, err
 	}
-	if err := regular(st.Mode); err != nil {
+	if err := regular(uint32(st.Mode)); err != nil {
 		return nil, 0, err
 	}
 	var fd int
@@ -73,7 +73,7 @@ func readAt(dirfd int, name string, limit int64) ([]byte, fs.FileMode, error) {
 	if err := retry(func() error { return unix.Fstat(fd, &st) }); err != nil {
 		return nil, 0, err
 	}
-	if err := regular(st.Mode); err != nil {
+	if err := regular(uint32(st.Mode)); err != nil {
 		return nil, 0, err
 	}
 	if st.Size > limit {
