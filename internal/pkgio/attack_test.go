@@ -239,3 +239,15 @@ func TestEscape(t *testing.T) {
 		t.Errorf("EscapeLine keeps tabs: %q, want %q", got, want)
 	}
 }
+
+// A tree nested deeper than MaxDepth (Read holds a directory open per level) is an
+// error naming the directory.
+func TestReadDepthLimit(t *testing.T) {
+	deep := strings.Repeat("d/", MaxDepth+1) + "x.txt"
+	root := writeTree(t, map[string]string{deep: "x\n"})
+	_, err := Read(root, Options{})
+	wantError(t, err, strings.Repeat("d/", MaxDepth)+"d", "nested deeper than")
+	if _, err := Read(writeTree(t, map[string]string{strings.Repeat("d/", MaxDepth) + "x.txt": "x\n"}), Options{}); err != nil {
+		t.Errorf("at the limit: %v", err)
+	}
+}

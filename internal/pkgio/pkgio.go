@@ -97,7 +97,8 @@ func (e *Error) Unwrap() error { return e.Err }
 // swapped for a link while Read runs leads out of root.
 // Errors (*Error naming the file): a symbolic link (ErrSymlink); a FIFO, device or
 // socket (ErrNotRegular); a file over the size limit (ErrTooLarge); with
-// RefuseGitPaths, a .git path (ErrGitPath); a file kpt would read as KRM that is not
+// RefuseGitPaths, a .git path (ErrGitPath); a directory deeper than MaxDepth; a file
+// kpt would read as KRM that is not
 // well-formed YAML; I/O errors. A negative MaxFileSize and a root that cannot be opened
 // as a directory are errors naming root.
 func Read(root string, opts Options) (*Tree, error) {
@@ -122,6 +123,11 @@ func Read(root string, opts Options) (*Tree, error) {
 	}
 	return w.t, nil
 }
+
+// MaxDepth is how deeply Read descends: a directory nested deeper than 128 directories
+// below the root is an error. Read holds one open directory per level, and no real
+// package comes near it.
+const MaxDepth = 128
 
 // walker is one Read.
 type walker struct {
@@ -177,6 +183,9 @@ func (w *walker) dir(fd int, rel, abs string, pkg gitignore.IgnoreMatcher, ignor
 			continue
 		}
 		if isDir {
+			if strings.Count(p, "/")+1 > MaxDepth {
+				return &Error{Path: p, Err: fmt.Errorf("nested deeper than %d directories", MaxDepth)}
+			}
 			var sub int
 			err := retry(func() (err error) {
 				sub, err = unix.Openat(fd, name, unix.O_RDONLY|unix.O_DIRECTORY|unix.O_NOFOLLOW|unix.O_CLOEXEC, 0)
