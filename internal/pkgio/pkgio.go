@@ -98,9 +98,8 @@ func (e *Error) Unwrap() error { return e.Err }
 // Errors (*Error naming the file): a symbolic link (ErrSymlink); a FIFO, device or
 // socket (ErrNotRegular); a file over the size limit (ErrTooLarge); with
 // RefuseGitPaths, a .git path (ErrGitPath); a directory deeper than MaxDepth; a file
-// kpt would read as KRM that is not
-// well-formed YAML; I/O errors. A negative MaxFileSize and a root that cannot be opened
-// as a directory are errors naming root.
+// kpt would read as KRM that is not well-formed YAML; I/O errors. A negative
+// MaxFileSize and a root that cannot be opened as a directory are errors naming root.
 func Read(root string, opts Options) (*Tree, error) {
 	if opts.MaxFileSize < 0 {
 		return nil, fmt.Errorf("reading %s: negative size limit %d", root, opts.MaxFileSize)
@@ -192,7 +191,9 @@ func (w *walker) dir(fd int, rel, abs string, pkg gitignore.IgnoreMatcher, ignor
 				return err
 			})
 			switch {
-			case err == unix.ELOOP, err == unix.ENOTDIR:
+			case err == unix.ELOOP: // a link now
+				return &Error{Path: p, Err: ErrSymlink}
+			case err == unix.ENOTDIR:
 				return &Error{Path: p, Err: fmt.Errorf("replaced while read: %w", ErrNotRegular)}
 			case err != nil:
 				return &Error{Path: p, Err: err}
