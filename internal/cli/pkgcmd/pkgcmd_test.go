@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -212,5 +213,56 @@ func TestJSONReportEscapes(t *testing.T) {
 	}
 	if doc.Error != "bad"+evil || doc.Files[0].Path != "docs/x"+evil+".md" || doc.Packages[0].Conflicts[0].Field != "data.k"+evil {
 		t.Errorf("decoded %+v", doc)
+	}
+}
+
+// End to end: upstream adds a file whose name and content hold escape bytes; the plan
+// printed for a person holds none raw.
+func TestPlanOfAHostileFileName(t *testing.T) {
+	if _, err := exec.LookPath("git"); err != nil {
+		t.Skip("git is not on PATH")
+	}
+	for k, v := range map[string]string{"GIT_CONFIG_GLOBAL": "/dev/null", "GIT_AUTHOR_NAME": "t", "GIT_AUTHOR_EMAIL": "t@example.com",
+		"GIT_COMMITTER_NAME": "t", "GIT_COMMITTER_EMAIL": "t@example.com"} {
+		t.Setenv(k, v)
+	}
+	git := func(dir string, args ...string) {
+		t.Helper()
+		cmd := exec.Command("git", args...)
+		cmd.Dir = dir
+		if out, err := cmd.CombinedOutput(); err != nil {
+			t.Fatalf("git %v: %v\n%s", args, err, out)
+		}
+	}
+	repo := t.TempDir()
+	git(repo, "init", "-q", "-b", "main")
+	write := func(dir, name, content string) {
+		if err := os.WriteFile(filepath.Join(dir, name), []byte(content), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	write(repo, "a.txt", "a\n")
+	git(repo, "add", "-A")
+	git(repo, "commit", "-qm", "v1")
+	git(repo, "tag", "v1")
+	write(repo, "evil\x1b[2J\x1b[Hname.txt", "one\x1b]0;owned\x07\n")
+	git(repo, "add", "-A")
+	git(repo, "commit", "-qm", "v2")
+	git(repo, "tag", "v2")
+	dir := filepath.Join(t.TempDir(), "pkg")
+	if err := os.Mkdir(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	write(dir, "a.txt", "a\n")
+	stdout, stderr, err := run(t, "update", dir, "--repo", "file://"+repo, "--from", "v1", "--to", "v2", "--plan",
+		"--cache-dir", t.TempDir())
+	if err != nil {
+		t.Fatalf("%v\n%s", err, stderr)
+	}
+	if u := unsafe(stdout, true); u != "" {
+		t.Errorf("the plan holds %s raw:\n%q", u, stdout)
+	}
+	if !strings.Contains(stdout, `added    evil\x1b[2J\x1b[Hname.txt`) || !strings.Contains(stdout, `+one\x1b]0;owned\x07`) {
+		t.Errorf("the plan does not show the escaped name and line:\n%s", stdout)
 	}
 }
