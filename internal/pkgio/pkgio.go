@@ -9,9 +9,11 @@ import (
 	"os"
 	"path"
 	"path/filepath"
+	"sort"
 	"strings"
 
 	gitignore "github.com/monochromegane/go-gitignore"
+	"golang.org/x/sys/unix"
 	"sigs.k8s.io/kustomize/kyaml/kio"
 	"sigs.k8s.io/kustomize/kyaml/kio/kioutil"
 	"sigs.k8s.io/kustomize/kyaml/yaml"
@@ -64,6 +66,13 @@ type Options struct {
 	// Skip, when set, leaves out the files (and directories) it returns true for; rel
 	// is slash-separated and relative to the root.
 	Skip func(rel string, dir bool) bool
+	// MaxFileSize is the size limit of one file in bytes; 0 is DefaultMaxFileSize.
+	// Negative is an error.
+	MaxFileSize int64
+	// RefuseGitPaths makes a file or directory whose name git takes for .git (GitPath)
+	// an error (ErrGitPath), for a tree that comes from an upstream; without it such
+	// directories and files are left out, as the package's own repository is.
+	RefuseGitPaths bool
 }
 
 // Error is a file that cannot be read as kpt reads it.
@@ -74,101 +83,142 @@ type Error struct {
 	Err error
 }
 
-// Error is "<path>: <cause>".
-func (e *Error) Error() string { return e.Path + ": " + e.Err.Error() }
+// Error is "<path>: <cause>", the path escaped (Escape) when it holds a character a
+// terminal would act on.
+func (e *Error) Error() string { return Escape(e.Path) + ": " + e.Err.Error() }
 
 // Unwrap returns the cause.
 func (e *Error) Unwrap() error { return e.Err }
 
-// Read reads the package at root.
-// Errors (*Error naming the file): a symbolic link (not supported); a file kpt would
-// read as KRM that is not well-formed YAML; I/O errors.
+// Read reads the package at root (a directory; a symbolic link as root is followed,
+// none below it). Every file is read as ReadFile reads it: a regular file, opened
+// without following a link, its type and size checked on the open file; directories
+// are opened the same way and their entries read relative to them, so that nothing
+// swapped for a link while Read runs leads out of root.
+// Errors (*Error naming the file): a symbolic link (ErrSymlink); a FIFO, device or
+// socket (ErrNotRegular); a file over the size limit (ErrTooLarge); with
+// RefuseGitPaths, a .git path (ErrGitPath); a directory deeper than MaxDepth; a file
+// kpt would read as KRM that is not well-formed YAML; I/O errors. A negative
+// MaxFileSize and a root that cannot be opened as a directory are errors naming root.
 func Read(root string, opts Options) (*Tree, error) {
-	t := &Tree{Files: map[string]*File{}}
-	type ignore struct {
-		dir     string // absolute
-		matcher gitignore.IgnoreMatcher
+	if opts.MaxFileSize < 0 {
+		return nil, fmt.Errorf("reading %s: negative size limit %d", root, opts.MaxFileSize)
 	}
-	var ignores []ignore     // innermost package last
-	var ignoredDirs []string // directories a .krmignore matches: nothing under them is KRM
 	absRoot, err := filepath.Abs(root)
 	if err != nil {
 		return nil, err
 	}
-	err = filepath.WalkDir(absRoot, func(p string, d fs.DirEntry, err error) error {
-		if err != nil {
-			return err
-		}
-		rel, _ := filepath.Rel(absRoot, p)
-		rel = filepath.ToSlash(rel)
-		if d.IsDir() {
-			if rel != "." && (d.Name() == ".git" || (opts.Skip != nil && opts.Skip(rel, true))) {
-				return filepath.SkipDir
-			}
-			for len(ignores) > 0 && !within(p, ignores[len(ignores)-1].dir) {
-				ignores = ignores[:len(ignores)-1]
-			}
-			if rel != "." && len(ignores) > 0 && ignores[len(ignores)-1].matcher.Match(p, true) {
-				ignoredDirs = append(ignoredDirs, p)
-			}
-			if _, err := os.Stat(filepath.Join(p, KptfileName)); err == nil || rel == "." {
-				var m gitignore.IgnoreMatcher = gitignore.DummyIgnoreMatcher(false)
-				if f, err := os.Open(filepath.Join(p, IgnoreFile)); err == nil {
-					m = gitignore.NewGitIgnoreFromReader(p, f)
-					f.Close()
-				}
-				ignores = append(ignores, ignore{dir: p, matcher: m})
-			}
-			return nil
-		}
-		if opts.Skip != nil && opts.Skip(rel, false) {
-			return nil
-		}
-		if d.Type()&fs.ModeSymlink != 0 {
-			return &Error{Path: rel, Err: errors.New("symbolic links are not supported; replace it with the file, or list it in .krmignore and keep it out of the upstream")}
-		}
-		if !d.Type().IsRegular() {
-			return nil
-		}
-		info, err := d.Info()
-		if err != nil {
-			return err
-		}
-		data, err := os.ReadFile(p)
-		if err != nil {
-			return &Error{Path: rel, Err: err}
-		}
-		f := &File{Path: rel, Data: data, Mode: info.Mode().Perm()}
-		for len(ignores) > 0 && !within(filepath.Dir(p), ignores[len(ignores)-1].dir) {
-			ignores = ignores[:len(ignores)-1]
-		}
-		ignored := len(ignores) > 0 && ignores[len(ignores)-1].matcher.Match(p, false)
-		for _, d := range ignoredDirs {
-			ignored = ignored || within(p, d)
-		}
-		if KRMCandidate(rel) && !ignored {
-			if f.Docs, err = Parse(data, opts.PathPrefix+rel); err != nil {
-				return &Error{Path: rel, Err: err}
-			}
-			if f.Docs != nil {
-				f.Header = TakeHeader(data, f.Docs)
-			}
-		}
-		t.Files[rel] = f
-		return nil
+	var fd int
+	err = retry(func() (err error) {
+		fd, err = unix.Open(absRoot, unix.O_RDONLY|unix.O_DIRECTORY|unix.O_CLOEXEC, 0)
+		return err
 	})
 	if err != nil {
-		var pe *Error
-		if errors.As(err, &pe) {
-			return nil, err
-		}
 		return nil, fmt.Errorf("reading %s: %w", root, err)
 	}
-	return t, nil
+	w := &walker{opts: opts, t: &Tree{Files: map[string]*File{}}}
+	if err := w.dir(fd, ".", absRoot, nil, false); err != nil {
+		return nil, err
+	}
+	return w.t, nil
 }
 
-func within(p, dir string) bool {
-	return p == dir || strings.HasPrefix(p, dir+string(filepath.Separator))
+// MaxDepth is how deeply Read descends: a directory nested deeper than 128 directories
+// below the root is an error. Read holds one open directory per level, and no real
+// package comes near it.
+const MaxDepth = 128
+
+// walker is one Read.
+type walker struct {
+	opts Options
+	t    *Tree
+}
+
+// dir reads the directory open as fd (which it closes), at rel (slash-separated, "."
+// for the root) and abs (the path its .krmignore patterns match against). pkg is the
+// ignore matcher of the nearest package at or above it (nil above the root); ignored
+// is true when a .krmignore matched the directory or one above it.
+func (w *walker) dir(fd int, rel, abs string, pkg gitignore.IgnoreMatcher, ignored bool) error {
+	f := os.NewFile(uintptr(fd), abs)
+	defer f.Close()
+	join := func(name string) string {
+		if rel == "." {
+			return name
+		}
+		return rel + "/" + name
+	}
+	var st unix.Stat_t
+	if rel == "." || unix.Fstatat(fd, KptfileName, &st, unix.AT_SYMLINK_NOFOLLOW) == nil {
+		pkg = gitignore.DummyIgnoreMatcher(false)
+		data, _, err := readAt(fd, IgnoreFile, w.opts.MaxFileSize)
+		switch {
+		case err == nil:
+			pkg = gitignore.NewGitIgnoreFromReader(abs, bytes.NewReader(data))
+		case !errors.Is(err, fs.ErrNotExist):
+			return &Error{Path: join(IgnoreFile), Err: err}
+		}
+	}
+	names, err := f.Readdirnames(-1)
+	if err != nil {
+		return &Error{Path: rel, Err: err}
+	}
+	sort.Strings(names)
+	for _, name := range names {
+		p, full := join(name), filepath.Join(abs, name)
+		if err := retry(func() error { return unix.Fstatat(fd, name, &st, unix.AT_SYMLINK_NOFOLLOW) }); err != nil {
+			if err == unix.ENOENT {
+				continue // removed since listed
+			}
+			return &Error{Path: p, Err: err}
+		}
+		isDir := uint32(st.Mode)&unix.S_IFMT == unix.S_IFDIR
+		if gitName(name) {
+			if w.opts.RefuseGitPaths {
+				return &Error{Path: p, Err: ErrGitPath}
+			}
+			continue
+		}
+		if w.opts.Skip != nil && w.opts.Skip(p, isDir) {
+			continue
+		}
+		if isDir {
+			if strings.Count(p, "/")+1 > MaxDepth {
+				return &Error{Path: p, Err: fmt.Errorf("nested deeper than %d directories", MaxDepth)}
+			}
+			var sub int
+			err := retry(func() (err error) {
+				sub, err = unix.Openat(fd, name, unix.O_RDONLY|unix.O_DIRECTORY|unix.O_NOFOLLOW|unix.O_CLOEXEC, 0)
+				return err
+			})
+			switch {
+			case err == unix.ELOOP: // a link now
+				return &Error{Path: p, Err: ErrSymlink}
+			case err == unix.ENOTDIR:
+				return &Error{Path: p, Err: fmt.Errorf("replaced while read: %w", ErrNotRegular)}
+			case err != nil:
+				return &Error{Path: p, Err: err}
+			}
+			if err := w.dir(sub, p, full, pkg, ignored || pkg.Match(full, true)); err != nil {
+				return err
+			}
+			continue
+		}
+		data, mode, err := readAt(fd, name, w.opts.MaxFileSize)
+		if err != nil {
+			return &Error{Path: p, Err: err}
+		}
+		file := &File{Path: p, Data: data, Mode: mode}
+		if KRMCandidate(p) && !ignored && !pkg.Match(full, false) {
+			if file.Docs, err = Parse(data, w.opts.PathPrefix+p); err != nil {
+				return &Error{Path: p, Err: err}
+			}
+			if file.Docs != nil {
+				file.Header = TakeHeader(data, file.Docs)
+			}
+		}
+		w.t.Files[p] = file
+	}
+	return nil
 }
 
 // KRMCandidate reports whether kpt's reader reads the file at rel: *.yaml, *.yml
@@ -247,21 +297,21 @@ func Parse(data []byte, annotationPath string) ([]*Doc, error) {
 // and removes those comments from its parsed docs: the first document's head comment
 // and the head comment of the first resource's first field.
 func TakeHeader(data []byte, docs []*Doc) string {
-	text := strings.ReplaceAll(string(data), "\r\n", "\n")
+	// Only the header's lines are looked at and copied, not the whole file.
 	end := 0
-	for end < len(text) {
-		nl := strings.IndexByte(text[end:], '\n')
-		line := text[end:]
+	for end < len(data) {
+		nl := bytes.IndexByte(data[end:], '\n')
+		line := data[end:]
 		if nl >= 0 {
-			line = text[end : end+nl]
+			line = data[end : end+nl]
 		}
-		t := strings.TrimSpace(line)
-		separator := t == "---" || strings.HasPrefix(t, "--- #")
-		if t != "" && !strings.HasPrefix(t, "#") && !separator {
+		t := bytes.TrimSpace(line)
+		separator := string(t) == "---" || bytes.HasPrefix(t, []byte("--- #"))
+		if len(t) > 0 && t[0] != '#' && !separator {
 			break
 		}
 		if nl < 0 {
-			end = len(text)
+			end = len(data)
 			break
 		}
 		end += nl + 1
@@ -272,7 +322,7 @@ func TakeHeader(data []byte, docs []*Doc) string {
 			y.Content[0].HeadComment = ""
 		}
 	}
-	return text[:end]
+	return strings.ReplaceAll(string(data[:end]), "\r\n", "\n")
 }
 
 // readerAnnotations are the annotations kyaml's reader and kpt put on resources, which

@@ -34,7 +34,23 @@
 // (docs/function.md, "Choosing roles"; docs/merge-semantics.md for resources and
 // fields; onConflict as "Conflict" says). Text files (README.md, scripts, YAML that is
 // not KRM) merge line by line as `git merge-file` does; a conflicting hunk takes the
-// onConflict side, and a binary file is taken whole from the side that changed it.
+// onConflict side, and a binary file (a NUL byte in its first 8000, as git decides) is
+// taken whole from the side that changed it and never shown in a plan ("Binary files
+// differ"). A path that is a file on one side and a directory on the other is decided
+// whole before those merges: upstream's change when the local copy is as the old
+// release had it, else a conflict under onConflict (updated deletes the local side's
+// files, each listed; a directory holding a subpackage is never replaced).
+//
+// # Hostile input
+//
+// The upstream and everything it ships are hostile; the package directory may sit on a
+// shared machine. Every file is read as package pkgio reads it: a regular file only (a
+// symbolic link, FIFO, device or socket is an error naming it), opened without
+// following links or blocking and checked on the open file, at most
+// Options.MaxFileSize bytes. A .git path in an upstream release (in any spelling git
+// takes for .git) is refused, and no change to such a path is ever written; nor is a
+// file written over a directory the update did not read. The report's String methods
+// escape what a terminal would act on.
 //
 // # Neighbours
 //
@@ -46,8 +62,9 @@
 //
 // # Errors
 //
-// Update returns bad options or input (naming the option, or the file and field); a
-// missing git CLI (a message saying git is needed); fetch failures; ErrDirty for a
+// Update returns bad options or input (naming the option, or the file and field;
+// ErrTooLarge, ErrNotRegular); a missing git CLI (a message saying git is needed);
+// fetch failures; ErrDirty for a
 // package with uncommitted changes (unless Options.AllowDirty); ErrNoUpstream when
 // nothing says where to fetch; the merge's errors (*results.ItemError naming resource,
 // file and field, paths relative to the package); *ConflictError, with the report,

@@ -23,35 +23,49 @@ func requireGit(t *testing.T) {
 	}
 }
 
-func git(t *testing.T, dir string, args ...string) string {
-	t.Helper()
+// gitCommand is git with args in dir, as a test user without the global config.
+func gitCommand(dir string, args ...string) *exec.Cmd {
 	cmd := exec.Command("git", args...)
 	cmd.Dir = dir
 	cmd.Env = append(os.Environ(), "GIT_AUTHOR_NAME=t", "GIT_AUTHOR_EMAIL=t@example.com",
 		"GIT_COMMITTER_NAME=t", "GIT_COMMITTER_EMAIL=t@example.com", "GIT_CONFIG_GLOBAL=/dev/null")
-	out, err := cmd.CombinedOutput()
+	return cmd
+}
+
+func git(t *testing.T, dir string, args ...string) string {
+	t.Helper()
+	out, err := gitCommand(dir, args...).CombinedOutput()
 	if err != nil {
 		t.Fatalf("git %v in %s: %v\n%s", args, dir, err, out)
 	}
 	return strings.TrimSpace(string(out))
 }
 
-// writeFiles writes files under dir; a value "" removes the file; a key ending in
-// "*" is written executable (the "*" dropped).
+// writeFiles writes files under dir; a value "" removes the file (and the directories
+// it leaves empty), before any file is written; a key ending in "*" is written
+// executable (the "*" dropped).
 func writeFiles(t *testing.T, dir string, files map[string]string) {
 	t.Helper()
 	for p, c := range files {
+		if c != "" {
+			continue
+		}
+		full := filepath.Join(dir, filepath.FromSlash(strings.TrimSuffix(p, "*")))
+		if err := os.Remove(full); err != nil && !os.IsNotExist(err) {
+			t.Fatal(err)
+		}
+		for d := filepath.Dir(full); d != dir && os.Remove(d) == nil; d = filepath.Dir(d) {
+		}
+	}
+	for p, c := range files {
+		if c == "" {
+			continue
+		}
 		mode := os.FileMode(0o644)
 		if strings.HasSuffix(p, "*") {
 			p, mode = strings.TrimSuffix(p, "*"), 0o755
 		}
 		full := filepath.Join(dir, filepath.FromSlash(p))
-		if c == "" {
-			if err := os.Remove(full); err != nil && !os.IsNotExist(err) {
-				t.Fatal(err)
-			}
-			continue
-		}
 		if err := os.MkdirAll(filepath.Dir(full), 0o755); err != nil {
 			t.Fatal(err)
 		}
@@ -128,7 +142,8 @@ func kptGet(t *testing.T, repo, directory, ref, dest string) {
 	}
 }
 
-// snapshot maps each file under dir (but .git) to its content and mode.
+// snapshot maps each file under dir (but .git) to its content and mode (a link to its
+// target, another file to its type).
 func snapshot(t *testing.T, dir string) map[string]string {
 	t.Helper()
 	out := map[string]string{}
@@ -142,13 +157,22 @@ func snapshot(t *testing.T, dir string) map[string]string {
 			}
 			return nil
 		}
+		fi, err := d.Info()
+		if err != nil {
+			return err
+		}
+		rel, _ := filepath.Rel(dir, p)
+		rel = filepath.ToSlash(rel)
+		if !fi.Mode().IsRegular() { // a link (never followed: it may lead to /dev/zero), a FIFO
+			target, _ := os.Readlink(p)
+			out[rel] = fi.Mode().String() + "\n" + target
+			return nil
+		}
 		b, err := os.ReadFile(p)
 		if err != nil {
 			return err
 		}
-		fi, _ := d.Info()
-		rel, _ := filepath.Rel(dir, p)
-		out[filepath.ToSlash(rel)] = fi.Mode().Perm().String() + "\n" + string(b)
+		out[rel] = fi.Mode().Perm().String() + "\n" + string(b)
 		return nil
 	})
 	if err != nil {

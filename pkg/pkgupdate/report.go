@@ -3,6 +3,8 @@ package pkgupdate
 import (
 	"fmt"
 	"strings"
+
+	"github.com/krm-merge/krm-merge/internal/pkgio"
 )
 
 // Report is what an update did (or, with Options.Plan, would do).
@@ -98,7 +100,9 @@ type Conflict struct {
 	Message string `json:"message"`
 }
 
-// String is "file[:lines]: [resource: ][field: ]message", as the command prints it.
+// String is "file[:lines]: [resource: ][field: ]message", as the command prints it:
+// characters a terminal would act on escaped (\x1b), since names and values come from
+// the package and the upstream.
 func (c Conflict) String() string {
 	loc := c.File
 	if c.Lines != "" {
@@ -111,7 +115,7 @@ func (c Conflict) String() string {
 	if c.Field != "" {
 		parts = append(parts, c.Field)
 	}
-	return strings.Join(append(parts, c.Message), ": ")
+	return pkgio.Escape(strings.Join(append(parts, c.Message), ": "))
 }
 
 // Note is a warning or a planned field change.
@@ -124,7 +128,7 @@ type Note struct {
 	Message string `json:"message"`
 }
 
-// String is "[file: ][resource: ][field: ]message".
+// String is "[file: ][resource: ][field: ]message", escaped as Conflict.String is.
 func (n Note) String() string {
 	var parts []string
 	for _, s := range []string{n.File, n.Resource, n.Field} {
@@ -132,7 +136,7 @@ func (n Note) String() string {
 			parts = append(parts, s)
 		}
 	}
-	return strings.Join(append(parts, n.Message), ": ")
+	return pkgio.Escape(strings.Join(append(parts, n.Message), ": "))
 }
 
 // ResourceChange is a resource the update adds or deletes.

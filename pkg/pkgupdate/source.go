@@ -2,9 +2,9 @@ package pkgupdate
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io/fs"
-	"os"
 	"path"
 	"path/filepath"
 	"sort"
@@ -41,6 +41,9 @@ type fileChange struct {
 	change stage.Change
 	action string
 	old    []byte
+	// replacesDir is true for a file written where the package has a directory whose
+	// files the same update deletes (a file replacing a directory, decided in merge).
+	replacesDir bool
 }
 
 // source is where a package comes from.
@@ -77,9 +80,9 @@ func (u *updater) pkg(ctx context.Context, rel, version string, root bool) error
 	}
 	pr.From = Version{Ref: src.fromRef, Commit: from.Commit, Cached: from.Cached}
 	pr.To = Version{Ref: src.toRef, Commit: to.Commit, Cached: to.Cached}
-	subs, err := subpackages(dir)
+	subs, err := subpackages(dir, u.opts.MaxFileSize)
 	if err != nil {
-		return err
+		return prefixed(rel, err)
 	}
 	skip := func(p string, isDir bool) bool {
 		if p == stagingName {
@@ -101,13 +104,14 @@ func (u *updater) pkg(ctx context.Context, rel, version string, root bool) error
 		if err := u.fetcher.Export(ctx, src.repo, v.commit, src.directory, out); err != nil {
 			return err
 		}
-		t, err := pkgio.Read(out, pkgio.Options{PathPrefix: v.role + "/", Skip: skip})
+		t, err := pkgio.Read(out, pkgio.Options{PathPrefix: v.role + "/", Skip: skip,
+			MaxFileSize: u.opts.MaxFileSize, RefuseGitPaths: true})
 		if err != nil {
 			return fmt.Errorf("upstream %s at %s: %w", src.repo, v.commit, err)
 		}
 		trees[v.role] = t
 	}
-	dest, err := pkgio.Read(dir, pkgio.Options{PathPrefix: roleDest + "/", Skip: skip})
+	dest, err := pkgio.Read(dir, pkgio.Options{PathPrefix: roleDest + "/", Skip: skip, MaxFileSize: u.opts.MaxFileSize})
 	if err != nil {
 		return prefixed(rel, err)
 	}
@@ -136,7 +140,7 @@ func (u *updater) pkg(ctx context.Context, rel, version string, root bool) error
 	} else {
 		u.record = nil
 	}
-	if err := u.merge(rel, src, trees, pr); err != nil {
+	if err := u.merge(rel, src, trees, subs, pr); err != nil {
 		return err
 	}
 	u.reports = append(u.reports, pr)
@@ -153,7 +157,7 @@ func (u *updater) pkg(ctx context.Context, rel, version string, root bool) error
 func (u *updater) source(dir, rel, version string, root bool) (*source, error) {
 	kfPath := path.Join(rel, kptfile.Name)
 	s := &source{}
-	data, err := os.ReadFile(filepath.Join(dir, kptfile.Name))
+	data, _, err := pkgio.ReadFile(filepath.Join(dir, kptfile.Name), u.opts.MaxFileSize)
 	switch {
 	case err == nil:
 		docs, perr := pkgio.Parse(data, kptfile.Name)
@@ -170,8 +174,8 @@ func (u *updater) source(dir, rel, version string, root bool) (*source, error) {
 		if s.kf.Git == nil {
 			s.kf = nil
 		}
-	case !os.IsNotExist(err):
-		return nil, err
+	case !errors.Is(err, fs.ErrNotExist):
+		return nil, &pkgio.Error{Path: kfPath, Err: err}
 	}
 	if s.kf != nil {
 		if root && (u.opts.Repo != "" || u.opts.Directory != "" || u.opts.From != "") {
@@ -230,8 +234,11 @@ func (u *updater) resolve(ctx context.Context, src *source, ref, commit string) 
 }
 
 // subpackages lists the directories under dir (relative, slash-separated) holding a
-// Kptfile with its own upstream; none inside another.
-func subpackages(dir string) ([]string, error) {
+// Kptfile with its own upstream; none inside another. Each Kptfile is read as
+// pkgio.ReadFile reads (limit bytes at most).
+// Errors: a Kptfile that cannot be read (a link, a FIFO, over the limit: *pkgio.Error
+// naming it relative to dir); the walk's I/O errors.
+func subpackages(dir string, limit int64) ([]string, error) {
 	var out []string
 	err := filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
 		if err != nil {
@@ -240,15 +247,18 @@ func subpackages(dir string) ([]string, error) {
 		if !d.IsDir() || p == dir {
 			return nil
 		}
-		if d.Name() == ".git" || d.Name() == stagingName {
+		if pkgio.GitPath(d.Name()) || d.Name() == stagingName {
 			return filepath.SkipDir
-		}
-		data, err := os.ReadFile(filepath.Join(p, kptfile.Name))
-		if err != nil {
-			return nil
 		}
 		rel, _ := filepath.Rel(dir, p)
 		rel = filepath.ToSlash(rel)
+		data, _, err := pkgio.ReadFile(filepath.Join(p, kptfile.Name), limit)
+		if errors.Is(err, fs.ErrNotExist) {
+			return nil
+		}
+		if err != nil {
+			return &pkgio.Error{Path: rel + "/" + kptfile.Name, Err: err}
+		}
 		docs, err := pkgio.Parse(data, kptfile.Name)
 		if err != nil || len(docs) != 1 {
 			return nil // read as part of this package, which reports what is wrong
@@ -271,6 +281,11 @@ func prepare(t *pkgio.Tree, role, name string, upstream *yaml.RNode, ref string,
 			if err := kptprep.Resource(d.Node); err != nil {
 				return fmt.Errorf("%s: %w", f.Path, err)
 			}
+		}
+	}
+	for p := range t.Files {
+		if strings.HasPrefix(p, kptfile.Name+"/") {
+			return &pkgio.Error{Path: kptfile.Name, Err: errors.New("a directory in the upstream release; a package's Kptfile is a file")}
 		}
 	}
 	f := t.Files[kptfile.Name]

@@ -24,9 +24,9 @@ import (
 //	   O?       U      D     line merge (git merge-file), O empty when absent; a
 //	                         conflicting hunk takes the onConflict side
 //
-// A file holding a NUL byte in any version is not merged by lines: it is taken whole
-// from whichever side changed it, a conflict when both did. A file's mode follows
-// upstream's when dest kept original's.
+// A binary file (binary: a NUL byte among its first 8000, as git decides) in any
+// version is not merged by lines: it is taken whole from whichever side changed it, a
+// conflict when both did. A file's mode follows upstream's when dest kept original's.
 func (u *updater) mergeText(rel string, paths []string, o, up, d *pkgio.Tree, pr *PackageReport) {
 	favor, winner := textmerge.FavorUpdated, "updated wins"
 	switch u.cfg.OnConflict {
@@ -101,8 +101,13 @@ func (u *updater) mergeText(rel string, paths []string, o, up, d *pkgio.Tree, pr
 	}
 }
 
-// binary reports whether b looks binary (holds a NUL byte, as git decides).
-func binary(b []byte) bool { return bytes.IndexByte(b, 0) >= 0 }
+// binaryPrefix is how much of a file git looks at to decide it is binary
+// (FIRST_FEW_BYTES in git's xdiff-interface.c).
+const binaryPrefix = 8000
+
+// binary reports whether b is binary as git decides it (buffer_is_binary): a NUL byte
+// among its first 8000 bytes.
+func binary(b []byte) bool { return bytes.IndexByte(b[:min(len(b), binaryPrefix)], 0) >= 0 }
 
 // lines formats a line range: "12", "12-15", or "before 12" for an empty one.
 func lines(r textmerge.Range) string {

@@ -4,13 +4,16 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"sort"
 	"strings"
+	"syscall"
 
 	"github.com/krm-merge/krm-merge/internal/gitfetch"
+	"github.com/krm-merge/krm-merge/internal/pkgio"
 	"github.com/krm-merge/krm-merge/internal/stage"
 	"github.com/krm-merge/krm-merge/internal/textmerge"
 	"github.com/krm-merge/krm-merge/pkg/config"
@@ -42,7 +45,15 @@ type Options struct {
 	// $KRM_MERGE_CACHE_DIR, else krm-merge/git under the user's cache directory
 	// (os.UserCacheDir, e.g. ~/.cache/krm-merge/git).
 	CacheDir string
+	// MaxFileSize is the size limit in bytes of every file read, in the package and in
+	// both upstream releases; 0 is DefaultMaxFileSize (64 MiB). A file over it fails
+	// the update (ErrTooLarge, naming the file). Negative is an error.
+	MaxFileSize int64
 }
+
+// DefaultMaxFileSize is the size limit of one file when Options.MaxFileSize is 0:
+// 64 MiB.
+const DefaultMaxFileSize = pkgio.DefaultMaxFileSize
 
 // Errors Update returns besides the merge's own (which name resource, file and field).
 var (
@@ -53,14 +64,26 @@ var (
 	// ErrNoGit: the git CLI is not on PATH (the function's container image has none;
 	// the error wrapping it says so).
 	ErrNoGit = gitfetch.ErrNoGit
+	// ErrTooLarge: a file (named by the error wrapping it) is over
+	// Options.MaxFileSize.
+	ErrTooLarge = pkgio.ErrTooLarge
+	// ErrNotRegular: a file of the package or of an upstream release (named by the
+	// error wrapping it) is a FIFO, a device or a socket; only regular files are read.
+	ErrNotRegular = pkgio.ErrNotRegular
 )
 
 // Update updates the package at opts.Dir (see the package documentation) and returns
 // what it did. Before anything else it finishes an update of the directory that was
 // interrupted (Report.Recovered says how).
 //
+// opts.Dir given through a symbolic link is resolved once, first; everything after
+// works on the resolved directory, and Report.Dir is opts.Dir as given.
+//
 // Errors: bad options or input (naming the option, or the file and field); ErrNoGit
-// (wrapped in a message saying so); fetch failures; ErrDirty; ErrNoUpstream; the merge's errors
+// (wrapped in a message saying so); fetch failures; ErrDirty; ErrNoUpstream; a file of
+// the package or of an upstream release that is a symbolic link, is not a regular file
+// (ErrNotRegular) or is over Options.MaxFileSize (ErrTooLarge), naming it; a .git
+// path in an upstream release; the merge's errors
 // (*results.ItemError naming resource, file and field, file paths relative to the
 // package); *ConflictError, with the report, when onConflict is error and there are
 // conflicts; write failures (nothing written). On every error DIR is as it was.
@@ -68,12 +91,20 @@ func Update(ctx context.Context, opts Options) (*Report, error) {
 	if opts.Dir == "" {
 		return nil, fmt.Errorf("no package directory given")
 	}
+	if opts.MaxFileSize < 0 {
+		return nil, fmt.Errorf("MaxFileSize is %d: want a positive number of bytes, or 0 for %d", opts.MaxFileSize, DefaultMaxFileSize)
+	}
+	given := opts.Dir
 	fi, err := os.Stat(opts.Dir)
 	if err != nil {
 		return nil, fmt.Errorf("package directory: %w", err)
 	}
 	if !fi.IsDir() {
-		return nil, fmt.Errorf("%s is not a directory", opts.Dir)
+		return nil, fmt.Errorf("%s is not a directory", pkgio.Escape(opts.Dir))
+	}
+	// Resolved once: the lock, the reads and the write all use the one directory.
+	if opts.Dir, err = filepath.EvalSymlinks(opts.Dir); err != nil {
+		return nil, fmt.Errorf("package directory: %w", err)
 	}
 	cfg, err := mergeConfig(opts.Config)
 	if err != nil {
@@ -83,7 +114,7 @@ func Update(ctx context.Context, opts Options) (*Report, error) {
 		opts.Plan = true
 		cfg.Plan = false
 	}
-	rep := &Report{Dir: opts.Dir, Plan: opts.Plan, Packages: []*PackageReport{}, Files: []FileChange{}}
+	rep := &Report{Dir: given, Plan: opts.Plan, Packages: []*PackageReport{}, Files: []FileChange{}}
 	unlock, err := stage.Lock(opts.Dir)
 	if err != nil {
 		return nil, err
@@ -126,10 +157,13 @@ func Update(ctx context.Context, opts Options) (*Report, error) {
 	}
 	rep.Packages = append(rep.Packages, u.reports...)
 	sort.Slice(u.changes, func(i, j int) bool { return u.changes[i].change.Path < u.changes[j].change.Path })
+	if err := u.checkChanges(); err != nil {
+		return nil, err
+	}
 	for _, c := range u.changes {
 		fc := FileChange{Path: c.change.Path, Action: c.action}
 		if opts.Plan {
-			fc.Diff = textmerge.Unified(c.old, c.change.Data, 3)
+			fc.Diff = diff(c.old, c.change.Data)
 		}
 		rep.Files = append(rep.Files, fc)
 	}
@@ -147,6 +181,43 @@ func Update(ctx context.Context, opts Options) (*Report, error) {
 		return nil, err
 	}
 	return rep, nil
+}
+
+// checkChanges refuses, before anything is written, a change to a path with a .git
+// component (pkgio.GitPath; the reads already refuse them in upstream trees) and a
+// file added where the package holds something the update did not read (an empty
+// directory, a directory holding only a nested repository): a write there would
+// replace it unseen.
+func (u *updater) checkChanges() error {
+	for _, c := range u.changes {
+		p := c.change.Path
+		if pkgio.GitPath(p) {
+			return &pkgio.Error{Path: p, Err: pkgio.ErrGitPath}
+		}
+		if c.action != "added" || c.replacesDir {
+			continue
+		}
+		fi, err := os.Lstat(filepath.Join(u.opts.Dir, filepath.FromSlash(p)))
+		switch {
+		case err == nil && fi.IsDir():
+			return &pkgio.Error{Path: p, Err: errors.New("upstream adds a file here, where the package has a directory without files the update reads (empty, or holding only a repository); remove or rename the directory first")}
+		case err == nil:
+			return &pkgio.Error{Path: p, Err: errors.New("upstream adds a file here, where the package has one the update did not read; remove or rename it first")}
+		case !errors.Is(err, fs.ErrNotExist) && !errors.Is(err, syscall.ENOTDIR): // ENOTDIR: a file above it, deleted with it
+			return &pkgio.Error{Path: p, Err: err}
+		}
+	}
+	return nil
+}
+
+// diff is the plan's diff of a file from old to new: a unified diff with 3 lines of
+// context, or "Binary files differ" (as git says it) when either is binary, which is
+// then neither split into lines nor shown.
+func diff(old, new []byte) string {
+	if binary(old) || binary(new) {
+		return "Binary files differ\n"
+	}
+	return textmerge.Unified(old, new, 3)
 }
 
 // mergeConfig checks the caller's merge options and returns a copy with the roles set.

@@ -1,6 +1,8 @@
 // Package pkgcmd is the `krm-merge pkg` command group: `krm-merge pkg update
 // DIR[@VERSION]`, a cobra front end to pkg/pkgupdate that prints the report for a
-// person or as JSON.
+// person or as JSON. Every name, value and diff line in either comes from the package
+// or the upstream, and is escaped where a terminal would act on it (the text report
+// with pkgio.Escape, the JSON document with \u escapes).
 //
 // It needs the git CLI; in the function's container image, which has none, it fails with
 // gitfetch.ErrNoGit's message and changes nothing.

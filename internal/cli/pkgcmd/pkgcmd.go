@@ -1,17 +1,23 @@
 package pkgcmd
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
+	"math"
 	"os"
+	"strconv"
 	"strings"
+	"unicode"
+	"unicode/utf16"
 
 	"github.com/spf13/cobra"
 	"sigs.k8s.io/kustomize/kyaml/yaml"
 
+	"github.com/krm-merge/krm-merge/internal/pkgio"
 	"github.com/krm-merge/krm-merge/pkg/config"
 	"github.com/krm-merge/krm-merge/pkg/function"
 	"github.com/krm-merge/krm-merge/pkg/pkgupdate"
@@ -32,6 +38,7 @@ type updateFlags struct {
 	plan, allowDirty           bool
 	repo, directory, from, to  string
 	cacheDir                   string
+	maxFileSize                string
 }
 
 const updateLong = `Take a new upstream release into a package in one step.
@@ -59,6 +66,14 @@ refused unless --allow-dirty.
 A directory without a Kptfile upstream (a kustomize base or plain manifests vendored
 from git) is updated with --repo, --from and the new version (DIR@VERSION or --to);
 nothing is recorded.
+
+DIR@VERSION splits at an @ after the last /: a@2/pkg is the directory a@2/pkg, and a
+version with a / in it (a branch release/1.2) is given with --to. DIR may be reached
+through a symbolic link. Only regular files are read, in DIR and in both releases, none
+over --max-file-size; a symbolic link, FIFO, device or socket is an error naming it. A
+path that is a file on one side and a directory on the other is a conflict like any
+other, never a silent deletion. Names and values are printed with control characters
+escaped (\x1b); binary files are never printed.
 
 Exit status: 0 on success, 1 on an error or when --on-conflict error finds conflicts.
 git must be installed; the krm-merge container image has none.`
@@ -89,7 +104,7 @@ func updateCommand() *cobra.Command {
 		RunE: func(c *cobra.Command, args []string) error {
 			err := runUpdate(c.Context(), f, args[0], c.OutOrStdout())
 			if err != nil && f.output != "json" {
-				fmt.Fprintln(c.ErrOrStderr(), "Error:", err)
+				printError(c.ErrOrStderr(), err)
 			}
 			return err
 		},
@@ -105,7 +120,43 @@ func updateCommand() *cobra.Command {
 	fl.StringVar(&f.from, "from", "", "the upstream version the directory was made from (with --repo)")
 	fl.StringVar(&f.to, "to", "", "the upstream version to update to (instead of DIR@VERSION)")
 	fl.StringVar(&f.cacheDir, "cache-dir", "", "git cache directory (default $KRM_MERGE_CACHE_DIR, else ~/.cache/krm-merge/git)")
+	fl.StringVar(&f.maxFileSize, "max-file-size", "64MiB", "the size limit of every file read, in DIR and in the upstream releases: bytes, or with KiB, MiB or GiB")
 	return cmd
+}
+
+// splitArg splits DIR[@VERSION] at an @ after the last /, so that a directory whose
+// path has an @ (a@2/pkg) is a directory; "" is no version.
+// Errors: an @ with nothing after it.
+func splitArg(arg string) (dir, version string, err error) {
+	i := strings.LastIndex(arg, "@")
+	if i < 0 || i < strings.LastIndex(arg, "/") {
+		return arg, "", nil
+	}
+	if i == len(arg)-1 {
+		return "", "", fmt.Errorf("%q: no version after @", arg)
+	}
+	return arg[:i], arg[i+1:], nil
+}
+
+// parseSize reads a size: a positive number of bytes, with an optional unit B, K, Ki or
+// KiB, M, Mi or MiB, G, Gi or GiB (powers of 1024).
+// Errors: anything else, or a size that does not fit in int64.
+func parseSize(s string) (int64, error) {
+	num, shift := s, uint(0)
+	for _, u := range []struct {
+		suffix string
+		shift  uint
+	}{{"KiB", 10}, {"MiB", 20}, {"GiB", 30}, {"Ki", 10}, {"Mi", 20}, {"Gi", 30}, {"K", 10}, {"M", 20}, {"G", 30}, {"B", 0}} {
+		if strings.HasSuffix(s, u.suffix) {
+			num, shift = strings.TrimSuffix(s, u.suffix), u.shift
+			break
+		}
+	}
+	n, err := strconv.ParseInt(num, 10, 64)
+	if err != nil || n <= 0 || n > math.MaxInt64>>shift {
+		return 0, fmt.Errorf("%q: want a positive size in bytes, or with KiB, MiB or GiB", s)
+	}
+	return n << shift, nil
 }
 
 func runUpdate(ctx context.Context, f *updateFlags, arg string, out io.Writer) error {
@@ -115,12 +166,13 @@ func runUpdate(ctx context.Context, f *updateFlags, arg string, out io.Writer) e
 	if f.output != "text" && f.output != "json" {
 		return fmt.Errorf("--output %q: want text or json", f.output)
 	}
-	dir, version := arg, ""
-	if i := strings.LastIndex(arg, "@"); i >= 0 {
-		dir, version = arg[:i], arg[i+1:]
-		if version == "" {
-			return fmt.Errorf("%q: no version after @", arg)
-		}
+	dir, version, err := splitArg(arg)
+	if err != nil {
+		return err
+	}
+	maxFileSize, err := parseSize(f.maxFileSize)
+	if err != nil {
+		return fmt.Errorf("--max-file-size %w", err)
 	}
 	if f.to != "" {
 		if version != "" {
@@ -143,21 +195,18 @@ func runUpdate(ctx context.Context, f *updateFlags, arg string, out io.Writer) e
 	rep, err := pkgupdate.Update(ctx, pkgupdate.Options{
 		Dir: dir, Version: version, Repo: f.repo, Directory: f.directory, From: f.from,
 		Config: cfg, Plan: f.plan, AllowDirty: f.allowDirty, CacheDir: f.cacheDir,
+		MaxFileSize: maxFileSize,
 	})
+	if errors.Is(err, pkgupdate.ErrTooLarge) {
+		err = fmt.Errorf("%w (raise the limit with --max-file-size)", err)
+	}
+	if err != nil && strings.Contains(arg, "@") && version == "" {
+		if _, statErr := os.Stat(dir); statErr != nil {
+			err = fmt.Errorf("%w (DIR@VERSION splits at an @ after the last /: give a version with a / with --to)", err)
+		}
+	}
 	if f.output == "json" {
-		doc := struct {
-			*pkgupdate.Report
-			Error string `json:"error,omitempty"`
-		}{Report: rep}
-		if rep == nil {
-			doc.Report = &pkgupdate.Report{Dir: dir}
-		}
-		if err != nil {
-			doc.Error = err.Error()
-		}
-		enc := json.NewEncoder(out)
-		enc.SetIndent("", "  ")
-		if encErr := enc.Encode(doc); encErr != nil && err == nil {
+		if encErr := writeJSON(out, rep, dir, err); encErr != nil && err == nil {
 			err = encErr
 		}
 		return err
@@ -166,6 +215,53 @@ func runUpdate(ctx context.Context, f *updateFlags, arg string, out io.Writer) e
 		printReport(out, rep, err)
 	}
 	return err
+}
+
+// writeJSON writes the report (or an empty one for dir) and the error as one JSON
+// document. encoding/json escapes C0 controls, U+2028 and U+2029; every other character
+// a terminal could act on (DEL, C1 controls, bidi and other format characters) is
+// escaped as \uXXXX too, so that the document can be shown on a terminal as it is; it
+// decodes to the same values.
+func writeJSON(out io.Writer, rep *pkgupdate.Report, dir string, err error) error {
+	doc := struct {
+		*pkgupdate.Report
+		Error string `json:"error,omitempty"`
+	}{Report: rep}
+	if rep == nil {
+		doc.Report = &pkgupdate.Report{Dir: dir}
+	}
+	if err != nil {
+		doc.Error = err.Error()
+	}
+	b, encErr := json.MarshalIndent(doc, "", "  ")
+	if encErr != nil {
+		return encErr
+	}
+	var w bytes.Buffer
+	for _, r := range string(b) { // valid UTF-8: encoding/json replaced invalid bytes
+		switch {
+		case r == '\n' || unicode.IsGraphic(r):
+			w.WriteRune(r)
+		case r > 0xffff:
+			r1, r2 := utf16.EncodeRune(r)
+			fmt.Fprintf(&w, `\u%04x\u%04x`, r1, r2)
+		default:
+			fmt.Fprintf(&w, `\u%04x`, r)
+		}
+	}
+	w.WriteByte('\n')
+	_, encErr = out.Write(w.Bytes())
+	return encErr
+}
+
+// printError writes "Error: " and err for a person, escaped line by line (pkgio.Escape:
+// a file name in it may hold escape bytes).
+func printError(w io.Writer, err error) {
+	lines := strings.Split(err.Error(), "\n")
+	for i := range lines {
+		lines[i] = pkgio.Escape(lines[i])
+	}
+	fmt.Fprintln(w, "Error:", strings.Join(lines, "\n"))
 }
 
 // loadConfig reads a functionConfig file as the function reads its functionConfig;
@@ -196,8 +292,11 @@ func short(commit string) string {
 	return commit
 }
 
-// printReport writes the report for a person.
+// printReport writes the report for a person. Every name, path, field, value and diff
+// line comes from the package or the upstream and is escaped (pkgio.Escape; diff
+// lines keep their tabs): raw escape bytes could clear the screen and fake the plan.
 func printReport(w io.Writer, r *pkgupdate.Report, err error) {
+	esc := pkgio.Escape
 	if r.Recovered != "" {
 		fmt.Fprintf(w, "Recovered: %s.\n", r.Recovered)
 	}
@@ -210,8 +309,8 @@ func printReport(w io.Writer, r *pkgupdate.Report, err error) {
 		if p.From.Cached && p.To.Cached {
 			cache = " (from the git cache)"
 		}
-		fmt.Fprintf(w, "Package %q: %s%s %s (%s) -> %s (%s)%s\n", name, p.Repo, dirSuffix(p.Directory),
-			p.From.Ref, short(p.From.Commit), p.To.Ref, short(p.To.Commit), cache)
+		fmt.Fprintf(w, "Package %q: %s%s %s (%s) -> %s (%s)%s\n", name, esc(p.Repo), esc(dirSuffix(p.Directory)),
+			esc(p.From.Ref), esc(short(p.From.Commit)), esc(p.To.Ref), esc(short(p.To.Commit)), cache)
 		c := p.Counts
 		fmt.Fprintf(w, "  resources: %d merged, %d added, %d deleted, %d kept", c.Merged, c.Added, c.Deleted, c.Kept)
 		if c.StayedDeleted > 0 {
@@ -219,7 +318,7 @@ func printReport(w io.Writer, r *pkgupdate.Report, err error) {
 		}
 		fmt.Fprintf(w, "; conflicts: %d\n", len(p.Conflicts))
 		for _, rc := range p.Resources {
-			fmt.Fprintf(w, "  %-8s %s (%s)\n", rc.Action, rc.Resource, rc.File)
+			fmt.Fprintf(w, "  %-8s %s (%s)\n", rc.Action, esc(rc.Resource), esc(rc.File))
 		}
 		for _, cf := range p.Conflicts {
 			fmt.Fprintf(w, "  conflict %s\n", cf)
@@ -237,10 +336,10 @@ func printReport(w io.Writer, r *pkgupdate.Report, err error) {
 		fmt.Fprintln(w, "Files:")
 	}
 	for _, f := range r.Files {
-		fmt.Fprintf(w, "  %-8s %s\n", f.Action, f.Path)
+		fmt.Fprintf(w, "  %-8s %s\n", f.Action, esc(f.Path))
 		if f.Diff != "" {
-			for _, l := range strings.SplitAfter(strings.TrimSuffix(f.Diff, "\n"), "\n") {
-				fmt.Fprintf(w, "    %s", strings.TrimSuffix(l, "\n")+"\n")
+			for _, l := range strings.Split(strings.TrimSuffix(f.Diff, "\n"), "\n") {
+				fmt.Fprintf(w, "    %s\n", pkgio.EscapeLine(l))
 			}
 		}
 	}

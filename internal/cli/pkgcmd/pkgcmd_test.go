@@ -3,10 +3,15 @@ package pkgcmd
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
+	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/krm-merge/krm-merge/pkg/pkgupdate"
 )
 
 func run(t *testing.T, args ...string) (stdout, stderr string, err error) {
@@ -82,9 +87,182 @@ func TestHelp(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, want := range []string{"update DIR[@VERSION]", "--plan", "--on-conflict", "--repo", "--allow-dirty", "upstreamLock", "container image has none"} {
+	for _, want := range []string{"update DIR[@VERSION]", "--plan", "--on-conflict", "--repo", "--allow-dirty", "upstreamLock", "container image has none", "--max-file-size"} {
 		if !strings.Contains(stdout, want) {
 			t.Errorf("help lacks %q", want)
 		}
+	}
+}
+
+// DIR@VERSION splits at an @ after the last / only: a@2/pkg is a directory.
+func TestSplitArg(t *testing.T) {
+	for _, tc := range []struct{ arg, dir, version, err string }{
+		{"pkg", "pkg", "", ""},
+		{"pkg@v1", "pkg", "v1", ""},
+		{"a@2/pkg", "a@2/pkg", "", ""},
+		{"a@2/pkg@v3", "a@2/pkg", "v3", ""},
+		{"/abs/x@y/pkg@main", "/abs/x@y/pkg", "main", ""},
+		{"./pkg@sha-1@2", "./pkg@sha-1", "2", ""},
+		{"pkg@", "", "", "no version after @"},
+		{"a@2/pkg@", "", "", "no version after @"},
+	} {
+		dir, version, err := splitArg(tc.arg)
+		if tc.err != "" {
+			if err == nil || !strings.Contains(err.Error(), tc.err) {
+				t.Errorf("%s: error %v, want %q", tc.arg, err, tc.err)
+			}
+			continue
+		}
+		if err != nil || dir != tc.dir || version != tc.version {
+			t.Errorf("%s: %q %q %v, want %q %q", tc.arg, dir, version, err, tc.dir, tc.version)
+		}
+	}
+	// through the command: a@2/pkg is the directory looked for
+	root := t.TempDir()
+	_, stderr, err := run(t, "update", filepath.Join(root, "a@2", "pkg"))
+	if err == nil || !strings.Contains(stderr, filepath.Join(root, "a@2", "pkg")) {
+		t.Errorf("error %v, stderr %q", err, stderr)
+	}
+}
+
+func TestMaxFileSizeFlag(t *testing.T) {
+	for in, want := range map[string]int64{"1000": 1000, "64MiB": 64 << 20, "2Ki": 2048, "1GiB": 1 << 30, "3M": 3 << 20, "10KiB": 10240, "5B": 5} {
+		got, err := parseSize(in)
+		if err != nil || got != want {
+			t.Errorf("%s: %d %v, want %d", in, got, err, want)
+		}
+	}
+	for _, in := range []string{"", "-1", "0", "abc", "1.5MiB", "1TB", "99999999999999999999"} {
+		if _, err := parseSize(in); err == nil {
+			t.Errorf("%q: no error", in)
+		}
+	}
+	dir := t.TempDir()
+	if _, _, err := run(t, "update", dir+"@v1", "--max-file-size", "lots"); err == nil || !strings.Contains(err.Error(), "--max-file-size") {
+		t.Errorf("bad --max-file-size: %v", err)
+	}
+}
+
+// unsafe reports the first byte sequence of s a terminal would act on: a C0 control
+// other than newline (and tab where allowed), DEL, a C1 control, a bidi control.
+func unsafe(s string, tabs bool) string {
+	for _, r := range s {
+		switch {
+		case r == '\n', r == '\t' && tabs:
+		case r < 0x20, r == 0x7f, r >= 0x80 && r < 0xa0, r >= 0x202a && r <= 0x202e, r >= 0x2066 && r <= 0x2069, r == 0xfffd:
+			return fmt.Sprintf("%q", r)
+		}
+	}
+	return ""
+}
+
+const evil = "\x1b[2J\x1b]0;owned\x07\r\u009b31m\u202e\x7f"
+
+func evilReport() *pkgupdate.Report {
+	return &pkgupdate.Report{Dir: "pkg" + evil, Plan: true, Packages: []*pkgupdate.PackageReport{{
+		Path: ".", Repo: "file:///r" + evil, Directory: "/d" + evil,
+		From:      pkgupdate.Version{Ref: "v1" + evil, Commit: "c1"},
+		To:        pkgupdate.Version{Ref: "v2" + evil, Commit: "c2"},
+		Resources: []pkgupdate.ResourceChange{{Action: "added", Resource: "v1 ConfigMap cm" + evil, File: "f" + evil + ".yaml"}},
+		Conflicts: []pkgupdate.Conflict{{File: "f" + evil, Resource: "v1 ConfigMap cm" + evil, Field: "data.k" + evil, Message: "changed on both sides (original a" + evil + ")"}},
+		Warnings:  []pkgupdate.Note{{File: "w" + evil, Message: "m" + evil}},
+		Changes:   []pkgupdate.Note{{File: "c" + evil, Field: "data.k" + evil, Message: "would add v" + evil}},
+	}}, Files: []pkgupdate.FileChange{{Path: "docs/x" + evil + ".md", Action: "modified", Diff: "@@ -1 +1 @@\n-old\tline" + evil + "\n+new\n"}}}
+}
+
+// Escape bytes in file names, resource names, field paths, values and diff lines reach
+// the terminal escaped (\x1b), never raw: they could clear the screen and fake the plan.
+func TestTextReportEscapes(t *testing.T) {
+	var b bytes.Buffer
+	printReport(&b, evilReport(), nil)
+	out := b.String()
+	for i, line := range strings.Split(out, "\n") {
+		if u := unsafe(line, strings.HasPrefix(line, "    -")); u != "" {
+			t.Errorf("line %d holds %s raw: %q", i, u, line)
+		}
+	}
+	for _, want := range []string{`\x1b[2J`, `\x07`, `\r`, `\u009b`, `\u202e`, `\x7f`, "-old\tline"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("report lacks %q:\n%s", want, out)
+		}
+	}
+	// the error line too
+	var e bytes.Buffer
+	printError(&e, errors.New("x"+evil+": symbolic links are not supported"))
+	if u := unsafe(e.String(), false); u != "" {
+		t.Errorf("error line holds %s raw: %q", u, e.String())
+	}
+}
+
+// The JSON report escapes the same characters (encoding/json leaves DEL, C1 and bidi
+// controls raw) and still decodes to the exact values.
+func TestJSONReportEscapes(t *testing.T) {
+	var b bytes.Buffer
+	if err := writeJSON(&b, evilReport(), "pkg", errors.New("bad"+evil)); err != nil {
+		t.Fatal(err)
+	}
+	if u := unsafe(b.String(), false); u != "" {
+		t.Errorf("JSON holds %s raw:\n%s", u, b.String())
+	}
+	var doc struct {
+		pkgupdate.Report
+		Error string
+	}
+	if err := json.Unmarshal(b.Bytes(), &doc); err != nil {
+		t.Fatal(err)
+	}
+	if doc.Error != "bad"+evil || doc.Files[0].Path != "docs/x"+evil+".md" || doc.Packages[0].Conflicts[0].Field != "data.k"+evil {
+		t.Errorf("decoded %+v", doc)
+	}
+}
+
+// End to end: upstream adds a file whose name and content hold escape bytes; the plan
+// printed for a person holds none raw.
+func TestPlanOfAHostileFileName(t *testing.T) {
+	if _, err := exec.LookPath("git"); err != nil {
+		t.Skip("git is not on PATH")
+	}
+	for k, v := range map[string]string{"GIT_CONFIG_GLOBAL": "/dev/null", "GIT_AUTHOR_NAME": "t", "GIT_AUTHOR_EMAIL": "t@example.com",
+		"GIT_COMMITTER_NAME": "t", "GIT_COMMITTER_EMAIL": "t@example.com"} {
+		t.Setenv(k, v)
+	}
+	git := func(dir string, args ...string) {
+		t.Helper()
+		cmd := exec.Command("git", args...)
+		cmd.Dir = dir
+		if out, err := cmd.CombinedOutput(); err != nil {
+			t.Fatalf("git %v: %v\n%s", args, err, out)
+		}
+	}
+	repo := t.TempDir()
+	git(repo, "init", "-q", "-b", "main")
+	write := func(dir, name, content string) {
+		if err := os.WriteFile(filepath.Join(dir, name), []byte(content), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	write(repo, "a.txt", "a\n")
+	git(repo, "add", "-A")
+	git(repo, "commit", "-qm", "v1")
+	git(repo, "tag", "v1")
+	write(repo, "evil\x1b[2J\x1b[Hname.txt", "one\x1b]0;owned\x07\n")
+	git(repo, "add", "-A")
+	git(repo, "commit", "-qm", "v2")
+	git(repo, "tag", "v2")
+	dir := filepath.Join(t.TempDir(), "pkg")
+	if err := os.Mkdir(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	write(dir, "a.txt", "a\n")
+	stdout, stderr, err := run(t, "update", dir, "--repo", "file://"+repo, "--from", "v1", "--to", "v2", "--plan",
+		"--cache-dir", t.TempDir())
+	if err != nil {
+		t.Fatalf("%v\n%s", err, stderr)
+	}
+	if u := unsafe(stdout, true); u != "" {
+		t.Errorf("the plan holds %s raw:\n%q", u, stdout)
+	}
+	if !strings.Contains(stdout, `added    evil\x1b[2J\x1b[Hname.txt`) || !strings.Contains(stdout, `+one\x1b]0;owned\x07`) {
+		t.Errorf("the plan does not show the escaped name and line:\n%s", stdout)
 	}
 }
