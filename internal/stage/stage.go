@@ -96,6 +96,15 @@ const (
 	insideName = ".krm-merge-update"
 )
 
+// IsStagingName reports whether name (one path component) names a staging directory
+// of this package: ".krm-merge-update" inside a directory, or a sibling
+// ".krm-merge-<name>.update" (which sits inside the parent package when a subpackage was
+// updated on its own). Readers of a package leave such directories out.
+func IsStagingName(name string) bool {
+	return name == insideName || (strings.HasPrefix(name, ".krm-merge-") && strings.HasSuffix(name, ".update") &&
+		len(name) > len(".krm-merge-.update"))
+}
+
 // StagingDir returns where changes to dir are staged: the hidden sibling
 // ".krm-merge-<name>.update" when dir's parent is on the same filesystem and writable,
 // else ".krm-merge-update" inside dir (so that a test that lists dir's files sees a

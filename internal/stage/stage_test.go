@@ -555,3 +555,14 @@ func TestRecoverRefusesAJournalForAnotherDirectory(t *testing.T) {
 		t.Errorf("Recover: %v", err)
 	}
 }
+
+func TestIsStagingName(t *testing.T) {
+	for name, want := range map[string]bool{
+		".krm-merge-update": true, ".krm-merge-sub.update": true, ".krm-merge-a.b.update": true,
+		".krm-merge-.update": false, ".krm-merge-sub": false, "krm-merge-sub.update": false, "sub": false,
+	} {
+		if got := IsStagingName(name); got != want {
+			t.Errorf("IsStagingName(%q) = %v, want %v", name, got, want)
+		}
+	}
+}

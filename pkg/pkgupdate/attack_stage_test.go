@@ -95,3 +95,29 @@ func TestUpdateRefusedWhileAPackageInsideOrAboveIsUpdated(t *testing.T) {
 		}
 	}
 }
+
+// A subpackage updated on its own and killed leaves its staging directory, the sibling
+// .krm-merge-<sub>.update, inside the parent package: the parent's update does not read
+// it as package files.
+func TestSubpackageStagingIsNotPackageContent(t *testing.T) {
+	dir, _ := localPackage(t, custom)
+	writeFiles(t, dir, map[string]string{
+		".krm-merge-sub.update/new/0":         "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: [\n",
+		".krm-merge-sub.update/journal.json":  "{}",
+		"docs/.krm-merge-guide.update/x.yaml": "kind: [\n",
+	})
+	git(t, filepath.Dir(dir), "add", "-A")
+	git(t, filepath.Dir(dir), "commit", "-qm", "leftovers")
+	rep, err := Update(context.Background(), options(dir, t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, f := range rep.Files {
+		if strings.Contains(f.Path, ".krm-merge-") {
+			t.Errorf("the update changed %s", f.Path)
+		}
+	}
+	if got := read(t, filepath.Join(dir, ".krm-merge-sub.update/journal.json")); got != "{}" {
+		t.Errorf("journal.json %q", got)
+	}
+}

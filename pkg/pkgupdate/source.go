@@ -56,10 +56,6 @@ type source struct {
 	kfNode          *yaml.RNode       // the local Kptfile resource, when there is one
 }
 
-// stagingName is the staging directory inside the package (stage.StagingDir), never
-// part of it.
-const stagingName = ".krm-merge-update"
-
 // pkg updates the package at rel (relative to the root; "." for the root) to version
 // ("" for its Kptfile's upstream ref) and then its subpackages with their own upstream.
 func (u *updater) pkg(ctx context.Context, rel, version string, root bool) error {
@@ -85,7 +81,7 @@ func (u *updater) pkg(ctx context.Context, rel, version string, root bool) error
 		return prefixed(rel, err)
 	}
 	skip := func(p string, isDir bool) bool {
-		if p == stagingName {
+		if stage.IsStagingName(path.Base(p)) {
 			return true
 		}
 		for _, s := range subs {
@@ -247,7 +243,7 @@ func subpackages(dir string, limit int64) ([]string, error) {
 		if !d.IsDir() || p == dir {
 			return nil
 		}
-		if pkgio.GitPath(d.Name()) || d.Name() == stagingName {
+		if pkgio.GitPath(d.Name()) || stage.IsStagingName(d.Name()) {
 			return filepath.SkipDir
 		}
 		rel, _ := filepath.Rel(dir, p)
