@@ -67,8 +67,9 @@ A directory without a Kptfile upstream (a kustomize base or plain manifests vend
 from git) is updated with --repo, --from and the new version (DIR@VERSION or --to);
 nothing is recorded.
 
-DIR@VERSION splits at an @ after the last /: a@2/pkg is the directory a@2/pkg, and a
-version with a / in it (a branch release/1.2) is given with --to. DIR may be reached
+In DIR@VERSION, an existing directory decides where the @ splits: a@2/pkg is the
+directory a@2/pkg, pkg@release/1.2 is pkg at the branch release/1.2 (--to VERSION
+is never ambiguous). DIR may be reached
 through a symbolic link. Only regular files are read, in DIR and in both releases, none
 over --max-file-size; a symbolic link, FIFO, device or socket is an error naming it. A
 path that is a file on one side and a directory on the other is a conflict like any
@@ -124,18 +125,42 @@ func updateCommand() *cobra.Command {
 	return cmd
 }
 
-// splitArg splits DIR[@VERSION] at an @ after the last /, so that a directory whose
-// path has an @ (a@2/pkg) is a directory; "" is no version.
+// splitArg splits DIR[@VERSION]; "" is no version. arg naming an existing directory
+// is that directory (a@2/pkg); else it splits at the last @ whose left part is an
+// existing directory (pkg@release/1.2: a branch with a slash); else at an @ after the
+// last / (so that a missing directory is reported by its whole name).
 // Errors: an @ with nothing after it.
 func splitArg(arg string) (dir, version string, err error) {
-	i := strings.LastIndex(arg, "@")
-	if i < 0 || i < strings.LastIndex(arg, "/") {
+	return splitArgWith(arg, isDir)
+}
+
+// splitArgWith is splitArg with the directory test given.
+func splitArgWith(arg string, isDir func(string) bool) (dir, version string, err error) {
+	if !strings.Contains(arg, "@") || isDir(arg) {
 		return arg, "", nil
 	}
-	if i == len(arg)-1 {
-		return "", "", fmt.Errorf("%q: no version after @", arg)
+	split := func(i int) (string, string, error) {
+		if i == len(arg)-1 {
+			return "", "", fmt.Errorf("%q: no version after @", arg)
+		}
+		return arg[:i], arg[i+1:], nil
 	}
-	return arg[:i], arg[i+1:], nil
+	for i := strings.LastIndex(arg, "@"); i > 0; i = strings.LastIndex(arg[:i], "@") {
+		if isDir(arg[:i]) {
+			return split(i)
+		}
+	}
+	i := strings.LastIndex(arg, "@")
+	if i < strings.LastIndex(arg, "/") {
+		return arg, "", nil
+	}
+	return split(i)
+}
+
+// isDir reports whether p is an existing directory (through symbolic links).
+func isDir(p string) bool {
+	fi, err := os.Stat(p)
+	return err == nil && fi.IsDir()
 }
 
 // parseSize reads a size: a positive number of bytes, with an optional unit B, K, Ki or
@@ -202,7 +227,7 @@ func runUpdate(ctx context.Context, f *updateFlags, arg string, out io.Writer) e
 	}
 	if err != nil && strings.Contains(arg, "@") && version == "" {
 		if _, statErr := os.Stat(dir); statErr != nil {
-			err = fmt.Errorf("%w (DIR@VERSION splits at an @ after the last /: give a version with a / with --to)", err)
+			err = fmt.Errorf("%w (no directory before an @ in %q: give the version with --to)", err, arg)
 		}
 	}
 	if f.output == "json" {

@@ -106,7 +106,7 @@ func TestSplitArg(t *testing.T) {
 		{"pkg@", "", "", "no version after @"},
 		{"a@2/pkg@", "", "", "no version after @"},
 	} {
-		dir, version, err := splitArg(tc.arg)
+		dir, version, err := splitArgWith(tc.arg, func(string) bool { return false })
 		if tc.err != "" {
 			if err == nil || !strings.Contains(err.Error(), tc.err) {
 				t.Errorf("%s: error %v, want %q", tc.arg, err, tc.err)
@@ -115,6 +115,20 @@ func TestSplitArg(t *testing.T) {
 		}
 		if err != nil || dir != tc.dir || version != tc.version {
 			t.Errorf("%s: %q %q %v, want %q %q", tc.arg, dir, version, err, tc.dir, tc.version)
+		}
+	}
+	// existing directories decide: a branch with a slash, a directory with an @
+	dirs := map[string]bool{"pkg": true, "a@2/pkg": true, "x@y": true}
+	for _, tc := range []struct{ arg, dir, version string }{
+		{"pkg@release/1.2", "pkg", "release/1.2"},
+		{"a@2/pkg", "a@2/pkg", ""},
+		{"a@2/pkg@release/1.2", "a@2/pkg", "release/1.2"},
+		{"x@y", "x@y", ""},
+		{"x@y@z", "x@y", "z"},
+	} {
+		dir, version, err := splitArgWith(tc.arg, func(p string) bool { return dirs[p] })
+		if err != nil || dir != tc.dir || version != tc.version {
+			t.Errorf("%s with directories %v: %q %q %v, want %q %q", tc.arg, dirs, dir, version, err, tc.dir, tc.version)
 		}
 	}
 	// through the command: a@2/pkg is the directory looked for
