@@ -34,6 +34,9 @@ type updater struct {
 	// record, when the package records its upstream, sets the new upstreamLock on the
 	// package's Kptfile.
 	record func(*yaml.RNode) error
+	// rootGit is the root package's upstream.git as recorded before the update (nil
+	// without a Kptfile upstream), for the subpackages that move with it (movesWithRoot).
+	rootGit *kptfile.Git
 }
 
 // fileChange is a change to write, with the content it replaces (for the plan's diff).
@@ -187,6 +190,12 @@ func (u *updater) source(dir, rel, version string, root bool) (*source, error) {
 			s.fromRef = s.fromCommit
 		}
 		s.toRef = version
+		if root {
+			g := *s.kf.Git
+			u.rootGit = &g
+		} else if u.movesWithRoot(s.kf.Git) {
+			s.toRef = u.opts.Version
+		}
 		if s.toRef == "" {
 			s.toRef = s.kf.Git.Ref
 		}
@@ -213,6 +222,21 @@ func (u *updater) source(dir, rel, version string, root bool) (*source, error) {
 		s.directory = "/"
 	}
 	return s, nil
+}
+
+// movesWithRoot reports whether a subpackage with its own upstream sub moves to the
+// version the root is updated to, by kpt pkg update's rule (shouldUpdateSubPkgRef): a
+// version was given for the root, and sub is the root's repository at the root's
+// upstream.git.ref as it was, in the root's directory or one under it. Any other
+// subpackage is updated to its own upstream.git.ref. kpt compares the directories as
+// strings (/app-extra counts as under /app); here they are compared as paths.
+func (u *updater) movesWithRoot(sub *kptfile.Git) bool {
+	root := u.rootGit
+	if root == nil || u.opts.Version == "" || sub.Repo != root.Repo || sub.Ref != root.Ref {
+		return false
+	}
+	rd, sd := path.Clean("/"+root.Directory), path.Clean("/"+sub.Directory)
+	return rd == "/" || sd == rd || strings.HasPrefix(sd, rd+"/")
 }
 
 // resolve resolves a version of src: the recorded commit when there is one, else ref.
