@@ -3,6 +3,10 @@ package keepbytes
 import (
 	"bytes"
 	"errors"
+	"io"
+	"slices"
+
+	"sigs.k8s.io/kustomize/kyaml/yaml"
 
 	"github.com/krm-merge/krm-merge/internal/pkgio"
 	"github.com/krm-merge/krm-merge/internal/textmerge"
@@ -16,10 +20,10 @@ const (
 	// file), or no other candidate read as merged reads.
 	Encoded Source = iota
 	// Kept is dest's bytes with the merge's changes in the updated release's formatting
-	// (out in the package documentation); for an added file, merged in the updated
+	// (C1 in the package documentation); for an added file, merged in the updated
 	// release's formatting (X).
 	Kept
-	// KeptDest is dest's bytes with the merge's changed lines as encoded.
+	// KeptDest is dest's bytes with the merge's changed lines as encoded (C2).
 	KeptDest
 )
 
@@ -36,7 +40,8 @@ func (s Source) String() string {
 
 // Result is the file to write.
 type Result struct {
-	// Data is the file's bytes; Normalize(Data) equals the merged bytes given.
+	// Data is the file's bytes: the merged bytes given, or bytes whose Normalize
+	// equals them.
 	Data []byte
 	// Source says which candidate Data is.
 	Source Source
@@ -112,6 +117,7 @@ func File(in Input) Result {
 	if dest == nil && updated == nil {
 		return res
 	}
+	var mergedKeys []string
 	try := func(src Source, out []byte) bool {
 		if crlf {
 			out = toCRLF(out)
@@ -121,8 +127,16 @@ func File(in Input) Result {
 			return true
 		}
 		if got, err := Normalize(out); err == nil && bytes.Equal(got, merged) {
-			res.Data, res.Source = out, src
-			return true
+			// Normalize drops the reader annotations (kyaml's path, index, id,
+			// seqindent) and the reader sets its own: out must hold the same
+			// annotation keys as merged, none of them.
+			if mergedKeys == nil {
+				mergedKeys, err = annotationKeys(merged)
+			}
+			if keys, kerr := annotationKeys(out); err == nil && kerr == nil && slices.Equal(keys, mergedKeys) {
+				res.Data, res.Source = out, src
+				return true
+			}
 		}
 		res.Rejected++
 		return false
@@ -134,18 +148,100 @@ func File(in Input) Result {
 			z = merge3(uraw, denc, updated, textmerge.FavorDest)
 		}
 	}
-	switch {
-	case dest == nil:
+	if dest == nil {
 		if try(Kept, x) {
 			return res
 		}
-	case try(Kept, merge3(z, dest, x, textmerge.FavorUpdated)):
-		return res
-	case updated != nil && try(KeptDest, merge3(denc, dest, merged, textmerge.FavorUpdated)):
-		return res
+	} else {
+		// Both candidates are dest's bytes with the merge's changes: the first in
+		// upstream's formatting, the second as encoded. The first goes first unless it
+		// moves more of dest's lines (where upstream's formatting of a whole block
+		// differs from dest's, as a 4-space upstream does from a kpt copy).
+		first, second := merge3(z, dest, x, textmerge.FavorUpdated), []byte(nil)
+		if updated != nil {
+			second = merge3(denc, dest, merged, textmerge.FavorUpdated)
+		}
+		order := []Source{Kept, KeptDest}
+		if second != nil && moved(dest, second) < moved(dest, first) {
+			order = []Source{KeptDest, Kept}
+		}
+		for _, src := range order {
+			out := first
+			if src == KeptDest {
+				out = second
+			}
+			if out != nil && try(src, out) {
+				return res
+			}
+		}
 	}
 	res.Data, res.Source = merged, Encoded
 	return res
+}
+
+// annotationKeys lists the keys of every metadata.annotations map in data, document
+// by document (each document's list ends with ""; empty documents are none), as
+// yaml.v3 reads them (escapes and
+// aliases resolved), without kyaml's reader, which sets annotations of its own.
+// Errors: the decoder's.
+func annotationKeys(data []byte) ([]string, error) {
+	keys := []string{}
+	dec := yaml.NewDecoder(bytes.NewReader(data))
+	for {
+		var doc yaml.Node
+		if err := dec.Decode(&doc); err == io.EOF {
+			return keys, nil
+		} else if err != nil {
+			return nil, err
+		}
+		if yaml.IsYNodeEmptyDoc(&doc) {
+			continue
+		}
+		for _, root := range doc.Content {
+			for _, meta := range values(root, "metadata") {
+				for _, ann := range values(meta, "annotations") {
+					for i := 0; i+1 < len(ann.Content); i += 2 {
+						keys = append(keys, resolve(ann.Content[i]).Value)
+					}
+				}
+			}
+		}
+		keys = append(keys, "")
+	}
+}
+
+// values returns the values of the map m's keys named key, aliases resolved; none
+// when m is not a map.
+func values(m *yaml.Node, key string) []*yaml.Node {
+	m = resolve(m)
+	var out []*yaml.Node
+	for i := 0; m.Kind == yaml.MappingNode && i+1 < len(m.Content); i += 2 {
+		if resolve(m.Content[i]).Value == key {
+			out = append(out, resolve(m.Content[i+1]))
+		}
+	}
+	return out
+}
+
+func resolve(n *yaml.Node) *yaml.Node {
+	for i := 0; n.Kind == yaml.AliasNode && n.Alias != nil && i < 100; i++ {
+		n = n.Alias
+	}
+	return n
+}
+
+// moved counts the lines of dest that out does not keep (by their line diff); every
+// line when the diff cannot be read.
+func moved(dest, out []byte) int {
+	hs, ok := hunks(dest, out)
+	if !ok {
+		return len(splitLines(dest))
+	}
+	n := 0
+	for _, h := range hs {
+		n += h.a1 - h.a0
+	}
+	return n
 }
 
 // allCRLF reports whether data has a line end and every "\n" in it follows a "\r".

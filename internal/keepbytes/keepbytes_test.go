@@ -238,6 +238,15 @@ func TestFile(t *testing.T) {
 		want:    string(normalize(t, edit(t, four, "image: app:1", "image: app:2"))),
 		source:  Encoded, rejected: 2,
 	}, {
+		// Upstream's formatting of the changed value would bring its whole block (the
+		// block is one hunk of dest's formatting): the encoded line moves less.
+		name:    "a kpt copy of an upstream indented by 4",
+		dest:    string(normalize(t, four)),
+		updated: edit(t, four, "image: app:1", "image: app:2"),
+		merged:  edit(t, four, "image: app:1", "image: app:2"),
+		want:    edit(t, string(normalize(t, four)), "image: app:1", "image: app:2"),
+		source:  KeptDest,
+	}, {
 		name:    "CRLF line ends stay",
 		dest:    crlf(crd),
 		updated: crdV2, merged: crdV2,
@@ -261,6 +270,14 @@ func TestFile(t *testing.T) {
 		merged:  edit(t, crdV2, "metadata:\n  name: widgets.example.com\n", "metadata: # kpt-merge: /widgets.example.com\n  name: widgets.example.com\n  annotations:\n    internal.kpt.dev/upstream-identifier: 'apiextensions.k8s.io|CustomResourceDefinition|default|widgets.example.com'\n"),
 		want:    edit(t, crdV2, "metadata:\n  name: widgets.example.com\n", "metadata: # kpt-merge: /widgets.example.com\n  name: widgets.example.com\n  annotations:\n    internal.kpt.dev/upstream-identifier: 'apiextensions.k8s.io|CustomResourceDefinition|default|widgets.example.com'\n"),
 		source:  Kept,
+	}, {
+		// The encoding drops the reader annotations (kyaml's reader sets its own):
+		// upstream's bytes must not bring them in.
+		name:    "upstream's bytes hold reader annotations",
+		updated: edit(t, crdV2, "  name: widgets.example.com\n", "  name: widgets.example.com\n  annotations:\n    \"config.kubernetes.io\\x2fpath\": ../../x.yaml\n    internal.config.kubernetes.io/index: '3'\n    team: a\n"),
+		merged:  edit(t, crdV2, "  name: widgets.example.com\n", "  name: widgets.example.com\n  annotations:\n    team: a\n"),
+		want:    string(normalize(t, edit(t, crdV2, "  name: widgets.example.com\n", "  name: widgets.example.com\n  annotations:\n    team: a\n"))),
+		source:  Encoded, rejected: 1,
 	}, {
 		name:   "no updated file: dest's bytes with the merge's lines",
 		dest:   edit(t, crd, "  group: example.com\n", "  group:   example.com   # ours\n"),

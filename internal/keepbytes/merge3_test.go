@@ -18,8 +18,10 @@ func TestMerge3(t *testing.T) {
 		{"a deletion touching a change: both", "a\nb\nc\nd\n", "a\nc\nd\n", "a\nb\nC\nd\n", textmerge.FavorDest, "a\nC\nd\n"},
 		{"an insertion after the other's change: both", "a\nb\nc\n", "a\nB\nc\n", "a\nb\nx\nc\n", textmerge.FavorUpdated, "a\nB\nx\nc\n"},
 		{"touching at the first and last line", "a\nb\n", "A\nb\n", "a\nB", textmerge.FavorUpdated, "A\nB"},
-		{"overlapping: favor's side", "a\nb\nc\nd\n", "a\nB1\nc\nd\n", "a\nB2\nC\nd\n", textmerge.FavorUpdated, "a\nB2\nC\nd\n"},
-		{"overlapping: favor dest", "a\nb\nc\nd\n", "a\nB1\nc\nd\n", "a\nB2\nC\nd\n", textmerge.FavorDest, "a\nB1\nc\nd\n"},
+		{"lines replaced one for one: line by line, favor's where both replaced one", "a\nb\nc\nd\n", "a\nB1\nc\nd\n", "a\nB2\nC\nd\n", textmerge.FavorDest, "a\nB1\nC\nd\n"},
+		{"lines replaced one for one, favor updated", "a\nb\nc\nd\ne\n", "a\nB1\nc\nD1\ne\n", "a\nB2\nC\nd\ne\n", textmerge.FavorUpdated, "a\nB2\nC\nD1\ne\n"},
+		{"overlapping otherwise: favor's side", "a\nb\nc\nd\n", "a\nB1\nc\nd\n", "a\nX\nY\nZ\nd\n", textmerge.FavorUpdated, "a\nX\nY\nZ\nd\n"},
+		{"overlapping otherwise: favor dest", "a\nb\nc\nd\n", "a\nB1\nc\nd\n", "a\nX\nY\nZ\nd\n", textmerge.FavorDest, "a\nB1\nc\nd\n"},
 		{"two insertions at one place: favor's side", "a\nb\n", "a\nx\nb\n", "a\ny\nb\n", textmerge.FavorUpdated, "a\ny\nb\n"},
 		{"an insertion where the other's change begins: favor's side", "a\nb\nc\n", "a\nx\nb\nc\n", "a\nB\nc\n", textmerge.FavorDest, "a\nx\nb\nc\n"},
 		{"equal changes: one", "a\nb\nc\n", "a\nB\nc\n", "a\nB\nc\n", textmerge.FavorUpdated, "a\nB\nc\n"},
@@ -67,5 +69,38 @@ func TestHunks(t *testing.T) {
 		if _, _, ok := parseRange(s); ok {
 			t.Errorf("parseRange(%q) ok", s)
 		}
+	}
+}
+
+func TestGroup(t *testing.T) {
+	in := "a: b\n" +
+		"description: a wrapped\n  plain scalar\n" +
+		"script: |\n  line one\n\n  line two\n" +
+		"args: [ --a,\n    --b ]\n" +
+		"list:\n- name: x\n  value: y\n  # a comment\n" +
+		"  \"quoted key\": v\n" +
+		"  text: \"a quoted\n    scalar: with a colon\"\n" +
+		"---\n"
+	want := "a: b\n" +
+		"description: a wrapped|  plain scalar\n" +
+		"script: ||  line one||  line two\n" +
+		"args: [ --a,|    --b ]\n" +
+		"list:\n- name: x\n  value: y\n  # a comment\n" +
+		"  \"quoted key\": v\n" +
+		"  text: \"a quoted\n    scalar: with a colon\"\n" +
+		"---\n"
+	if got := strings.ReplaceAll(string(group([]byte(in))), "\x00", "|"); got != want {
+		t.Errorf("group:\n%s\nwant\n%s", got, want)
+	}
+	// a wrapped scalar changed on one side, the next field on the other: one line each
+	base := "a: x\ndescription: one two\n  three\nb: 1\n"
+	ours := "a: x\ndescription: one two\n  four\nb: 1\n"
+	theirs := "a: x\ndescription: one two\n  three\nb: 2\n"
+	if got, want := string(merge3([]byte(base), []byte(ours), []byte(theirs), textmerge.FavorUpdated)), "a: x\ndescription: one two\n  four\nb: 2\n"; got != want {
+		t.Errorf("merge3 = %q, want %q", got, want)
+	}
+	// NUL in a text: merged by text lines
+	if got := string(merge3([]byte("a\x00\nb\n"), []byte("a\x00\nB\n"), []byte("a\x00\nb\n"), textmerge.FavorUpdated)); got != "a\x00\nB\n" {
+		t.Errorf("merge3 with NUL = %q", got)
 	}
 }
