@@ -8,8 +8,9 @@
 //
 // The merged file is given as its encoding (merged: the bytes pkg update would write
 // without this package). Line merges (merge3: `git merge-file`'s, through
-// internal/textmerge, except that changes which only touch are both taken rather than
-// a conflict) move its changes onto dest's bytes:
+// internal/textmerge, on YAML lines, a line with the lines that continue it, and with
+// changes that only touch or that replace lines one for one taken from both sides
+// rather than called a conflict) move its changes onto dest's bytes:
 //
 //	U  = Normalize(updated)                 the updated release, as encoded
 //	X  = merge3(base U, merged, updated)    merged, in updated's formatting where its
@@ -31,8 +32,12 @@
 // The line merges know nothing of YAML, so a candidate is checked before it is used:
 // Normalize(candidate) must equal merged byte for byte, that is the candidate must
 // read as the merged resources read, with the same values, comments, order and
-// styles. The first candidate that does is returned, else merged itself. So the result
-// never reads differently from merged; at worst it is merged.
+// styles; and it must hold the same metadata.annotations keys as merged, as yaml.v3
+// reads them (Normalize drops kyaml's reader annotations, path, index, id and
+// seqindent, which tell kpt where a resource goes, and the reader sets its own: none
+// may come in with upstream's or dest's bytes). The first candidate that passes is
+// returned, else merged itself. So the result never reads differently from merged; at
+// worst it is merged.
 //
 // A file whose every line ends in "\r\n" is merged with "\n" line ends and written
 // back with "\r\n" (as kyaml's reader reads "\r\n" as "\n").

@@ -142,7 +142,8 @@ func File(in Input) Result {
 		return false
 	}
 	x, z := merged, denc
-	if updated != nil {
+	formatted := updated != nil && !bytes.Equal(uraw, updated) // upstream's formatting is not the encoding's
+	if formatted {
 		x = merge3(uraw, merged, updated, textmerge.FavorDest)
 		if dest != nil {
 			z = merge3(uraw, denc, updated, textmerge.FavorDest)
@@ -158,11 +159,11 @@ func File(in Input) Result {
 		// moves more of dest's lines (where upstream's formatting of a whole block
 		// differs from dest's, as a 4-space upstream does from a kpt copy).
 		first, second := merge3(z, dest, x, textmerge.FavorUpdated), []byte(nil)
-		if updated != nil {
-			second = merge3(denc, dest, merged, textmerge.FavorUpdated)
+		if formatted && !bytes.Equal(first, merged) {
+			second = merge3(denc, dest, merged, textmerge.FavorUpdated) // else the same as first
 		}
 		order := []Source{Kept, KeptDest}
-		if second != nil && moved(dest, second) < moved(dest, first) {
+		if second != nil && !bytes.Equal(first, second) && moved(dest, second) < moved(dest, first) {
 			order = []Source{KeptDest, Kept}
 		}
 		for _, src := range order {

@@ -236,7 +236,7 @@ func TestFile(t *testing.T) {
 		updated: edit(t, string(normalize(t, four)), "image: app:1", "image: app:2"),
 		merged:  edit(t, four, "image: app:1", "image: app:2"),
 		want:    string(normalize(t, edit(t, four, "image: app:1", "image: app:2"))),
-		source:  Encoded, rejected: 2,
+		source:  Encoded, rejected: 1, // upstream is formatted as encoded: one candidate
 	}, {
 		// Upstream's formatting of the changed value would bring its whole block (the
 		// block is one hunk of dest's formatting): the encoded line moves less.

@@ -151,6 +151,17 @@ func TestUpdateKptCopyChangesOnlyChangedLines(t *testing.T) {
 	}
 }
 
+// count adds the written files' sources to counts ("kept", "encoded, 1 rejected", ...).
+func count(counts map[string]int, keeps map[string]keepbytes.Result) {
+	for _, r := range keeps {
+		k := r.Source.String()
+		if r.Rejected > 0 {
+			k = how(r)
+		}
+		counts[k]++
+	}
+}
+
 // setChecks sets rapid's case count to n when neither -rapid.checks nor RAPID_CHECKS
 // gives one: each case here runs git.
 func setChecks(t *testing.T, n int) {
@@ -394,8 +405,10 @@ func localKptfile(t *rapid.T, upstream, url, commit string) string {
 // but the lines of the Kptfile's lock, byte for byte, however the files are formatted.
 func TestPropertyUnchangedUpstreamChangesOnlyTheLock(t *testing.T) {
 	requireGit(t)
-	setChecks(t, 25)
+	setChecks(t, 20)
 	cache := t.TempDir()
+	sources := map[string]int{}
+	defer func() { t.Logf("written files by source: %v", sources) }()
 	rapid.Check(t, func(rt *rapid.T) {
 		ind := rapid.SampledFrom([]int{2, 4}).Draw(rt, "indentation")
 		content := map[string]string{"Kptfile": genKptfile(rt, ind)}
@@ -415,6 +428,7 @@ func TestPropertyUnchangedUpstreamChangesOnlyTheLock(t *testing.T) {
 		if _, err := Update(context.Background(), Options{Dir: dir, Version: "v2", CacheDir: cache}); err != nil {
 			rt.Fatal(err)
 		}
+		count(sources, keeps)
 		want := map[string]string{}
 		for p, c := range local {
 			want[p] = "-rw-r--r--\n" + c
@@ -439,8 +453,10 @@ func TestPropertyUnchangedUpstreamChangesOnlyTheLock(t *testing.T) {
 // field as upstream wrote it when upstream indents as kpt does.
 func TestPropertyOneFieldChangedUpstream(t *testing.T) {
 	requireGit(t)
-	setChecks(t, 25)
+	setChecks(t, 20)
 	cache := t.TempDir()
+	sources := map[string]int{}
+	defer func() { t.Logf("written files by source: %v", sources) }()
 	rapid.Check(t, func(rt *rapid.T) {
 		ind := rapid.SampledFrom([]int{2, 4}).Draw(rt, "indentation")
 		files := genPackageFiles(rt, ind)
@@ -469,6 +485,7 @@ func TestPropertyOneFieldChangedUpstream(t *testing.T) {
 		if _, err := Update(context.Background(), opts); err != nil {
 			rt.Fatal(err)
 		}
+		count(sources, keeps)
 		after := snapshot(t, dir)
 		for p := range before {
 			switch {
