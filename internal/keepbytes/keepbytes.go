@@ -159,8 +159,10 @@ func File(in Input) Result {
 		// moves more of dest's lines (where upstream's formatting of a whole block
 		// differs from dest's, as a 4-space upstream does from a kpt copy).
 		first, second := merge3(z, dest, x, textmerge.FavorUpdated), []byte(nil)
+		// Without upstream's formatting the two are one; when the first is the
+		// encoding itself, it needs no second.
 		if formatted && !bytes.Equal(first, merged) {
-			second = merge3(denc, dest, merged, textmerge.FavorUpdated) // else the same as first
+			second = merge3(denc, dest, merged, textmerge.FavorUpdated)
 		}
 		order := []Source{Kept, KeptDest}
 		if second != nil && !bytes.Equal(first, second) && moved(dest, second) < moved(dest, first) {
@@ -182,8 +184,8 @@ func File(in Input) Result {
 
 // annotationKeys lists the keys of every metadata.annotations map in data, document
 // by document (each document's list ends with ""; empty documents are none), as
-// yaml.v3 reads them (escapes and
-// aliases resolved), without kyaml's reader, which sets annotations of its own.
+// yaml.v3 reads them (escapes and aliases resolved), without kyaml's reader, which
+// sets annotations of its own.
 // Errors: the decoder's.
 func annotationKeys(data []byte) ([]string, error) {
 	keys := []string{}

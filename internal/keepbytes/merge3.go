@@ -61,9 +61,10 @@ func group(text []byte) []byte {
 	return out
 }
 
-// startsLine reports whether a line's text (after its indentation) starts a YAML line
-// of its own: a comment, a list item, a quoted or plain key followed by ":", a
-// document marker.
+// startsLine reports whether a line's text (after its indentation, not empty) starts
+// a YAML line of its own: a comment, a list item, an explicit or quoted key, or a
+// plain key without blanks followed by ":". (A line at or left of the indentation of
+// the line before starts one anyway: see group.)
 func startsLine(rest string) bool {
 	switch {
 	case rest[0] == '#', rest[0] == '-' && (len(rest) == 1 || rest[1] == ' '), rest[0] == '"', rest[0] == '\'', rest[0] == '?':
