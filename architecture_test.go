@@ -21,7 +21,7 @@ var layers = [][]string{
 	{"pkg/fieldpath", "pkg/listkind", "pkg/apply/patchmeta", "internal/bounds", "internal/parallel",
 		"internal/metanode", "internal/yamlenc", "internal/nodediff", "internal/fuzzseed", "internal/gitfetch",
 		"internal/kptfile", "internal/kptprep", "internal/pkgio", "internal/stage", "internal/textmerge", "internal/lintdoc", "internal/fuzzguard"},
-	{"pkg/fieldrules", "pkg/plan", "pkg/apply/patchmeta/internal/kubescheme"},
+	{"pkg/fieldrules", "pkg/plan", "pkg/apply/patchmeta/internal/kubescheme", "internal/keepbytes"},
 	{"pkg/merge", "pkg/apply/patchmeta/gen"},
 	{"pkg/results", "internal/host", "internal/resourcelist"},
 	{"pkg/apply", "pkg/roles"},

@@ -14,6 +14,7 @@ import (
 	"sigs.k8s.io/kustomize/kyaml/kio/kioutil"
 	"sigs.k8s.io/kustomize/kyaml/yaml"
 
+	"github.com/krm-merge/krm-merge/internal/keepbytes"
 	"github.com/krm-merge/krm-merge/internal/kptfile"
 	"github.com/krm-merge/krm-merge/internal/kptprep"
 	"github.com/krm-merge/krm-merge/internal/pkgio"
@@ -192,11 +193,23 @@ func (u *updater) mergeResources(rel string, src *source, paths []string, o, up,
 		if err != nil {
 			return fmt.Errorf("%s: encoding: %w", target, err)
 		}
+		in := keepbytes.Input{Merged: data}
 		if df != nil {
 			was, err := pkgio.Encode(df.Header, df.Docs)
 			if err == nil && bytes.Equal(was, data) {
 				continue // unchanged: the file keeps its bytes
 			}
+			in.Dest, in.DestEncoded = df.Data, was
+		}
+		if uf := up.Files[p]; uf != nil && uf.KRM() {
+			in.Updated = uf.Data // as fetched: kpt's bookkeeping is on its parsed Docs only
+		}
+		kept := keepbytes.File(in)
+		if keepHook != nil {
+			keepHook(target, kept)
+		}
+		data = kept.Data
+		if df != nil {
 			u.changes = append(u.changes, fileChange{change: stage.Change{Path: target, Data: data, Mode: df.Mode}, action: "modified", old: df.Data})
 			continue
 		}
@@ -388,6 +401,9 @@ func keys(m map[string]*pkgio.File) []string {
 	}
 	return out
 }
+
+// keepHook, when set (by tests), sees how each written KRM file was made.
+var keepHook func(path string, r keepbytes.Result)
 
 func contains(list []string, s string) bool {
 	for _, x := range list {
