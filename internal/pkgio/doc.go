@@ -29,6 +29,7 @@
 // left out, or, in a tree from an upstream (Options.RefuseGitPaths), an error.
 //
 // Package pkgupdate calls it: it reads the three trees of an update (original,
-// updated, local) and encodes the merged files for internal/stage to write. The pkg
-// command shows names and values from packages with Escape.
+// updated, local) and encodes the merged files for internal/stage to write; package
+// keepbytes parses and encodes with it to check that a file's kept bytes read as the
+// merged resources. The pkg command shows names and values from packages with Escape.
 package pkgio

@@ -20,5 +20,6 @@
 // Package pkgupdate calls it for the files of a package that are not KRM resources
 // (README.md, scripts, YAML lists) and for its plan's diffs; package merge calls Merge
 // and MergeSeq to merge inside a multi-line string or an atomic list changed on both
-// sides (docs/merge-semantics.md, "Merging inside a value").
+// sides (docs/merge-semantics.md, "Merging inside a value"); package keepbytes merges
+// lines with it to keep a file's bytes where the merge did not change them.
 package textmerge
