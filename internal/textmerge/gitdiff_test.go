@@ -133,6 +133,39 @@ func genCase(r *rand.Rand, family int) (base, dest, updated []byte) {
 	return join(lines, nl()), join(d, nl()), join(u, nl())
 }
 
+// compareWithGit merges base, dest and updated (written into dir) with Merge and with
+// git merge-file, and returns how the two disagree, each difference of texts shown by
+// show(git's, Merge's), and git's number of conflicts: the verdict (clean or
+// conflicting) must be the same, the text the same when clean, and the texts the same
+// as git's --theirs with FavorUpdated and as git's --ours with FavorDest.
+func compareWithGit(t *testing.T, dir string, base, dest, updated []byte, show func(want, got []byte) string) ([]string, int) {
+	t.Helper()
+	for name, b := range map[string][]byte{"base": base, "dest": dest, "updated": updated} {
+		if err := os.WriteFile(filepath.Join(dir, name), b, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	gitPlain, gitConflicts := gitMergeFile(t, dir, "")
+	gitTheirs, _ := gitMergeFile(t, dir, "--theirs")
+	gitOurs, _ := gitMergeFile(t, dir, "--ours")
+	theirs := Merge(base, dest, updated, FavorUpdated)
+	ours := Merge(base, dest, updated, FavorDest)
+	var problems []string
+	if (gitConflicts > 0) != (len(theirs.Conflicts) > 0) {
+		problems = append(problems, fmt.Sprintf("git reports %d conflicts, Merge %d", gitConflicts, len(theirs.Conflicts)))
+	}
+	if gitConflicts == 0 && len(theirs.Conflicts) == 0 && !bytes.Equal(gitPlain, theirs.Merged) {
+		problems = append(problems, "clean merge differs: "+show(gitPlain, theirs.Merged))
+	}
+	if !bytes.Equal(gitTheirs, theirs.Merged) {
+		problems = append(problems, "--theirs differs: "+show(gitTheirs, theirs.Merged))
+	}
+	if !bytes.Equal(gitOurs, ours.Merged) {
+		problems = append(problems, "--ours differs: "+show(gitOurs, ours.Merged))
+	}
+	return problems, gitConflicts
+}
+
 // TestDifferentialAgainstGitMergeFile compares Merge with git merge-file on generated
 // cases: the same verdict (clean or conflicting), the same text when clean, and the
 // same text as --theirs and --ours with each Favor.
@@ -150,31 +183,11 @@ func TestDifferentialAgainstGitMergeFile(t *testing.T) {
 		failures, conflicting := 0, 0
 		for i := 0; i < cases && failures < 5; i++ {
 			base, dest, updated := genCase(r, family)
-			for name, b := range map[string][]byte{"base": base, "dest": dest, "updated": updated} {
-				if err := os.WriteFile(filepath.Join(dir, name), b, 0o644); err != nil {
-					t.Fatal(err)
-				}
-			}
-			gitPlain, gitConflicts := gitMergeFile(t, dir, "")
-			gitTheirs, _ := gitMergeFile(t, dir, "--theirs")
-			gitOurs, _ := gitMergeFile(t, dir, "--ours")
-			theirs := Merge(base, dest, updated, FavorUpdated)
-			ours := Merge(base, dest, updated, FavorDest)
+			problems, gitConflicts := compareWithGit(t, dir, base, dest, updated, func(want, got []byte) string {
+				return fmt.Sprintf("\ngit:   %q\nMerge: %q", want, got)
+			})
 			if gitConflicts > 0 {
 				conflicting++
-			}
-			var problems []string
-			if (gitConflicts > 0) != (len(theirs.Conflicts) > 0) {
-				problems = append(problems, fmt.Sprintf("git reports %d conflicts, Merge %d", gitConflicts, len(theirs.Conflicts)))
-			}
-			if gitConflicts == 0 && len(theirs.Conflicts) == 0 && !bytes.Equal(gitPlain, theirs.Merged) {
-				problems = append(problems, fmt.Sprintf("clean merge differs:\ngit:   %q\nMerge: %q", gitPlain, theirs.Merged))
-			}
-			if !bytes.Equal(gitTheirs, theirs.Merged) {
-				problems = append(problems, fmt.Sprintf("--theirs differs:\ngit:   %q\nMerge: %q", gitTheirs, theirs.Merged))
-			}
-			if !bytes.Equal(gitOurs, ours.Merged) {
-				problems = append(problems, fmt.Sprintf("--ours differs:\ngit:   %q\nMerge: %q", gitOurs, ours.Merged))
 			}
 			if len(problems) > 0 {
 				failures++
@@ -230,30 +243,12 @@ func TestDifferentialLargeAgainstGitMergeFile(t *testing.T) {
 			opts.LocalEvery, opts.Repetitive, opts.Seed)
 		t.Run(name, func(t *testing.T) {
 			base, dest, updated := gen.TextMerge(opts)
-			for name, b := range map[string][]byte{"base": base, "dest": dest, "updated": updated} {
-				if err := os.WriteFile(filepath.Join(dir, name), b, 0o644); err != nil {
-					t.Fatal(err)
-				}
-			}
-			gitPlain, gitConflicts := gitMergeFile(t, dir, "")
-			gitTheirs, _ := gitMergeFile(t, dir, "--theirs")
-			gitOurs, _ := gitMergeFile(t, dir, "--ours")
-			theirs := Merge(base, dest, updated, FavorUpdated)
-			ours := Merge(base, dest, updated, FavorDest)
-			if (gitConflicts > 0) != (len(theirs.Conflicts) > 0) {
-				t.Errorf("git reports %d conflicts, Merge %d", gitConflicts, len(theirs.Conflicts))
-			}
+			problems, gitConflicts := compareWithGit(t, dir, base, dest, updated, firstDifference)
 			if gitConflicts == 0 {
 				clean++
 			}
-			if gitConflicts == 0 && !bytes.Equal(gitPlain, theirs.Merged) {
-				t.Errorf("clean merge differs from git's: %s", firstDifference(gitPlain, theirs.Merged))
-			}
-			if !bytes.Equal(gitTheirs, theirs.Merged) {
-				t.Errorf("--theirs differs from git's: %s", firstDifference(gitTheirs, theirs.Merged))
-			}
-			if !bytes.Equal(gitOurs, ours.Merged) {
-				t.Errorf("--ours differs from git's: %s", firstDifference(gitOurs, ours.Merged))
+			for _, p := range problems {
+				t.Error(p)
 			}
 		})
 	}
