@@ -9,7 +9,10 @@ type hunk struct{ a0, a1, b0, b1 int }
 // splitLines cuts b into lines, each with its "\n"; the last line lacks it when b does
 // not end with one. nil for empty input.
 func splitLines(b []byte) [][]byte {
-	var out [][]byte
+	if len(b) == 0 {
+		return nil
+	}
+	out := make([][]byte, 0, bytes.Count(b, []byte{'\n'})+1)
 	for len(b) > 0 {
 		i := bytes.IndexByte(b, '\n')
 		if i < 0 {
@@ -65,9 +68,16 @@ func diff(a, b []int) []hunk {
 	for tail < len(a)-start && tail < len(b)-start && a[len(a)-1-tail] == b[len(b)-1-tail] {
 		tail++
 	}
-	// xdl_cleanup_records: count each class on both sides, over the whole files.
-	count := func(x []int) map[int]int {
-		m := make(map[int]int, len(x))
+	// xdl_cleanup_records: count each class on both sides, over the whole files. Class
+	// ids are dense from 0 (an interner's), so the counts are slices.
+	classes := 0
+	for _, x := range [][]int{a, b} {
+		for _, id := range x {
+			classes = max(classes, id+1)
+		}
+	}
+	count := func(x []int) []int {
+		m := make([]int, classes)
 		for _, id := range x {
 			m[id]++
 		}
@@ -78,11 +88,14 @@ func diff(a, b []int) []hunk {
 	fb, ib := cleanup(b, start, len(b)-tail, inA, rb)
 
 	m := myers{a: fa, b: fb, ra: ra, rb: rb, ia: ia, ib: ib}
+	// A split of the box [a0,a1)x[b0,b1) uses the diagonals a0-b1-1 to a1-b0+1, at
+	// most -len(fb)-1 to len(fa)+1: n of them (xdiff's ndiags).
 	n := len(fa) + len(fb) + 3
-	m.vf = make([]int, 2*n+2)
-	m.vb = make([]int, 2*n+2)
+	m.vf = make([]int, n)
+	m.vb = make([]int, n)
 	m.off = len(fb) + 1
-	m.compare(0, len(fa), 0, len(fb))
+	m.mxcost = max(bogosqrt(n), maxCostMin)
+	m.compare(0, len(fa), 0, len(fb), false)
 
 	compact(a, ca, cb)
 	compact(b, cb, ca)
@@ -94,7 +107,7 @@ func diff(a, b []int) []hunk {
 // the other side holds often (at least the bogus square root of this side's length,
 // capped) when they sit in a run dominated by such lines (cleanMMatch). It returns the
 // classes that take part in the diff and their line indexes.
-func cleanup(x []int, start, end int, other map[int]int, changed []bool) ([]int, []int) {
+func cleanup(x []int, start, end int, other []int, changed []bool) ([]int, []int) {
 	limit := bogosqrt(len(x))
 	if limit > maxEqLimit {
 		limit = maxEqLimit
@@ -110,7 +123,7 @@ func cleanup(x []int, start, end int, other map[int]int, changed []bool) ([]int,
 			dis[i] = keepOneMatch
 		}
 	}
-	var ids, idx []int
+	ids, idx := make([]int, 0, end-start), make([]int, 0, end-start)
 	for i := start; i < end; i++ {
 		if dis[i] == keepOneMatch || (dis[i] == manyMatches && !cleanMMatch(dis, i, start, end-1)) {
 			ids = append(ids, x[i])
@@ -196,6 +209,24 @@ func hunks(ca, cb []bool) []hunk {
 	return out
 }
 
+// xdiff's cost heuristics (xdiff/xdiffi.c), which bound the work of one split.
+const (
+	// maxCostMin is XDL_MAX_COST_MIN: the least edit cost after which a split takes the
+	// furthest-reaching path instead of the middle snake (the limit is the bogus square
+	// root of the diagonals, at least this).
+	maxCostMin = 256
+	// heurMinCost is XDL_HEUR_MIN_COST: past this edit cost a split that has seen a
+	// long snake looks for a path that reached far along a long snake.
+	heurMinCost = 256
+	// snakeCnt is XDL_SNAKE_CNT: a snake of more lines than this is a long one, and a
+	// path must end on this many equal lines to be split at.
+	snakeCnt = 20
+	// kHeur is XDL_K_HEUR: a path is interesting when its progress (lines of both
+	// files walked, less its distance from the box's middle diagonal) exceeds this many
+	// times the edit cost.
+	kHeur = 4
+)
+
 // myers is xdl_recs_cmp and xdl_split over the lines that take part (a, b, with their
 // indexes ia, ib in the files), marking changed lines in ra and rb.
 type myers struct {
@@ -204,45 +235,80 @@ type myers struct {
 	ra, rb []bool
 	vf, vb []int // furthest-reaching position per diagonal, diagonal k at off+k
 	off    int
+	mxcost int // the edit cost at which a split gives up on minimality
 }
 
-func (m *myers) compare(a0, a1, b0, b1 int) {
-	for a0 < a1 && b0 < b1 && m.a[a0] == m.b[b0] {
-		a0++
-		b0++
-	}
-	for a0 < a1 && b0 < b1 && m.a[a1-1] == m.b[b1-1] {
-		a1--
-		b1--
-	}
-	switch {
-	case a0 == a1:
-		for j := b0; j < b1; j++ {
-			m.rb[m.ib[j]] = true
+// box is a pair of line ranges [a0,a1) and [b0,b1) to diff; needMin says the diff of
+// it must be minimal (no cost heuristics), as xdl_recs_cmp's need_min.
+type box struct {
+	a0, a1, b0, b1 int
+	needMin        bool
+}
+
+// compare is xdl_recs_cmp: it shrinks a box by its common head and tail, marks all of
+// one side changed when the other is empty, and otherwise splits it and compares both
+// halves. The halves wait on a stack rather than in recursion, so that a long chain
+// of lopsided splits (the cost heuristics cut near a corner of the box) costs heap,
+// not goroutine stack; the halves are independent of each other, so the order is
+// free, and it is xdl_recs_cmp's, the lower half first.
+func (m *myers) compare(a0, a1, b0, b1 int, needMin bool) {
+	stack := []box{{a0, a1, b0, b1, needMin}}
+	for len(stack) > 0 {
+		x := stack[len(stack)-1]
+		stack = stack[:len(stack)-1]
+		for x.a0 < x.a1 && x.b0 < x.b1 && m.a[x.a0] == m.b[x.b0] {
+			x.a0++
+			x.b0++
 		}
-	case b0 == b1:
-		for i := a0; i < a1; i++ {
-			m.ra[m.ia[i]] = true
+		for x.a0 < x.a1 && x.b0 < x.b1 && m.a[x.a1-1] == m.b[x.b1-1] {
+			x.a1--
+			x.b1--
 		}
-	default:
-		x, y := m.split(a0, a1, b0, b1)
-		m.compare(a0, x, b0, y)
-		m.compare(x, a1, y, b1)
+		switch {
+		case x.a0 == x.a1:
+			for j := x.b0; j < x.b1; j++ {
+				m.rb[m.ib[j]] = true
+			}
+		case x.b0 == x.b1:
+			for i := x.a0; i < x.a1; i++ {
+				m.ra[m.ia[i]] = true
+			}
+		default:
+			s := m.split(x)
+			stack = append(stack,
+				box{s.i1, x.a1, s.i2, x.b1, s.minHi},
+				box{x.a0, s.i1, x.b0, s.i2, s.minLo})
+		}
 	}
 }
 
-// split is xdl_split without the cost heuristics: the middle snake of the box
-// [a0,a1)x[b0,b1), found by searching forward from the top left and backward from the
-// bottom right one edit at a time until the paths meet.
-func (m *myers) split(a0, a1, b0, b1 int) (int, int) {
-	vf, vb, o := m.vf, m.vb, m.off
+// splitPoint is where split cuts a box, and whether the diff of each part must be
+// minimal (xdpsplit_t).
+type splitPoint struct {
+	i1, i2       int
+	minLo, minHi bool
+}
+
+// split is xdl_split: it cuts the box x at a point on a path of the diff, searching
+// forward from the top left and backward from the bottom right one edit at a time. It
+// returns the middle snake where the two searches meet (both parts then need a minimal
+// diff), unless the box does not need a minimal diff and the search grows costly:
+// past heurMinCost edits, when a long snake was seen, the furthest-progressing path
+// that ends on snakeCnt equal lines and beats kHeur times the cost (forward first,
+// then backward); at mxcost edits, the path that reached furthest. The part such a
+// path leads to is then diffed without minimality, the part behind it needs a minimal
+// diff.
+func (m *myers) split(x box) splitPoint {
+	a0, a1, b0, b1 := x.a0, x.a1, x.b0, x.b1
+	a, b, vf, vb, o := m.a, m.b, m.vf, m.vb, m.off
 	dmin, dmax := a0-b1, a1-b0
 	fmid, bmid := a0-b0, a1-b1
 	odd := (fmid-bmid)&1 != 0
 	fmin, fmax, bmin, bmax := fmid, fmid, bmid, bmid
 	vf[o+fmid] = a0
 	vb[o+bmid] = a1
-	for {
+	for ec := 1; ; ec++ {
+		gotSnake := false
 		if fmin > dmin {
 			fmin--
 			vf[o+fmin-1] = -1
@@ -256,20 +322,21 @@ func (m *myers) split(a0, a1, b0, b1 int) (int, int) {
 			fmax--
 		}
 		for d := fmax; d >= fmin; d -= 2 {
-			var i1 int
-			if vf[o+d-1] >= vf[o+d+1] {
-				i1 = vf[o+d-1] + 1
-			} else {
-				i1 = vf[o+d+1]
-			}
+			// From the neighbour diagonal that reached further: one line of a on from
+			// d-1 (which wins a tie), or one line of b on from d+1.
+			i1 := max(vf[o+d-1]+1, vf[o+d+1])
+			from := i1
 			i2 := i1 - d
-			for i1 < a1 && i2 < b1 && m.a[i1] == m.b[i2] {
+			for i1 < a1 && i2 < b1 && a[i1] == b[i2] {
 				i1++
 				i2++
 			}
+			if i1-from > snakeCnt {
+				gotSnake = true
+			}
 			vf[o+d] = i1
 			if odd && bmin <= d && d <= bmax && vb[o+d] <= i1 {
-				return i1, i2
+				return splitPoint{i1, i2, true, true}
 			}
 		}
 		if bmin > dmin {
@@ -285,23 +352,122 @@ func (m *myers) split(a0, a1, b0, b1 int) (int, int) {
 			bmax--
 		}
 		for d := bmax; d >= bmin; d -= 2 {
-			var i1 int
-			if vb[o+d-1] < vb[o+d+1] {
-				i1 = vb[o+d-1]
-			} else {
-				i1 = vb[o+d+1] - 1
-			}
+			// The mirror: one line of b back from d-1, or one of a back from d+1 (which
+			// wins a tie).
+			i1 := min(vb[o+d-1], vb[o+d+1]-1)
+			from := i1
 			i2 := i1 - d
-			for i1 > a0 && i2 > b0 && m.a[i1-1] == m.b[i2-1] {
+			for i1 > a0 && i2 > b0 && a[i1-1] == b[i2-1] {
 				i1--
 				i2--
 			}
+			if from-i1 > snakeCnt {
+				gotSnake = true
+			}
 			vb[o+d] = i1
 			if !odd && fmin <= d && d <= fmax && i1 <= vf[o+d] {
-				return i1, i2
+				return splitPoint{i1, i2, true, true}
 			}
 		}
+		if x.needMin {
+			continue
+		}
+		if gotSnake && ec > heurMinCost {
+			if p, ok := m.interesting(x, fmin, fmax, bmin, bmax, ec); ok {
+				return p
+			}
+		}
+		if ec >= m.mxcost {
+			return m.furthest(x, fmin, fmax, bmin, bmax)
+		}
 	}
+}
+
+// interesting is xdl_split's sampling of the diagonals after ec edits: the forward
+// path whose progress from the box's top left (lines of both files, less its distance
+// from the diagonal the search started on) is the greatest, above kHeur*ec, among
+// those that end inside the box on snakeCnt equal lines; failing one, the same for the
+// backward paths from the bottom right. ok is false when neither has one.
+func (m *myers) interesting(x box, fmin, fmax, bmin, bmax, ec int) (p splitPoint, ok bool) {
+	a0, a1, b0, b1 := x.a0, x.a1, x.b0, x.b1
+	vf, vb, o := m.vf, m.vb, m.off
+	fmid, bmid := a0-b0, a1-b1
+	best := 0
+	for d := fmax; d >= fmin; d -= 2 {
+		i1 := vf[o+d]
+		i2 := i1 - d
+		v := (i1 - a0) + (i2 - b0) - abs(d-fmid)
+		if v > kHeur*ec && v > best && a0+snakeCnt <= i1 && i1 < a1 && b0+snakeCnt <= i2 && i2 < b1 &&
+			m.equalRun(i1-snakeCnt, i2-snakeCnt) {
+			best = v
+			p = splitPoint{i1: i1, i2: i2, minLo: true}
+		}
+	}
+	if best > 0 {
+		return p, true
+	}
+	for d := bmax; d >= bmin; d -= 2 {
+		i1 := vb[o+d]
+		i2 := i1 - d
+		v := (a1 - i1) + (b1 - i2) - abs(d-bmid)
+		if v > kHeur*ec && v > best && a0 < i1 && i1 <= a1-snakeCnt && b0 < i2 && i2 <= b1-snakeCnt &&
+			m.equalRun(i1, i2) {
+			best = v
+			p = splitPoint{i1: i1, i2: i2, minHi: true}
+		}
+	}
+	return p, best > 0
+}
+
+// equalRun says whether the snakeCnt lines from i1 in a and from i2 in b are equal.
+func (m *myers) equalRun(i1, i2 int) bool {
+	for k := 0; k < snakeCnt; k++ {
+		if m.a[i1+k] != m.b[i2+k] {
+			return false
+		}
+	}
+	return true
+}
+
+// furthest is xdl_split's way out at mxcost edits: the forward path that walked the
+// most lines of both files (clipped to the box) and the backward path that did, and of
+// the two the one that got further from its corner (the backward one on a tie).
+func (m *myers) furthest(x box, fmin, fmax, bmin, bmax int) splitPoint {
+	a0, a1, b0, b1 := x.a0, x.a1, x.b0, x.b1
+	vf, vb, o := m.vf, m.vb, m.off
+	fbest, fbest1 := -1, -1
+	for d := fmax; d >= fmin; d -= 2 {
+		i1 := min(vf[o+d], a1)
+		i2 := i1 - d
+		if b1 < i2 {
+			i1, i2 = b1+d, b1
+		}
+		if fbest < i1+i2 {
+			fbest, fbest1 = i1+i2, i1
+		}
+	}
+	bbest, bbest1 := lineMax, lineMax
+	for d := bmax; d >= bmin; d -= 2 {
+		i1 := max(a0, vb[o+d])
+		i2 := i1 - d
+		if i2 < b0 {
+			i1, i2 = b0+d, b0
+		}
+		if i1+i2 < bbest {
+			bbest, bbest1 = i1+i2, i1
+		}
+	}
+	if (a1+b1)-bbest < fbest-(a0+b0) {
+		return splitPoint{i1: fbest1, i2: fbest - fbest1, minLo: true}
+	}
+	return splitPoint{i1: bbest1, i2: bbest - bbest1, minHi: true}
+}
+
+func abs(n int) int {
+	if n < 0 {
+		return -n
+	}
+	return n
 }
 
 // compact is xdl_change_compact for the file x with change marks c (sentinels at both

@@ -9,13 +9,18 @@
 // is pure: no I/O.
 //
 // The line diff follows xdiff (git's xdiffi.c and xprepare.c) step by step so that it
-// picks the same diff when several are minimal: common ends trimmed, lines with no
-// match on the other side (and runs of often-repeated lines between them) set aside,
-// Myers' divide and conquer on the rest (Myers 1986, "An O(ND) Difference Algorithm and
-// Its Variations", section 4b), then changed groups slid as xdl_change_compact slides
-// them (without the indent heuristic, which merge-file does not use). xdiff gives up
-// minimality past 256 edits in one box (its cost heuristics); this package does not,
-// so on very different files git may pick another, longer diff.
+// picks the diff git picks: common ends trimmed, lines with no match on the other side
+// (and runs of often-repeated lines between them) set aside, Myers' divide and conquer
+// on the rest (Myers 1986, "An O(ND) Difference Algorithm and Its Variations", section
+// 4b) with xdiff's cost heuristics, then changed groups slid as xdl_change_compact
+// slides them (without the indent heuristic, which merge-file does not use). The
+// heuristics bound the work of each split of the divide and conquer: past 256 edits a
+// split that has seen a run of more than 20 equal lines may cut at a path that got far
+// along such a run, and at the bogus square root of the lines left in the diff (at
+// least 256) edits it cuts at the path that got furthest, giving up minimality as git
+// does; the part behind such a cut still gets a minimal diff. On long and very
+// different files the diff is thus git's, and its work grows with the files as git's
+// does instead of with the product of their lengths and edits.
 //
 // Package pkgupdate calls it for the files of a package that are not KRM resources
 // (README.md, scripts, YAML lists) and for its plan's diffs; package merge calls Merge

@@ -4,10 +4,14 @@
 // framework.Execute reading and writing the ResourceList only), generates deterministic
 // inputs (bench/gen), runs each function as a subprocess with the input file on stdin,
 // measures wall time and the child's peak RSS (rusage), and prints a markdown table with
-// ratios, scaling exponents and the issue's four goals.
+// ratios, scaling exponents and the issue's four goals. Then it sets pkg update's merge
+// of non-KRM files (internal/textmerge, through cmd/krm-merge-textmerge) against
+// `git merge-file` on generated texts of 5,000 to 300,000 lines (bench/gen.TextMerge),
+// both as subprocesses, and checks that their outputs are the same.
 //
 //	go run ./bench/cmd/krm-merge-bench            # the full run (about 10 minutes, ~12 GB at its peak)
 //	go run ./bench/cmd/krm-merge-bench -quick     # small sizes, under a minute (no goal verdicts)
+//	go run ./bench/cmd/krm-merge-bench -text      # the text merge only (about a minute)
 //
 // The reference functions are capped where they cannot finish: kyaml's Merge3 pairs
 // every resource with every other, so it runs at 1,000 resources only; the read-write
@@ -20,6 +24,7 @@
 package main
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"flag"
@@ -61,8 +66,9 @@ func (r result) mem() string {
 func main() {
 	quick := flag.Bool("quick", false, "small sizes (a smoke run, no goal verdicts)")
 	keep := flag.String("workdir", "", "build and input directory (default: a temporary one, removed)")
+	textOnly := flag.Bool("text", false, "run the text merge case only")
 	flag.Parse()
-	if err := run(*quick, *keep, os.Stdout); err != nil {
+	if err := run(*quick, *textOnly, *keep, os.Stdout); err != nil {
 		fmt.Fprintln(os.Stderr, "krm-merge-bench:", err)
 		os.Exit(1)
 	}
@@ -72,16 +78,17 @@ type sizes struct {
 	vsMerge3, vsReadWrite int   // resources
 	scale                 []int // resources, for the exponent
 	keyed                 []int // keyed list elements
+	text                  []int // lines of the text merge's base
 	reps                  int   // repetitions of runs under 30 s (best kept)
 	merge3Cap, rwCap      time.Duration
 }
 
-func run(quick bool, workdir string, out io.Writer) error {
-	sz := sizes{vsMerge3: 1000, vsReadWrite: 10000, scale: []int{3000, 10000, 30000}, keyed: []int{2000, 20000}, reps: 2,
-		merge3Cap: 5 * time.Minute, rwCap: 10 * time.Minute}
+func run(quick, textOnly bool, workdir string, out io.Writer) error {
+	sz := sizes{vsMerge3: 1000, vsReadWrite: 10000, scale: []int{3000, 10000, 30000}, keyed: []int{2000, 20000},
+		text: []int{5000, 20000, 50000, 100000, 300000}, reps: 2, merge3Cap: 5 * time.Minute, rwCap: 10 * time.Minute}
 	if quick {
-		sz = sizes{vsMerge3: 100, vsReadWrite: 300, scale: []int{100, 1000}, keyed: []int{200, 2000}, reps: 1,
-			merge3Cap: time.Minute, rwCap: time.Minute}
+		sz = sizes{vsMerge3: 100, vsReadWrite: 300, scale: []int{100, 1000}, keyed: []int{200, 2000}, text: []int{5000, 20000},
+			reps: 1, merge3Cap: time.Minute, rwCap: time.Minute}
 	}
 	dir := workdir
 	if dir == "" {
@@ -97,9 +104,12 @@ func run(quick bool, workdir string, out io.Writer) error {
 		return err
 	}
 	bins := map[string]string{"krm-merge": ".", "ref-merge3": "./bench/reference/merge3", "ref-readwrite": "./bench/reference/readwrite",
-		"gen": "./bench/cmd/krm-merge-gen"}
+		"gen": "./bench/cmd/krm-merge-gen", "textmerge": "./bench/cmd/krm-merge-textmerge"}
 	// every binary is built as `make build` builds krm-merge
 	for name, pkg := range bins {
+		if textOnly && name != "textmerge" {
+			continue
+		}
 		args := []string{"build", "-trimpath", "-ldflags", "-s -w"}
 		b := exec.Command("go", append(args, "-o", filepath.Join(dir, name), pkg)...)
 		b.Dir, b.Stderr = root, os.Stderr
@@ -109,6 +119,9 @@ func run(quick bool, workdir string, out io.Writer) error {
 		}
 	}
 	bin := func(name string) string { return filepath.Join(dir, name) }
+	if textOnly {
+		return textMerges(out, bin("textmerge"), dir, sz.text, sz.reps+1)
+	}
 
 	type input struct {
 		path  string
@@ -356,31 +369,148 @@ func run(quick bool, workdir string, out io.Writer) error {
 	tp2 := float64(in4.bytes) / k4.wall.Seconds()
 	fmt.Fprintf(out, "| 4. 2-way keeps up, %d resources | 2-way throughput ≥ 3-way's / 1.2 | 2-way %.1f MB/s, 3-way %.1f MB/s (3-way/2-way %.2f) | %s |\n",
 		sz.vsReadWrite, tp2/1e6, tp3/1e6, tp3/tp2, verdict(tp2*1.2 >= tp3))
+	return textMerges(out, bin("textmerge"), dir, sz.text, sz.reps+1)
+}
+
+// textMerges measures pkg update's 3-way merge of non-KRM files (internal/textmerge,
+// through cmd/krm-merge-textmerge) against `git merge-file -p --theirs` on the same
+// generated texts (bench/gen.TextMerge: every section moved upstream, both sides
+// edited) of each size in lines, both as subprocesses, alternately, reps rounds, the
+// best time of each kept, and prints a markdown table with the ratios and the scaling
+// exponents from the smallest size to the largest. It fails when the two merged texts
+// differ.
+func textMerges(out io.Writer, textmerge, dir string, sizes []int, reps int) error {
+	git, err := exec.LookPath("git")
+	if err != nil {
+		fmt.Fprintln(out, "\ntext merge: git is not on PATH, not run")
+		return nil
+	}
+	fmt.Fprintln(out, "\n| text merge (non-KRM files) | input | textmerge.Merge | peak | git merge-file | git peak | textmerge / git |")
+	fmt.Fprintln(out, "| --- | --- | ---: | ---: | ---: | ---: | --- |")
+	ours, theirs := map[int]result{}, map[int]result{}
+	for _, n := range sizes {
+		d := filepath.Join(dir, fmt.Sprintf("text-%d", n))
+		if err := os.MkdirAll(d, 0o755); err != nil {
+			return err
+		}
+		g := exec.Command(textmerge, "-gen", fmt.Sprint(n), "-dir", d)
+		if msg, err := g.CombinedOutput(); err != nil {
+			return fmt.Errorf("generating the %d-line text merge: %v: %s", n, err, msg)
+		}
+		files := []string{filepath.Join(d, "dest"), filepath.Join(d, "base"), filepath.Join(d, "updated")}
+		var size int64
+		for _, f := range files {
+			st, err := os.Stat(f)
+			if err != nil {
+				return err
+			}
+			size += st.Size()
+		}
+		lines, err := countLines(files[1])
+		if err != nil {
+			return err
+		}
+		oursOut, gitOut := filepath.Join(d, "textmerge.out"), filepath.Join(d, "git.out")
+		for i := 0; i < reps; i++ {
+			for _, m := range []struct {
+				args []string
+				out  string
+				best map[int]result
+			}{
+				{append([]string{textmerge}, files...), oursOut, ours},
+				{append([]string{git, "merge-file", "-p", "--theirs"}, files...), gitOut, theirs},
+			} {
+				r, err := runCommand(m.args, "", m.out, 5*time.Minute)
+				if err != nil {
+					return err
+				}
+				best, seen := m.best[n]
+				switch {
+				case r.skipped != "":
+					best = r
+				case !seen || r.wall < best.wall:
+					best.wall = r.wall
+				}
+				best.peakKB = max(best.peakKB, r.peakKB)
+				m.best[n] = best
+			}
+		}
+		a, err := os.ReadFile(oursOut)
+		if err != nil {
+			return err
+		}
+		b, err := os.ReadFile(gitOut)
+		if err != nil {
+			return err
+		}
+		if ours[n].skipped == "" && theirs[n].skipped == "" && !bytes.Equal(a, b) {
+			return fmt.Errorf("text merge of %d lines: textmerge's output (%s) differs from git merge-file's (%s)", n, oursOut, gitOut)
+		}
+		ratio := "–"
+		if ours[n].skipped == "" && theirs[n].skipped == "" {
+			ratio = fmt.Sprintf("time %.2fx, peak %.2fx", ours[n].wall.Seconds()/theirs[n].wall.Seconds(),
+				float64(ours[n].peakKB)/float64(theirs[n].peakKB))
+		}
+		fmt.Fprintf(out, "| %d lines, upstream reshuffled, both edited | 3 files, %.1f MB | %s | %s | %s | %s | %s |\n",
+			lines, float64(size)/1e6, ours[n].time(), ours[n].mem(), theirs[n].time(), theirs[n].mem(), ratio)
+	}
+	lo, hi := sizes[0], sizes[len(sizes)-1]
+	exp := func(r map[int]result) string {
+		if r[lo].skipped != "" || r[hi].skipped != "" {
+			return "–"
+		}
+		return fmt.Sprintf("%.2f", math.Log(r[hi].wall.Seconds()/r[lo].wall.Seconds())/math.Log(float64(hi)/float64(lo)))
+	}
+	fmt.Fprintf(out, "\nText merge time exponent, %d → %d lines: textmerge.Merge %s, git merge-file %s (the same outputs, byte for byte).\n",
+		lo, hi, exp(ours), exp(theirs))
 	return nil
 }
 
+// countLines returns the number of lines of the file at path.
+func countLines(path string) (int, error) {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return 0, err
+	}
+	return bytes.Count(b, []byte("\n")), nil
+}
+
 // runOnce runs bin with the file at path on stdin and its output discarded, and
-// returns its wall time and peak RSS. A run past limit is killed and reported skipped.
+// returns its wall time and peak RSS (runCommand).
+func runOnce(bin, path string, limit time.Duration) (result, error) {
+	return runCommand([]string{bin}, path, "", limit)
+}
+
+// runCommand runs args with the file at stdinPath on stdin (none when "") and its
+// output written to the file at stdoutPath (discarded when ""), and returns its wall
+// time and peak RSS. A run past limit is killed and reported skipped.
 //
 // Peak RSS is the child's VmHWM from /proc, polled while it runs: the rusage of a
 // child started from a large process also counts the parent's RSS at the fork (Linux
 // keeps the pre-exec high-water mark), so rusage is used only without /proc.
-func runOnce(bin, path string, limit time.Duration) (result, error) {
-	in, err := os.Open(path)
-	if err != nil {
-		return result{}, err
-	}
-	defer in.Close()
+func runCommand(args []string, stdinPath, stdoutPath string, limit time.Duration) (result, error) {
 	ctx, cancel := context.WithTimeout(context.Background(), limit)
 	defer cancel()
-	devNull, err := os.OpenFile(os.DevNull, os.O_WRONLY, 0)
+	cmd := exec.CommandContext(ctx, args[0], args[1:]...)
+	if stdinPath != "" {
+		in, err := os.Open(stdinPath)
+		if err != nil {
+			return result{}, err
+		}
+		defer in.Close()
+		cmd.Stdin = in
+	}
+	outPath := os.DevNull
+	if stdoutPath != "" {
+		outPath = stdoutPath
+	}
+	stdout, err := os.OpenFile(outPath, os.O_WRONLY|os.O_CREATE|os.O_TRUNC, 0o644)
 	if err != nil {
 		return result{}, err
 	}
-	defer devNull.Close()
-	cmd := exec.CommandContext(ctx, bin)
+	defer stdout.Close()
 	var stderr strings.Builder
-	cmd.Stdin, cmd.Stdout, cmd.Stderr = in, devNull, &stderr
+	cmd.Stdout, cmd.Stderr = stdout, &stderr
 	start := time.Now()
 	if err := cmd.Start(); err != nil {
 		return result{}, err
@@ -421,7 +551,7 @@ func runOnce(bin, path string, limit time.Duration) (result, error) {
 		if peakKB > 16<<20 {
 			return result{skipped: fmt.Sprintf("failed (%.1f GB)", float64(peakKB)/(1<<20))}, nil
 		}
-		return result{}, fmt.Errorf("%s: %v: %s", filepath.Base(bin), state, lastLines(stderr.String()))
+		return result{}, fmt.Errorf("%s: %v: %s", filepath.Base(args[0]), state, lastLines(stderr.String()))
 	}
 	return result{wall: wall, peakKB: peakKB}, nil
 }
