@@ -718,3 +718,39 @@ func requireGit(t *testing.T) {
 		t.Skip("git is not on PATH")
 	}
 }
+
+// What held before the hardening still holds: odd refs and directories are clear
+// errors naming them, and submodules are left out of an export.
+func TestOddRefsAndDirectoriesAreClearErrors(t *testing.T) {
+	up, c1, _, _ := upstream(t)
+	ctx := context.Background()
+	f := &Fetcher{CacheDir: t.TempDir()}
+	for _, ref := range []string{"--output=x", "v2~1", "../../..", "v1^{tree}", "HEAD@{1}", "v1:README.md", "a b", "v1.lock", "refs/tags/"} {
+		if _, err := f.Resolve(ctx, "file://"+up, "/catalog/app", ref); err == nil || !strings.Contains(err.Error(), strconv.Quote(ref)) {
+			t.Errorf("ref %q: %v, want an error naming it", ref, err)
+		}
+	}
+	for _, dir := range []string{"../../..", "/catalog/../..", "/catalog/./app", "--output=x/../..", "/catalog/.git"} {
+		if _, err := f.Resolve(ctx, "file://"+up, dir, "v1"); err == nil || !strings.Contains(err.Error(), strconv.Quote(dir)) {
+			t.Errorf("Resolve directory %q: %v, want an error naming it", dir, err)
+		}
+		if err := f.Export(ctx, "file://"+up, c1, dir, t.TempDir()); err == nil || !strings.Contains(err.Error(), strconv.Quote(dir)) {
+			t.Errorf("Export directory %q: %v, want an error naming it", dir, err)
+		}
+	}
+	// a submodule (gitlink) is left out; its name is checked all the same
+	err, dst, _ := exportCrafted(t, "/", func(g string) []entry {
+		return []entry{{"160000", "vendor", strings.Repeat("1", 40)}, {"100644", "f", blob(t, g, "f\n")}}
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if entries, _ := os.ReadDir(dst); len(entries) != 1 || entries[0].Name() != "f" {
+		t.Errorf("export with a submodule: %v", entries)
+	}
+	if err, _, _ := exportCrafted(t, "/", func(g string) []entry {
+		return []entry{{"160000", ".git", strings.Repeat("1", 40)}}
+	}); err == nil {
+		t.Error("a submodule named .git passed")
+	}
+}

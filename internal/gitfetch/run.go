@@ -74,8 +74,12 @@ var fsckIgnored = []string{"zeroPaddedFilemode", "badTimezone", "badDate", "badD
 // ignores them: the ones about the names in a tree.
 var fsckRefused = []string{"duplicateEntries", "treeNotSorted", "hasDot", "hasDotdot", "hasDotgit", "fullPathname", "emptyName"}
 
-// configArgs are the -c arguments of every git command.
-func configArgs() []string {
+// ConfigArgs are the -c arguments ("-c", "core.hooksPath=/dev/null", ...) the fetcher
+// gives every git command: no hooks, no fsmonitor, no submodules, no bundle URIs,
+// checked fetches (fsckIgnored ignored, fsckRefused refused). A caller running git
+// elsewhere (in the package's work tree) puts them before the subcommand, so that no
+// repository configuration runs a command.
+func ConfigArgs() []string {
 	var out []string
 	for _, c := range gitConfig {
 		out = append(out, "-c", c)
@@ -185,7 +189,7 @@ type runOpts struct {
 	stdin  io.Reader // standard input, when set
 }
 
-// command is git with args, hardened (configArgs, gitEnv), in a session and process
+// command is git with args, hardened (ConfigArgs, gitEnv), in a session and process
 // group of its own, killed with its whole group at the fetcher's timeout or when ctx
 // ends. The caller calls done when the command has been waited for.
 func (f *Fetcher) command(ctx context.Context, o runOpts, args ...string) (cmd *exec.Cmd, tctx context.Context, done func()) {
@@ -193,7 +197,7 @@ func (f *Fetcher) command(ctx context.Context, o runOpts, args ...string) (cmd *
 	if o.gitDir != "" {
 		full = []string{"--git-dir", o.gitDir}
 	}
-	full = append(append(full, configArgs()...), args...)
+	full = append(append(full, ConfigArgs()...), args...)
 	tctx, cancel := context.WithTimeout(ctx, f.timeout)
 	cmd = exec.CommandContext(tctx, "git", full...)
 	cmd.Env = gitEnv()
