@@ -2,16 +2,16 @@ package gitfetch
 
 import (
 	"bytes"
-	"compress/zlib"
 	"context"
 	"crypto/sha1"
 	"encoding/hex"
 	"fmt"
 	"io/fs"
+	"maps"
 	"os"
 	"path"
 	"path/filepath"
-	"sort"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -106,42 +106,6 @@ func decodeTree(in []byte, targets []string) *fuzzTree {
 		return t
 	}
 	return read(0)
-}
-
-// objectWriter writes loose objects into a repository, remembering the files it made
-// so that they can be removed after the execution (the cache stays small).
-type objectWriter struct {
-	gitDir string
-	made   []string
-}
-
-func (w *objectWriter) write(t testing.TB, typ string, data []byte) string {
-	full := append([]byte(fmt.Sprintf("%s %d\x00", typ, len(data))), data...)
-	sum := sha1.Sum(full)
-	id := hex.EncodeToString(sum[:])
-	p := filepath.Join(w.gitDir, "objects", id[:2], id[2:])
-	if _, err := os.Stat(p); err == nil {
-		return id
-	}
-	var z bytes.Buffer
-	zw := zlib.NewWriter(&z)
-	zw.Write(full)
-	zw.Close()
-	if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(p, z.Bytes(), 0o444); err != nil {
-		t.Fatal(err)
-	}
-	w.made = append(w.made, p)
-	return id
-}
-
-func (w *objectWriter) clean() {
-	for _, p := range w.made {
-		os.Remove(p)
-	}
-	w.made = nil
 }
 
 // build writes t as git objects and returns its id and the size of its object.
@@ -307,7 +271,7 @@ func FuzzExport(f *testing.F) {
 		dst := filepath.Join(sandbox, "dst", strconv.Itoa(n))
 		defer os.RemoveAll(filepath.Join(sandbox, "dst"))
 		err := fetcher.Export(ctx, url, commit, "/", dst)
-		if after := listing(t, sandbox, "cache", "dst"); !equalListing(before, after) {
+		if after := listing(t, sandbox, "cache", "dst"); !maps.Equal(before, after) {
 			t.Fatalf("the sandbox outside the export changed (error %v):\nbefore %q\nafter  %q", err, before, after)
 		}
 		ok, want := expect(tree)
@@ -336,32 +300,16 @@ func FuzzExport(f *testing.F) {
 			}
 			got[p] = v
 		}
-		if !equalListing(got, want) {
+		if !maps.Equal(got, want) {
 			t.Fatalf("exported\n%s\nwant\n%s", describeListing(got), describeListing(want))
 		}
 	})
 }
 
-func equalListing(a, b map[string]string) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	for k, v := range a {
-		if w, ok := b[k]; !ok || w != v {
-			return false
-		}
-	}
-	return true
-}
-
+// describeListing prints a listing, one path a line, sorted.
 func describeListing(m map[string]string) string {
-	var keys []string
-	for k := range m {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
 	var b strings.Builder
-	for _, k := range keys {
+	for _, k := range slices.Sorted(maps.Keys(m)) {
 		fmt.Fprintf(&b, "  %q: %q\n", k, m[k])
 	}
 	return b.String()

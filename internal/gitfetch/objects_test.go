@@ -20,24 +20,43 @@ import (
 // gitDir (a bare repository or a work tree's .git) and returns its id.
 func object(t testing.TB, gitDir, typ string, data []byte) string {
 	t.Helper()
+	return (&objectWriter{gitDir: gitDir}).write(t, typ, data)
+}
+
+// objectWriter writes loose objects into a repository, remembering the files it made
+// so that they can be removed after the execution (the cache stays small).
+type objectWriter struct {
+	gitDir string
+	made   []string
+}
+
+func (w *objectWriter) write(t testing.TB, typ string, data []byte) string {
 	full := append([]byte(fmt.Sprintf("%s %d\x00", typ, len(data))), data...)
 	sum := sha1.Sum(full)
 	id := hex.EncodeToString(sum[:])
-	p := filepath.Join(gitDir, "objects", id[:2], id[2:])
+	p := filepath.Join(w.gitDir, "objects", id[:2], id[2:])
 	if _, err := os.Stat(p); err == nil {
 		return id
 	}
 	var z bytes.Buffer
-	w := zlib.NewWriter(&z)
-	w.Write(full)
-	w.Close()
+	zw := zlib.NewWriter(&z)
+	zw.Write(full)
+	zw.Close()
 	if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
 		t.Fatal(err)
 	}
 	if err := os.WriteFile(p, z.Bytes(), 0o444); err != nil {
 		t.Fatal(err)
 	}
+	w.made = append(w.made, p)
 	return id
+}
+
+func (w *objectWriter) clean() {
+	for _, p := range w.made {
+		os.Remove(p)
+	}
+	w.made = nil
 }
 
 // entry is one entry of a crafted tree: mode as git writes it ("100644", "100755",
