@@ -7,6 +7,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime"
 	"strconv"
 	"strings"
 	"syscall"
@@ -752,5 +753,63 @@ func TestOddRefsAndDirectoriesAreClearErrors(t *testing.T) {
 		return []entry{{"160000", ".git", strings.Repeat("1", 40)}}
 	}); err == nil {
 		t.Error("a submodule named .git passed")
+	}
+}
+
+// gitProcesses returns the processes (not zombies) whose command line holds s.
+func gitProcesses(s string) []int {
+	var pids []int
+	dirs, _ := os.ReadDir("/proc")
+	for _, d := range dirs {
+		pid, err := strconv.Atoi(d.Name())
+		if err != nil {
+			continue
+		}
+		b, err := os.ReadFile(filepath.Join("/proc", d.Name(), "cmdline"))
+		if err == nil && strings.Contains(string(b), s) && running(pid) {
+			pids = append(pids, pid)
+		}
+	}
+	return pids
+}
+
+// A krm-merge killed while git runs (SIGKILL: no chance to stop it) takes git with
+// it: a git left running would go on writing into the cache repository whose lock the
+// next run takes.
+func TestGitDiesWithKrmMerge(t *testing.T) {
+	if url := os.Getenv("GITFETCH_TEST_HUNG_URL"); url != "" { // the krm-merge to kill
+		f := &Fetcher{CacheDir: os.Getenv("GITFETCH_TEST_CACHE"), Timeout: time.Hour}
+		_, err := f.Resolve(context.Background(), url, "/", "v1")
+		t.Fatalf("Resolve returned: %v", err)
+	}
+	requireGit(t)
+	if _, err := os.Stat("/proc/self/cmdline"); err != nil || runtime.GOOS != "linux" {
+		t.Skip("needs Linux's /proc (and its parent-death signal)")
+	}
+	url := hungRemote(t)
+	cmd := exec.Command(os.Args[0], "-test.run=^TestGitDiesWithKrmMerge$")
+	cmd.Env = append(os.Environ(), "GITFETCH_TEST_HUNG_URL="+url, "GITFETCH_TEST_CACHE="+t.TempDir())
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	var pids []int
+	for i := 0; i < 600 && len(pids) == 0; i++ {
+		time.Sleep(50 * time.Millisecond)
+		pids = gitProcesses(url)
+	}
+	if len(pids) == 0 {
+		cmd.Process.Kill()
+		t.Fatal("git never ran")
+	}
+	cmd.Process.Kill()
+	cmd.Wait()
+	for i := 0; i < 100 && len(gitProcesses(url)) > 0; i++ {
+		time.Sleep(100 * time.Millisecond)
+	}
+	if left := gitProcesses(url); len(left) > 0 {
+		for _, pid := range left {
+			syscall.Kill(pid, syscall.SIGKILL)
+		}
+		t.Errorf("git outlived the killed krm-merge: %v", left)
 	}
 }

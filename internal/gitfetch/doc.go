@@ -30,8 +30,9 @@
 //   - the cache directory and each cache repository must be the user's own, or listed
 //     in git's safe.directory; the cache directory is made with mode 0700;
 //   - every git command runs under a timeout (DefaultTimeout), in a session of its own
-//     whose whole process group is killed at the timeout; the wait for another run's
-//     lock is told (Fetcher.Log) and bounded by the same timeout;
+//     whose whole process group is killed at the timeout (and, on Linux, git is killed
+//     with krm-merge); the wait for another run's lock is told (Fetcher.Log) and
+//     bounded by the same timeout;
 //   - a relative local path is the repository it names from the working directory,
 //     made absolute (NormalizeURL): the cache is keyed by that absolute form;
 //   - Export checks every tree entry before writing anything (no symbolic link, no

@@ -207,7 +207,7 @@ func (f *Fetcher) command(ctx context.Context, o runOpts, args ...string) (cmd *
 	// credential helper) share one process group, killed together; and none has a
 	// terminal, so that ssh fails at once where it would prompt (a stopped prompt in a
 	// background process group would wait for the timeout).
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true}
+	cmd.SysProcAttr = procAttr()
 	cmd.Cancel = func() error { return syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL) }
 	// A process git left behind holding its output (ssh's ControlPersist master) does
 	// not hold the fetcher.
