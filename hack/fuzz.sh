@@ -35,6 +35,7 @@ targets=(
 	"FuzzIdentity ./pkg/function"
 	"FuzzRepeatedKeys ./pkg/function"
 	"FuzzAppendItem ./internal/yamlenc"
+	"FuzzExport ./internal/gitfetch"
 )
 if [ -n "${FUZZ_TARGETS:-}" ]; then # e.g. FUZZ_TARGETS="FuzzRead FuzzLoad": only these
 	keep=()

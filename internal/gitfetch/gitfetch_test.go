@@ -107,7 +107,8 @@ func TestResolveAndExport(t *testing.T) {
 }
 
 // A second run resolves and exports tags and commits from the cache: it works with the
-// remote gone and counts no fetch.
+// remote gone (a tag with a warning: it is asked of the remote first) and counts no
+// fetch.
 func TestSecondRunUsesTheCache(t *testing.T) {
 	up, c1, _, _ := upstream(t)
 	ctx := context.Background()
@@ -128,8 +129,9 @@ func TestSecondRunUsesTheCache(t *testing.T) {
 	if err != nil {
 		t.Fatalf("second run without the remote: %v", err)
 	}
-	if !r.Cached || r.Commit != c1 || second.Fetches != 0 || second.Queries != 0 {
-		t.Errorf("second run: %+v, %d fetches, %d queries; want the cached commit and no network", r, second.Fetches, second.Queries)
+	if !r.Cached || r.Commit != c1 || second.Fetches != 0 || second.Queries != 1 || len(r.Warnings) != 1 {
+		t.Errorf("second run: %+v, %d fetches, %d queries; want the cached commit, no download, one ls-remote (failed) and a warning",
+			r, second.Fetches, second.Queries)
 	}
 	if _, err := second.Resolve(ctx, "file://"+up, "/catalog/app", c1); err != nil {
 		t.Errorf("a cached commit: %v", err)
