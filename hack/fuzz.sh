@@ -15,6 +15,9 @@
 # time bound makes the count stall). A slow input (over internal/fuzzguard's budget) is a
 # finding like any other; a hanging one leaves a goroutine dump in LOGDIR.
 #
+# A target may carry a third field, its own execution count, used instead of LENGTH when
+# LENGTH is a count (FuzzExport runs git on every input: 2,000,000 would take days).
+#
 # Each target's log is LOGDIR/<Target>.log (a temporary directory without LOGDIR); the
 # last line of each target's summary gives its executions, time and rate. All targets
 # run even when one fails; the exit status is 1 when any failed. A failing input is
@@ -35,7 +38,7 @@ targets=(
 	"FuzzIdentity ./pkg/function"
 	"FuzzRepeatedKeys ./pkg/function"
 	"FuzzAppendItem ./internal/yamlenc"
-	"FuzzExport ./internal/gitfetch"
+	"FuzzExport ./internal/gitfetch 50000x" # each execution runs git: ~30 ms
 )
 if [ -n "${FUZZ_TARGETS:-}" ]; then # e.g. FUZZ_TARGETS="FuzzRead FuzzLoad": only these
 	keep=()
@@ -61,12 +64,13 @@ progress() {
 	grep -oE '(execs: [0-9]+|baseline coverage: [0-9]+)' "$1" 2>/dev/null | tail -1
 }
 
-# run_watched runs one fuzz target with its output in $2, killing it when its progress
-# stops for $stall seconds; it returns go test's status, or 124 for a stall.
+# run_watched runs one fuzz target with its output in $2 for $4 (a -fuzztime), killing
+# it when its progress stops for $stall seconds; it returns go test's status, or 124
+# for a stall.
 run_watched() {
-	local pkg=$1 log=$2 target=$3
+	local pkg=$1 log=$2 target=$3 fuzztime=$4
 	set -m # the job gets its own process group: go test, the test binary, its worker
-	go test -run '^$' -fuzz "^$target\$" -fuzztime "$length" -fuzzminimizetime "$minimize" \
+	go test -run '^$' -fuzz "^$target\$" -fuzztime "$fuzztime" -fuzzminimizetime "$minimize" \
 		-parallel 1 "$pkg" >"$log" 2>&1 &
 	local pid=$! last="" since=$SECONDS now
 	set +m
@@ -94,10 +98,14 @@ for t in "${targets[@]}"; do
 		echo "== $1 ($2): seeds and corpus"
 		go test -count=1 -run "^$1\$" "$2" || { failed+=("$1 (seeds/corpus)"); continue; }
 	fi
-	echo "== $1 ($2) for $length"
+	run_length=$length
+	if [ -n "${3:-}" ] && [[ "$length" == *x ]]; then
+		run_length=$3
+	fi
+	echo "== $1 ($2) for $run_length"
 	log="$logdir/$1.log"
 	start=$SECONDS
-	run_watched "$2" "$log" "$1"
+	run_watched "$2" "$log" "$1" "$run_length"
 	rc=$?
 	secs=$((SECONDS - start))
 	if [ "$rc" -ne 0 ] && [ "$rc" -ne 124 ] && ! grep -q 'Failing input written' "$log" &&
@@ -118,7 +126,7 @@ for t in "${targets[@]}"; do
 	execs=$(grep -oE 'execs: [0-9]+' "$log" | tail -1 | grep -oE '[0-9]+')
 	echo "SUMMARY $1: ${execs:-0} execs in ${secs}s ($(( ${execs:-0} / (secs > 0 ? secs : 1) ))/s), exit $rc"
 	if [ "$rc" -eq 0 ] && [ "${execs:-0}" -eq 0 ]; then # said, so that no one reads a search into it
-		echo "NO SEARCH: $1 spent its $length on the baseline coverage of its corpus (seeds, testdata/fuzz and the inputs Go cached under $(go env GOCACHE)/fuzz) and ran no new input; give it longer"
+		echo "NO SEARCH: $1 spent its $run_length on the baseline coverage of its corpus (seeds, testdata/fuzz and the inputs Go cached under $(go env GOCACHE)/fuzz) and ran no new input; give it longer"
 	fi
 	if [ "$rc" -ne 0 ] && [ "$rc" -ne 124 ] && [ "${FUZZ_SMOKE:-}" = 1 ]; then
 		echo "NEW FINDING by $1 (input saved under $2/testdata/fuzz/$1, log $log): fix it and commit the input; not failing this smoke run"

@@ -108,7 +108,7 @@ type file struct {
 
 // errorf is an error naming the repository, the commit and a path in the export.
 func (e *exporter) errorf(p, format string, args ...any) error {
-	return fmt.Errorf("%s at %s: %s: %s", e.r.url, e.commit, p, fmt.Sprintf(format, args...))
+	return fmt.Errorf("%s at %s: %s: %w", e.r.url, e.commit, p, fmt.Errorf(format, args...))
 }
 
 // list reads the tree top (a revision: <commit>^{tree} or <commit>:<dir>, shown as
@@ -214,10 +214,10 @@ func (e *exporter) write() error {
 			return e.errorf(fl.path, "a file whose object is a %s", orMissing(typ))
 		}
 		if size > e.f.maxFileSize() {
-			return e.errorf(fl.path, "%d bytes, over the limit of %d bytes a file (Fetcher.MaxFileSize)", size, e.f.maxFileSize())
+			return e.errorf(fl.path, "%w: %d bytes, over the limit of %d bytes a file", ErrTooLarge, size, e.f.maxFileSize())
 		}
 		if total += size; total > e.f.maxTotalSize() {
-			return fmt.Errorf("%s at %s: more than %d bytes in all (at %s)", e.r.url, e.commit, e.f.maxTotalSize(), fl.path)
+			return fmt.Errorf("%s at %s: %w: more than %d bytes in all (at %s)", e.r.url, e.commit, ErrTooLarge, e.f.maxTotalSize(), fl.path)
 		}
 		out, err := e.root.OpenFile(fl.path, os.O_WRONLY|os.O_CREATE|os.O_EXCL|syscall.O_NOFOLLOW, fl.mode)
 		if err != nil {
@@ -396,7 +396,7 @@ func (b *batch) header() (id, typ string, size int64, err error) {
 // most limit (a tree: what is named p in the errors).
 func (b *batch) read(size, limit int64, p string) ([]byte, error) {
 	if size > limit {
-		return nil, fmt.Errorf("directory %q: a tree object of %d bytes, over the limit of %d bytes (Fetcher.MaxFileSize)", "/"+p, size, limit)
+		return nil, fmt.Errorf("directory %q: %w: a tree object of %d bytes, over the limit of %d bytes", "/"+p, ErrTooLarge, size, limit)
 	}
 	data := make([]byte, size)
 	if _, err := io.ReadFull(b.out, data); err != nil {

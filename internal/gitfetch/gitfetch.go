@@ -16,6 +16,11 @@ import (
 // CacheEnv names the environment variable that overrides the default cache directory.
 const CacheEnv = "KRM_MERGE_CACHE_DIR"
 
+// ErrTooLarge is wrapped by Export's error for a file over Fetcher.MaxFileSize, an
+// export over Fetcher.MaxTotalSize, or a tree object over the file limit; the error
+// names the file, its size and the limit.
+var ErrTooLarge = errors.New("too large")
+
 // ErrNoGit is returned (wrapped) by CheckGit when the git CLI is not on PATH.
 var ErrNoGit = errors.New("git is not installed")
 

@@ -101,9 +101,15 @@ var repositoryEnv = []string{"GIT_DIR", "GIT_WORK_TREE", "GIT_INDEX_FILE", "GIT_
 	"GIT_ALTERNATE_OBJECT_DIRECTORIES", "GIT_COMMON_DIR", "GIT_NAMESPACE", "GIT_GRAFT_FILE", "GIT_SHALLOW_FILE",
 	"GIT_REPLACE_REF_BASE", "GIT_IMPLICIT_WORK_TREE", "GIT_PREFIX", "GIT_INTERNAL_SUPER_PREFIX", "GIT_QUARANTINE_PATH"}
 
-// gitEnv is the environment of every git command: the user's (credentials, proxies, ssh
-// settings) without repositoryEnv, and no prompt, C messages, only AllowedProtocols, no
-// replace refs.
+// Environ is the environment of every git command the fetcher runs, as os.Environ
+// gives it ("NAME=value" entries): the user's (credentials, proxies, ssh settings)
+// without the variables that point git at another repository (those a git hook
+// inherits), and no prompt, C messages, only AllowedProtocols, no replace refs. A
+// caller running git elsewhere (in the package's work tree) gives it too, with
+// ConfigArgs.
+func Environ() []string { return gitEnv() }
+
+// gitEnv is Environ.
 func gitEnv() []string {
 	var env []string
 	for _, kv := range os.Environ() {

@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"syscall"
+	"time"
 )
 
 // Lock keeps updates of one package tree apart (docs/pkg-update.md, "All or nothing"):
@@ -24,7 +25,39 @@ import (
 // directory whose update is running: dir itself, the directory above it, or the
 // directory inside it (found by probing each directory inside dir with a shared lock,
 // which for that instant can refuse an update starting there).
+//
+// A lock held elsewhere is asked again for up to LockRetry before Lock gives up: a
+// killed update's child process that had not yet started its program (between fork
+// and exec) holds the killed update's locks for a few milliseconds more.
 func Lock(dir string) (unlock func(), err error) {
+	deadline := time.Now().Add(LockRetry)
+	for {
+		unlock, err = tryLock(dir)
+		var b *busyError
+		if err == nil || !errors.As(err, &b) {
+			return unlock, err
+		}
+		if time.Now().After(deadline) {
+			if b.msg == "" {
+				b.msg = busy(dir, b.real).Error()
+			}
+			return nil, b
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+}
+
+// LockRetry is how long Lock asks again for a lock held elsewhere: 1 second.
+const LockRetry = time.Second
+
+// busyError is a lock held elsewhere; its message names whose update holds it (found
+// by busy, for dir's own lock, only once Lock gives up).
+type busyError struct{ msg, real string }
+
+func (e *busyError) Error() string { return e.msg }
+
+// tryLock is one attempt of Lock.
+func tryLock(dir string) (unlock func(), err error) {
 	real, err := filepath.EvalSymlinks(dir)
 	if err == nil {
 		real, err = filepath.Abs(real)
@@ -46,7 +79,7 @@ func Lock(dir string) (unlock func(), err error) {
 	if err := flock(f, syscall.LOCK_EX); err != nil {
 		f.Close()
 		if errors.Is(err, syscall.EWOULDBLOCK) {
-			return nil, busy(dir, real)
+			return nil, &busyError{real: real}
 		}
 		return nil, fmt.Errorf("%s: locking: %w", dir, err)
 	}
@@ -59,7 +92,7 @@ func Lock(dir string) (unlock func(), err error) {
 			case errors.Is(err, syscall.EWOULDBLOCK):
 				a.Close()
 				release()
-				return nil, fmt.Errorf("%s: an update of %s, which contains it, is running", dir, p)
+				return nil, &busyError{msg: fmt.Sprintf("%s: an update of %s, which contains it, is running", dir, p)}
 			default:
 				a.Close()
 			}

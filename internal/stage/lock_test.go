@@ -11,6 +11,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 )
 
 func TestLockIsExclusive(t *testing.T) {
@@ -142,4 +143,29 @@ func TestLockAcrossProcesses(t *testing.T) {
 		t.Fatalf("Lock of a sibling: %v", err)
 	}
 	unlock()
+}
+
+// A lock released within LockRetry (a killed update's child that had not yet started
+// its program) is taken; one held longer is refused.
+func TestLockAsksAgainBriefly(t *testing.T) {
+	dir := setup(t)
+	unlock, err := Lock(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	released := make(chan struct{})
+	go func() {
+		defer close(released)
+		<-time.After(LockRetry / 5)
+		unlock()
+	}()
+	second, err := Lock(dir)
+	if err != nil {
+		t.Fatalf("a lock released after %s was not taken: %v", LockRetry/5, err)
+	}
+	<-released
+	if _, err := Lock(dir); err == nil || !strings.Contains(err.Error(), "another update of this directory is running") {
+		t.Errorf("a lock held throughout: %v", err)
+	}
+	second()
 }

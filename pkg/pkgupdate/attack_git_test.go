@@ -237,4 +237,27 @@ func TestAttackMovedTag(t *testing.T) {
 	if got := field(t, web, "spec", "template", "spec", "containers", "[name=app]", "image"); got != "app:2-fixed" {
 		t.Errorf("image %s, want the moved tag's app:2-fixed", got)
 	}
+	// the report says so, naming both commits
+	var warned bool
+	for _, w := range rep.Packages[0].Warnings {
+		warned = warned || (strings.Contains(w.Message, "v2") && strings.Contains(w.Message, rep.Packages[0].To.Commit[:12]))
+	}
+	if !warned {
+		t.Errorf("no warning names the moved tag and its new commit: %+v", rep.Packages[0].Warnings)
+	}
+}
+
+// The dirty check runs git in the user's work tree: a repository configuration there
+// (core.fsmonitor, hooks) runs no command.
+func TestAttackDirtyCheckRunsNoRepositoryCommand(t *testing.T) {
+	dir, _ := localPackage(t, nil)
+	sentinel := filepath.Join(t.TempDir(), "ran")
+	work := filepath.Dir(dir)
+	git(t, work, "config", "core.fsmonitor", "touch "+sentinel+"; false")
+	if _, err := Update(context.Background(), options(dir, t)); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(sentinel); err == nil {
+		t.Error("the dirty check ran the repository's core.fsmonitor command")
+	}
 }

@@ -79,6 +79,9 @@ func (u *updater) pkg(ctx context.Context, rel, version string, root bool) error
 	}
 	pr.From = Version{Ref: src.fromRef, Commit: from.Commit, Cached: from.Cached}
 	pr.To = Version{Ref: src.toRef, Commit: to.Commit, Cached: to.Cached}
+	for _, w := range append(from.Warnings, to.Warnings...) { // a moved tag, an unreachable remote
+		pr.Warnings = append(pr.Warnings, Note{Message: w})
+	}
 	subs, err := subpackages(dir, u.opts.MaxFileSize)
 	if err != nil {
 		return prefixed(rel, err)
@@ -101,6 +104,9 @@ func (u *updater) pkg(ctx context.Context, rel, version string, root bool) error
 		u.n++
 		out := filepath.Join(u.tmp, strconv.Itoa(u.n))
 		if err := u.fetcher.Export(ctx, src.repo, v.commit, src.directory, out); err != nil {
+			if errors.Is(err, gitfetch.ErrTooLarge) {
+				err = tooLarge{err}
+			}
 			return err
 		}
 		t, err := pkgio.Read(out, pkgio.Options{PathPrefix: v.role + "/", Skip: skip,
@@ -339,3 +345,13 @@ func prefixed(rel string, err error) error {
 	}
 	return fmt.Errorf("%s/%w", rel, err)
 }
+
+// tooLarge marks a fetch's size error (gitfetch.ErrTooLarge) as ErrTooLarge too, the
+// one error a caller tests for a file over the limit, in the package or upstream.
+type tooLarge struct{ error }
+
+// Is reports ErrTooLarge.
+func (e tooLarge) Is(target error) bool { return target == ErrTooLarge }
+
+// Unwrap returns the fetch's error.
+func (e tooLarge) Unwrap() error { return e.error }

@@ -11,6 +11,7 @@ import (
 	"sort"
 	"strings"
 	"syscall"
+	"time"
 
 	"github.com/krm-merge/krm-merge/internal/gitfetch"
 	"github.com/krm-merge/krm-merge/internal/pkgio"
@@ -49,6 +50,13 @@ type Options struct {
 	// both upstream releases; 0 is DefaultMaxFileSize (64 MiB). A file over it fails
 	// the update (ErrTooLarge, naming the file). Negative is an error.
 	MaxFileSize int64
+	// GitTimeout bounds every git command (a hung remote, a stalled transfer) and the
+	// wait for another run's lock on a cached repository; 0 is $KRM_MERGE_GIT_TIMEOUT
+	// (a Go duration such as 90s), else 5 minutes. Negative is an error.
+	GitTimeout time.Duration
+	// Log, when set, receives messages a person should see while the update runs
+	// (waiting for another run's lock on the git cache), one line each, without "\n".
+	Log func(string)
 }
 
 // DefaultMaxFileSize is the size limit of one file when Options.MaxFileSize is 0:
@@ -93,6 +101,16 @@ func Update(ctx context.Context, opts Options) (*Report, error) {
 	}
 	if opts.MaxFileSize < 0 {
 		return nil, fmt.Errorf("MaxFileSize is %d: want a positive number of bytes, or 0 for %d", opts.MaxFileSize, DefaultMaxFileSize)
+	}
+	switch {
+	case opts.GitTimeout < 0:
+		return nil, fmt.Errorf("GitTimeout is %s: want a positive duration, or 0 for the default", opts.GitTimeout)
+	case opts.GitTimeout == 0:
+		d, err := gitfetch.DefaultTimeout()
+		if err != nil {
+			return nil, err
+		}
+		opts.GitTimeout = d
 	}
 	given := opts.Dir
 	fi, err := os.Stat(opts.Dir)
@@ -141,11 +159,12 @@ func Update(ctx context.Context, opts Options) (*Report, error) {
 	}
 	// The changes of an interrupted update just finished are this command's own.
 	if !opts.AllowDirty && recovered != stage.RolledForward {
-		if err := checkClean(ctx, opts.Dir); err != nil {
+		if err := checkClean(ctx, opts.Dir, opts.GitTimeout); err != nil {
 			return nil, err
 		}
 	}
-	u := &updater{opts: opts, cfg: cfg, fetcher: &gitfetch.Fetcher{CacheDir: opts.CacheDir}}
+	u := &updater{opts: opts, cfg: cfg, fetcher: &gitfetch.Fetcher{CacheDir: opts.CacheDir, Timeout: opts.GitTimeout,
+		Log: opts.Log, MaxFileSize: opts.MaxFileSize}}
 	tmp, err := os.MkdirTemp("", "krm-merge-pkg-update-")
 	if err != nil {
 		return nil, err
@@ -260,16 +279,28 @@ const (
 // when dir is not in one). Its git commands take no optional lock (GIT_OPTIONAL_LOCKS=0):
 // `git status` would otherwise refresh the user's index under .git/index.lock, which a
 // kill in that moment leaves behind, and every later git command there fails on it.
-func checkClean(ctx context.Context, dir string) error {
-	env := append(os.Environ(), "GIT_OPTIONAL_LOCKS=0")
-	cmd := exec.CommandContext(ctx, "git", "-C", dir, "rev-parse", "--is-inside-work-tree")
-	cmd.Env = env
-	if out, err := cmd.Output(); err != nil || strings.TrimSpace(string(out)) != "true" {
+// They run as the fetcher runs git (gitfetch.ConfigArgs, gitfetch.Environ: no hook, no
+// fsmonitor command of a repository configuration runs), each within timeout.
+func checkClean(ctx context.Context, dir string, timeout time.Duration) error {
+	env := append(gitfetch.Environ(), "GIT_OPTIONAL_LOCKS=0")
+	git := func(args ...string) ([]byte, error) {
+		tctx, cancel := context.WithTimeout(ctx, timeout)
+		defer cancel()
+		cmd := exec.CommandContext(tctx, "git", append(append([]string{"-C", dir}, gitfetch.ConfigArgs()...), args...)...)
+		cmd.Env = env
+		out, err := cmd.Output()
+		if tctx.Err() == context.DeadlineExceeded {
+			err = fmt.Errorf("git %s in %s: %w after %s", args[0], dir, gitfetch.ErrTimeout, timeout)
+		}
+		return out, err
+	}
+	if out, err := git("rev-parse", "--is-inside-work-tree"); err != nil || strings.TrimSpace(string(out)) != "true" {
+		if errors.Is(err, gitfetch.ErrTimeout) {
+			return err
+		}
 		return nil
 	}
-	cmd = exec.CommandContext(ctx, "git", "-C", dir, "status", "--porcelain", "--untracked-files=all", "--", ".")
-	cmd.Env = env
-	out, err := cmd.Output()
+	out, err := git("status", "--porcelain", "--untracked-files=all", "--", ".")
 	if err != nil {
 		return fmt.Errorf("git status in %s: %w", dir, err)
 	}

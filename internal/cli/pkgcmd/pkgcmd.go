@@ -9,14 +9,18 @@ import (
 	"io"
 	"math"
 	"os"
+	"os/signal"
 	"strconv"
 	"strings"
+	"syscall"
+	"time"
 	"unicode"
 	"unicode/utf16"
 
 	"github.com/spf13/cobra"
 	"sigs.k8s.io/kustomize/kyaml/yaml"
 
+	"github.com/krm-merge/krm-merge/internal/gitfetch"
 	"github.com/krm-merge/krm-merge/internal/pkgio"
 	"github.com/krm-merge/krm-merge/pkg/config"
 	"github.com/krm-merge/krm-merge/pkg/function"
@@ -39,6 +43,8 @@ type updateFlags struct {
 	repo, directory, from, to  string
 	cacheDir                   string
 	maxFileSize                string
+	gitTimeout                 time.Duration
+	log                        func(string) // progress messages, on stderr
 }
 
 const updateLong = `Take a new upstream release into a package in one step.
@@ -103,7 +109,16 @@ func updateCommand() *cobra.Command {
 		SilenceUsage:  true,
 		SilenceErrors: true,
 		RunE: func(c *cobra.Command, args []string) error {
-			err := runUpdate(c.Context(), f, args[0], c.OutOrStdout())
+			ctx := c.Context()
+			if ctx == nil {
+				ctx = context.Background()
+			}
+			// Ctrl-C or a TERM ends git (with every process it started) and the update
+			// before it writes; a write under way finishes or is undone (all or nothing).
+			ctx, stop := signal.NotifyContext(ctx, os.Interrupt, syscall.SIGTERM)
+			defer stop()
+			f.log = func(msg string) { fmt.Fprintln(c.ErrOrStderr(), pkgio.Escape(msg)) }
+			err := runUpdate(ctx, f, args[0], c.OutOrStdout())
 			if err != nil && f.output != "json" {
 				printError(c.ErrOrStderr(), err)
 			}
@@ -122,6 +137,7 @@ func updateCommand() *cobra.Command {
 	fl.StringVar(&f.to, "to", "", "the upstream version to update to (instead of DIR@VERSION)")
 	fl.StringVar(&f.cacheDir, "cache-dir", "", "git cache directory (default $KRM_MERGE_CACHE_DIR, else ~/.cache/krm-merge/git)")
 	fl.StringVar(&f.maxFileSize, "max-file-size", "64MiB", "the size limit of every file read, in DIR and in the upstream releases: bytes, or with KiB, MiB or GiB")
+	fl.DurationVar(&f.gitTimeout, "git-timeout", 0, "the time limit of every git command and of the wait for the git cache's lock, e.g. 90s or 20m (default $KRM_MERGE_GIT_TIMEOUT, else 5m)")
 	return cmd
 }
 
@@ -220,8 +236,11 @@ func runUpdate(ctx context.Context, f *updateFlags, arg string, out io.Writer) e
 	rep, err := pkgupdate.Update(ctx, pkgupdate.Options{
 		Dir: dir, Version: version, Repo: f.repo, Directory: f.directory, From: f.from,
 		Config: cfg, Plan: f.plan, AllowDirty: f.allowDirty, CacheDir: f.cacheDir,
-		MaxFileSize: maxFileSize,
+		MaxFileSize: maxFileSize, GitTimeout: f.gitTimeout, Log: f.log,
 	})
+	if errors.Is(err, gitfetch.ErrTimeout) {
+		err = fmt.Errorf("%w (raise the limit with --git-timeout or %s)", err, gitfetch.TimeoutEnv)
+	}
 	if errors.Is(err, pkgupdate.ErrTooLarge) {
 		err = fmt.Errorf("%w (raise the limit with --max-file-size)", err)
 	}

@@ -230,8 +230,9 @@ func TestJSONReportEscapes(t *testing.T) {
 	}
 }
 
-// End to end: upstream adds a file whose name and content hold escape bytes; the plan
-// printed for a person holds none raw.
+// End to end: upstream adds a file whose content holds escape bytes (the plan shows
+// them escaped), then one whose name does (the fetch refuses it, naming it escaped);
+// nothing printed for a person holds one raw.
 func TestPlanOfAHostileFileName(t *testing.T) {
 	if _, err := exec.LookPath("git"); err != nil {
 		t.Skip("git is not on PATH")
@@ -259,15 +260,20 @@ func TestPlanOfAHostileFileName(t *testing.T) {
 	git(repo, "add", "-A")
 	git(repo, "commit", "-qm", "v1")
 	git(repo, "tag", "v1")
-	write(repo, "evil\x1b[2J\x1b[Hname.txt", "one\x1b]0;owned\x07\n")
+	write(repo, "notes.txt", "one\x1b]0;owned\x07\n")
 	git(repo, "add", "-A")
 	git(repo, "commit", "-qm", "v2")
 	git(repo, "tag", "v2")
+	write(repo, "evil\x1b[2J\x1b[Hname.txt", "x\n")
+	git(repo, "add", "-A")
+	git(repo, "commit", "-qm", "v3")
+	git(repo, "tag", "v3")
 	dir := filepath.Join(t.TempDir(), "pkg")
 	if err := os.Mkdir(dir, 0o755); err != nil {
 		t.Fatal(err)
 	}
 	write(dir, "a.txt", "a\n")
+	// a line with escape bytes: shown escaped in the plan
 	stdout, stderr, err := run(t, "update", dir, "--repo", "file://"+repo, "--from", "v1", "--to", "v2", "--plan",
 		"--cache-dir", t.TempDir())
 	if err != nil {
@@ -276,7 +282,19 @@ func TestPlanOfAHostileFileName(t *testing.T) {
 	if u := unsafe(stdout, true); u != "" {
 		t.Errorf("the plan holds %s raw:\n%q", u, stdout)
 	}
-	if !strings.Contains(stdout, `added    evil\x1b[2J\x1b[Hname.txt`) || !strings.Contains(stdout, `+one\x1b]0;owned\x07`) {
-		t.Errorf("the plan does not show the escaped name and line:\n%s", stdout)
+	if !strings.Contains(stdout, `added    notes.txt`) || !strings.Contains(stdout, `+one\x1b]0;owned\x07`) {
+		t.Errorf("the plan does not show the escaped line:\n%s", stdout)
+	}
+	// a file name with escape bytes: refused by the fetch, and named escaped
+	stdout, stderr, err = run(t, "update", dir, "--repo", "file://"+repo, "--from", "v1", "--to", "v3", "--plan",
+		"--cache-dir", t.TempDir())
+	if err == nil {
+		t.Fatalf("a file name with control characters was accepted:\n%s", stdout)
+	}
+	if u := unsafe(stdout+stderr, true); u != "" {
+		t.Errorf("the output holds %s raw:\n%q", u, stdout+stderr)
+	}
+	if !strings.Contains(stderr, `evil\x1b[2J\x1b[Hname.txt`) {
+		t.Errorf("the error does not name the file escaped:\n%s", stderr)
 	}
 }
