@@ -15,6 +15,7 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/krm-merge/krm-merge/internal/fuzzguard"
 )
@@ -259,7 +260,8 @@ func FuzzExport(f *testing.F) {
 	f.Add(bytes.Repeat([]byte{0, 0, 1}, 70))
 	n := 0
 	f.Fuzz(func(t *testing.T, in []byte) {
-		defer fuzzguard.Guard(t, in)()
+		// Each execution runs git a few times (20-70 ms on a quiet machine).
+		defer fuzzguard.GuardFor(t, 6*time.Second, in)()
 		if len(in) > 4096 {
 			return
 		}
