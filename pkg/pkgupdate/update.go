@@ -136,6 +136,9 @@ func Update(ctx context.Context, opts Options) (*Report, error) {
 			rep.Recovered = recovered.String()
 		}
 	}
+	if err := checkNotInProgress(opts.Dir, given); err != nil { // inprogress.go
+		return nil, err
+	}
 	if err := gitfetch.CheckGit(); err != nil {
 		return nil, err
 	}
@@ -160,6 +163,22 @@ func Update(ctx context.Context, opts Options) (*Report, error) {
 	if err := u.checkChanges(); err != nil {
 		return nil, err
 	}
+	marking := cfg.OnConflict == config.ConflictMark && len(u.marks) > 0
+	if cfg.OnConflict == config.ConflictMark && !marking { // nothing marked: recorded as by any update
+		if u.changes, err = finishRecords(u.changes, u.pending, u.localKptfiles); err != nil {
+			return nil, err
+		}
+	}
+	if marking {
+		sort.SliceStable(u.marks, func(i, j int) bool {
+			a, b := u.marks[i], u.marks[j]
+			return a.File < b.File || a.File == b.File && a.Start < b.Start
+		})
+		rep.Marks = u.marks
+		for _, p := range rep.Packages {
+			p.Recorded = false // until Continue
+		}
+	}
 	for _, c := range u.changes {
 		fc := FileChange{Path: c.change.Path, Action: c.action}
 		if opts.Plan {
@@ -177,10 +196,49 @@ func Update(ctx context.Context, opts Options) (*Report, error) {
 	for i, c := range u.changes {
 		changes[i] = c.change
 	}
+	if marking {
+		if err := u.applyMarked(opts.Dir, changes, rep); err != nil {
+			return nil, err
+		}
+		var files []string
+		for _, m := range u.marks {
+			if len(files) == 0 || files[len(files)-1] != m.File {
+				files = append(files, m.File)
+			}
+		}
+		return rep, &MarkedError{Dir: given, Files: files}
+	}
 	if err := stage.Apply(opts.Dir, changes); err != nil {
 		return nil, err
 	}
 	return rep, nil
+}
+
+// applyMarked writes an update that marked conflicts with its state (inprogress.go),
+// all or nothing.
+func (u *updater) applyMarked(dir string, changes []stage.Change, rep *Report) error {
+	created, err := prepareStateDir(dir)
+	if err != nil {
+		return err
+	}
+	undo := func(err error) error {
+		if created {
+			_ = os.Remove(filepath.Join(dir, stateDirName)) // empty unless the write went through
+		}
+		return err
+	}
+	to := ""
+	if len(rep.Packages) > 0 {
+		to = rep.Packages[0].To.Ref
+	}
+	state, err := u.stateChanges(dir, changes, to)
+	if err != nil {
+		return undo(err)
+	}
+	if err := stage.Apply(dir, append(changes, state...)); err != nil {
+		return undo(err)
+	}
+	return nil
 }
 
 // checkChanges refuses, before anything is written, a change to a path with a .git
