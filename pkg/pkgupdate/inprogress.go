@@ -252,10 +252,12 @@ func readState(dir string, limit int64) (st *openState, found bool, err error) {
 	switch {
 	case errors.Is(err, unix.ENOENT):
 		return nil, false, nil
-	case errors.Is(err, unix.ELOOP):
-		return nil, false, unsafeState(s, "a symbolic link")
-	case errors.Is(err, unix.ENOTDIR):
-		return nil, false, unsafeState(s, "not a directory")
+	case errors.Is(err, unix.ELOOP), errors.Is(err, unix.ENOTDIR):
+		why := "not a directory"
+		if fi, lerr := os.Lstat(s); lerr == nil && fi.Mode()&fs.ModeSymlink != 0 {
+			why = "a symbolic link"
+		}
+		return nil, false, unsafeState(s, why)
 	case err != nil:
 		return nil, false, fmt.Errorf("%s: %w", s, err)
 	}
@@ -448,7 +450,7 @@ func checkNotInProgress(dir, given string) error {
 			}
 			return nil // unreadable: the update's own read reports it
 		}
-		if !d.IsDir() || p == dir {
+		if p == dir || d.Name() != stateDirName && !d.IsDir() {
 			return nil
 		}
 		if pkgio.GitPath(d.Name()) || stage.IsStagingName(d.Name()) {
@@ -472,6 +474,9 @@ func checkNotInProgress(dir, given string) error {
 		}
 		if pkg == dir {
 			_ = os.Remove(p) // empty, this user's: a killed run's; not empty, it stays
+		}
+		if !d.IsDir() {
+			return nil
 		}
 		return filepath.SkipDir
 	})
