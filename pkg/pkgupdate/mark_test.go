@@ -491,3 +491,67 @@ func TestMarkBeside(t *testing.T) {
 		t.Error("the release is not recorded")
 	}
 }
+
+// TestMarkSubpackage: a subpackage with its own upstream (a branch that moved, so that
+// both releases are "main": the labels add the commits) marks its conflicts in the
+// same update; both Kptfiles keep their old release until --continue, which records
+// each as an update with --on-conflict dest writes it.
+func TestMarkSubpackage(t *testing.T) {
+	url := "file://" + upstreamRepo(t, "catalog/app", markV1, markV2)
+	subRepo := upstreamRepo(t, "db", release{tag: "db-1", files: map[string]string{
+		"Kptfile": "apiVersion: kpt.dev/v1\nkind: Kptfile\nmetadata:\n  name: db\n",
+		"db.yaml": "apiVersion: apps/v1\nkind: StatefulSet\nmetadata:\n  name: db\nspec:\n  replicas: 1\n",
+	}})
+	var dirs []string
+	for i := 0; i < 2; i++ {
+		work := filepath.Join(t.TempDir(), "work")
+		git(t, t.TempDir(), "init", "-q", work)
+		dir := filepath.Join(work, "my-app")
+		kptGet(t, url, "/catalog/app", "v1", dir)
+		kptGet(t, "file://"+subRepo, "/db", "main", filepath.Join(dir, "db"))
+		writeFiles(t, dir, map[string]string{"db/db.yaml": "apiVersion: apps/v1\nkind: StatefulSet\nmetadata: # kpt-merge: /db\n  name: db\n" +
+			"  annotations:\n    internal.kpt.dev/upstream-identifier: 'apps|StatefulSet|default|db'\nspec:\n  replicas: 3\n"})
+		git(t, work, "add", "-A")
+		git(t, work, "commit", "-qm", "get")
+		dirs = append(dirs, dir)
+	}
+	from := git(t, subRepo, "rev-parse", "main")
+	writeFiles(t, filepath.Join(subRepo, "db"), map[string]string{"db.yaml": "apiVersion: apps/v1\nkind: StatefulSet\nmetadata:\n  name: db\nspec:\n  replicas: 2\n"})
+	git(t, subRepo, "commit", "-qam", "db two")
+	to := git(t, subRepo, "rev-parse", "main")
+	cache := filepath.Join(t.TempDir(), "cache")
+	dir, ours := dirs[0], dirs[1]
+	before := snapshot(t, dir)
+	rep, err := update(dir, cache, config.ConflictMark)
+	var me *MarkedError
+	if !errors.As(err, &me) || !reflect.DeepEqual(me.Files, []string{"db/db.yaml"}) {
+		t.Fatalf("want db/db.yaml marked, got %v", err)
+	}
+	if len(rep.Packages) != 2 || rep.Packages[0].Recorded || rep.Packages[1].Recorded {
+		t.Errorf("packages %+v: none recorded yet", rep.Packages)
+	}
+	text := read(t, filepath.Join(dir, "db/db.yaml"))
+	want := "<<<<<<< local\n  replicas: 3\n||||||| main (" + from[:12] + ")\n  replicas: 1\n=======\n  replicas: 2\n>>>>>>> main (" + to[:12] + ")\n"
+	if !strings.Contains(text, want) {
+		t.Errorf("db/db.yaml:\n%s\nwant the hunk:\n%s", text, want)
+	}
+	now := snapshot(t, dir)
+	for _, kf := range []string{"Kptfile", "db/Kptfile"} {
+		if now[kf] != before[kf] {
+			t.Errorf("%s changed:\n%s", kf, now[kf])
+		}
+	}
+	if _, err := update(ours, cache, config.ConflictDest); err != nil {
+		t.Fatal(err)
+	}
+	writeFiles(t, dir, map[string]string{"db/db.yaml": side(t, text, 'l')})
+	if _, err := Continue(context.Background(), Options{Dir: dir}); err != nil {
+		t.Fatal(err)
+	}
+	got, wantSnap := snapshot(t, dir), snapshot(t, ours)
+	for _, f := range []string{"Kptfile", "db/Kptfile", "db/db.yaml", "deploy.yaml"} {
+		if got[f] != wantSnap[f] {
+			t.Errorf("%s:\n%s\nwant, as --on-conflict dest writes it:\n%s", f, got[f], wantSnap[f])
+		}
+	}
+}

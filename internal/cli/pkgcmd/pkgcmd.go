@@ -273,10 +273,10 @@ func runConclude(ctx context.Context, f *updateFlags, arg string, out io.Writer)
 	if f.abort {
 		flag = "--abort"
 	}
-	var bad []string
 	if f.cont && f.abort {
-		bad = append(bad, "--abort")
+		return fmt.Errorf("--continue and --abort: give one")
 	}
+	var bad []string
 	for _, o := range []struct {
 		name string
 		set  bool
