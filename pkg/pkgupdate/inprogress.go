@@ -503,7 +503,9 @@ func checkNotInProgress(dir, given string) error {
 // Kptfile as an update records it, deletes each marked file upstream had deleted that
 // was resolved to nothing but white space, and removes the update's state, all in
 // one all-or-nothing write. Only opts.Dir and opts.MaxFileSize are read. It returns
-// what it changed (Report.Files).
+// what it changed (Report.Files). A Continue or Abort that was interrupted while writing
+// is finished first (Report.Recovered); when that concluded the update, there is
+// nothing more to do.
 // Errors: ErrNotInProgress; *UnresolvedError (nothing changed); a state that cannot be
 // trusted; the errors of stage (a lock held, a write failing: nothing changed).
 func Continue(ctx context.Context, opts Options) (*Report, error) {
@@ -557,6 +559,9 @@ func conclude(opts Options, cont bool) (*Report, error) {
 	st, found, err := readState(dir, opts.MaxFileSize)
 	if err != nil {
 		return nil, err
+	}
+	if !found && (recovered == stage.RolledForward || recovered == stage.RolledBack) {
+		return rep, nil // the interrupted command was this one (or one that concluded the update): finished by the recovery
 	}
 	if !found {
 		what := "continue"

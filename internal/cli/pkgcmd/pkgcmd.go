@@ -322,6 +322,8 @@ func runConclude(ctx context.Context, f *updateFlags, arg string, out io.Writer)
 	}
 	switch {
 	case err != nil:
+	case rep.Recovered != "" && len(rep.Files) == 0:
+		fmt.Fprintf(out, "No update of %s is in progress any more.\n", pkgio.Escape(arg))
 	case f.cont:
 		fmt.Fprintf(out, "Update of %s concluded: the new release is recorded.\n", pkgio.Escape(arg))
 	default:
