@@ -430,9 +430,10 @@ func checkStatePath(p string) error {
 	return nil
 }
 
-// checkNotInProgress refuses an update of dir (given names it as the caller gave it)
-// while an update of dir, of a package inside it or of one above it is in progress:
-// the error (ErrInProgress) names that package and points at --continue and --abort.
+// checkNotInProgress refuses an update of dir (absolute; given names it as the caller
+// gave it) while an update of dir, of a package inside it or of one above it is in
+// progress: the error (ErrInProgress) names that package and points at --continue and
+// --abort.
 // A state directory inside dir that this user cannot trust is refused too
 // (unsafeState); above dir, one that is not this user's alone is left alone (another
 // user's, or planted in a shared directory such as /tmp, where it must not stop

@@ -555,3 +555,19 @@ func TestMarkSubpackage(t *testing.T) {
 		}
 	}
 }
+
+// A package named relative to the working directory: the state records it absolute,
+// and --continue and --abort given the relative name find it.
+func TestMarkRelativeDir(t *testing.T) {
+	dirs, cache := markPackages(t, 1, markLocal)
+	t.Chdir(filepath.Dir(dirs[0]))
+	if _, err := update("my-app", cache, config.ConflictMark); err == nil {
+		t.Fatal("want conflicts marked")
+	}
+	if _, err := update("my-app", cache, config.ConflictMark); !errors.Is(err, ErrInProgress) {
+		t.Errorf("a second update: %v", err)
+	}
+	if _, err := Abort(context.Background(), Options{Dir: "my-app"}); err != nil {
+		t.Errorf("--abort: %v", err)
+	}
+}

@@ -86,7 +86,11 @@ var (
 // path in an upstream release; the merge's errors
 // (*results.ItemError naming resource, file and field, file paths relative to the
 // package); *ConflictError, with the report, when onConflict is error and there are
-// conflicts; write failures (nothing written). On every error DIR is as it was.
+// conflicts; ErrInProgress while an update of DIR, of a directory above it or of one
+// inside it is stopped at conflict markers (and an untrustworthy state of one);
+// write failures (nothing written). On every error DIR is as it was. Under onConflict
+// mark, an update that wrote markers returns the report and a *MarkedError (DIR is
+// then updated but for the marked conflicts, and in progress until Continue or Abort).
 func Update(ctx context.Context, opts Options) (*Report, error) {
 	if opts.Dir == "" {
 		return nil, fmt.Errorf("no package directory given")
@@ -136,7 +140,11 @@ func Update(ctx context.Context, opts Options) (*Report, error) {
 			rep.Recovered = recovered.String()
 		}
 	}
-	if err := checkNotInProgress(opts.Dir, given); err != nil { // inprogress.go
+	absDir, err := filepath.Abs(opts.Dir)
+	if err != nil {
+		return nil, err
+	}
+	if err := checkNotInProgress(absDir, given); err != nil { // inprogress.go
 		return nil, err
 	}
 	if err := gitfetch.CheckGit(); err != nil {
@@ -197,7 +205,7 @@ func Update(ctx context.Context, opts Options) (*Report, error) {
 		changes[i] = c.change
 	}
 	if marking {
-		if err := u.applyMarked(opts.Dir, changes, rep); err != nil {
+		if err := u.applyMarked(absDir, changes, rep); err != nil {
 			return nil, err
 		}
 		var files []string
@@ -215,7 +223,7 @@ func Update(ctx context.Context, opts Options) (*Report, error) {
 }
 
 // applyMarked writes an update that marked conflicts with its state (inprogress.go),
-// all or nothing.
+// all or nothing, into dir (absolute).
 func (u *updater) applyMarked(dir string, changes []stage.Change, rep *Report) error {
 	created, err := prepareStateDir(dir)
 	if err != nil {
