@@ -526,20 +526,10 @@ func Abort(ctx context.Context, opts Options) (*Report, error) {
 
 // conclude is Continue (cont) or Abort.
 func conclude(opts Options, cont bool) (*Report, error) {
-	if opts.Dir == "" {
-		return nil, fmt.Errorf("no package directory given")
-	}
 	given := opts.Dir
-	fi, err := os.Stat(opts.Dir)
+	dir, err := resolveDir(opts.Dir)
 	if err != nil {
-		return nil, fmt.Errorf("package directory: %w", err)
-	}
-	if !fi.IsDir() {
-		return nil, fmt.Errorf("%s is not a directory", pkgio.Escape(opts.Dir))
-	}
-	dir, err := filepath.EvalSymlinks(opts.Dir)
-	if err != nil {
-		return nil, fmt.Errorf("package directory: %w", err)
+		return nil, err
 	}
 	if dir, err = filepath.Abs(dir); err != nil {
 		return nil, err

@@ -126,6 +126,8 @@ func TestMarkEachKindOfConflict(t *testing.T) {
 			[]string{"    zero\n    one\n<<<<<<< local\n    deux\n||||||| v1\n    two\n=======\n    TWO\n>>>>>>> v2\n    three\n"}},
 		{"a resource deleted upstream but changed locally", "old.yaml", map[string]string{"old.yaml": legacyLocal("ours")},
 			[]string{"<<<<<<< local\napiVersion: v1\n", "  a: ours\n||||||| v1\napiVersion: v1\n", "  a: b\n=======\n>>>>>>> v2\n"}},
+		{"a resource deleted upstream but changed locally, in a file of two", "two.yaml", map[string]string{"two.yaml": twoLocal("ours")},
+			[]string{"  a: b\n<<<<<<< local\n---\napiVersion: v1\n", "  a: ours\n||||||| v1\n---\napiVersion: v1\n", "  a: b\n=======\n>>>>>>> v2\n"}},
 		{"a text file's hunk", "README.md", map[string]string{"README.md": readmeLocal("Install it with care.")},
 			[]string{"# App\n\n<<<<<<< local\nInstall it with care.\n||||||| v1\nInstall it.\n=======\nInstall it with kpt.\n>>>>>>> v2\n\n## Usage\n"}},
 	} {
@@ -569,5 +571,33 @@ func TestMarkRelativeDir(t *testing.T) {
 	}
 	if _, err := Abort(context.Background(), Options{Dir: "my-app"}); err != nil {
 		t.Errorf("--abort: %v", err)
+	}
+}
+
+// A plan under mark shows each file as it would be written, markers included, lists
+// the marks and writes nothing.
+func TestMarkPlan(t *testing.T) {
+	dirs, cache := markPackages(t, 1, markLocal)
+	before := snapshot(t, dirs[0])
+	cfg := config.Defaults()
+	cfg.OnConflict = config.ConflictMark
+	rep, err := Update(context.Background(), Options{Dir: dirs[0], Version: "v2", CacheDir: cache, Config: cfg, Plan: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(rep.Marks) != 5 {
+		t.Errorf("marks %+v", rep.Marks)
+	}
+	found := false
+	for _, f := range rep.Files {
+		if f.Path == "deploy.yaml" && strings.Contains(f.Diff, "+<<<<<<< local\n") && strings.Contains(f.Diff, "+>>>>>>> v2\n") {
+			found = true
+		}
+	}
+	if !found {
+		t.Errorf("the plan's diff of deploy.yaml shows no markers: %+v", rep.Files)
+	}
+	if !reflect.DeepEqual(snapshot(t, dirs[0]), before) {
+		t.Error("the plan changed the package")
 	}
 }

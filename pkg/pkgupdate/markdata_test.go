@@ -23,6 +23,7 @@ spec:
 	"README.md":     "# App\n\nInstall it.\n\n## Usage\n\nRun it.\n\n## License\n\nApache-2.0\n",
 	"docs/guide.md": "# Guide\n",
 	"hack/run.sh*":  "#!/bin/sh\necho v1\n",
+	"two.yaml":      "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: first\ndata:\n  a: b\n---\napiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: second\ndata:\n  a: b\n",
 }}
 
 var markV2 = release{tag: "v2", files: map[string]string{
@@ -45,6 +46,7 @@ spec:
 	"docs/guide.md": "",
 	"extra/new.md":  "# New in v2\n",
 	"hack/run.sh*":  "#!/bin/sh\necho v2\n",
+	"two.yaml":      "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: first\ndata:\n  a: b\n",
 }}
 
 // The local copies of the mark releases' files, with kpt's bookkeeping, each changed
@@ -75,6 +77,14 @@ func configLocal(script string) string {
 func legacyLocal(a string) string {
 	return "apiVersion: v1\nkind: ConfigMap\nmetadata: # kpt-merge: /legacy\n  name: legacy\n  annotations:\n" +
 		"    internal.kpt.dev/upstream-identifier: '|ConfigMap|default|legacy'\ndata:\n  a: " + a + "\n"
+}
+
+// twoLocal is two.yaml with its second ConfigMap's data.a changed.
+func twoLocal(a string) string {
+	return "apiVersion: v1\nkind: ConfigMap\nmetadata: # kpt-merge: /first\n  name: first\n  annotations:\n" +
+		"    internal.kpt.dev/upstream-identifier: '|ConfigMap|default|first'\ndata:\n  a: b\n---\n" +
+		"apiVersion: v1\nkind: ConfigMap\nmetadata: # kpt-merge: /second\n  name: second\n  annotations:\n" +
+		"    internal.kpt.dev/upstream-identifier: '|ConfigMap|default|second'\ndata:\n  a: " + a + "\n"
 }
 
 func readmeLocal(install string) string {

@@ -92,23 +92,14 @@ var (
 // mark, an update that wrote markers returns the report and a *MarkedError (DIR is
 // then updated but for the marked conflicts, and in progress until Continue or Abort).
 func Update(ctx context.Context, opts Options) (*Report, error) {
-	if opts.Dir == "" {
-		return nil, fmt.Errorf("no package directory given")
-	}
 	if opts.MaxFileSize < 0 {
 		return nil, fmt.Errorf("MaxFileSize is %d: want a positive number of bytes, or 0 for %d", opts.MaxFileSize, DefaultMaxFileSize)
 	}
 	given := opts.Dir
-	fi, err := os.Stat(opts.Dir)
-	if err != nil {
-		return nil, fmt.Errorf("package directory: %w", err)
-	}
-	if !fi.IsDir() {
-		return nil, fmt.Errorf("%s is not a directory", pkgio.Escape(opts.Dir))
-	}
 	// Resolved once: the lock, the reads and the write all use the one directory.
-	if opts.Dir, err = filepath.EvalSymlinks(opts.Dir); err != nil {
-		return nil, fmt.Errorf("package directory: %w", err)
+	var err error
+	if opts.Dir, err = resolveDir(opts.Dir); err != nil {
+		return nil, err
 	}
 	cfg, err := mergeConfig(opts.Config)
 	if err != nil {
@@ -247,6 +238,26 @@ func (u *updater) applyMarked(dir string, changes []stage.Change, rep *Report) e
 		return undo(err)
 	}
 	return nil
+}
+
+// resolveDir checks that dir names a directory (through symbolic links) and returns it
+// with every link resolved (filepath.EvalSymlinks).
+// Errors: dir is "", missing, not a directory, or cannot be resolved.
+func resolveDir(dir string) (string, error) {
+	if dir == "" {
+		return "", fmt.Errorf("no package directory given")
+	}
+	fi, err := os.Stat(dir)
+	if err != nil {
+		return "", fmt.Errorf("package directory: %w", err)
+	}
+	if !fi.IsDir() {
+		return "", fmt.Errorf("%s is not a directory", pkgio.Escape(dir))
+	}
+	if dir, err = filepath.EvalSymlinks(dir); err != nil {
+		return "", fmt.Errorf("package directory: %w", err)
+	}
+	return dir, nil
 }
 
 // checkChanges refuses, before anything is written, a change to a path with a .git

@@ -16,27 +16,7 @@ import (
 // package directory and the flags naming the upstream.
 func markSetup(t *testing.T) (dir string, flags []string) {
 	t.Helper()
-	if _, err := exec.LookPath("git"); err != nil {
-		t.Skip("git is not on PATH")
-	}
-	for k, v := range map[string]string{"GIT_CONFIG_GLOBAL": "/dev/null", "GIT_AUTHOR_NAME": "t", "GIT_AUTHOR_EMAIL": "t@example.com",
-		"GIT_COMMITTER_NAME": "t", "GIT_COMMITTER_EMAIL": "t@example.com"} {
-		t.Setenv(k, v)
-	}
-	git := func(dir string, args ...string) {
-		t.Helper()
-		cmd := exec.Command("git", args...)
-		cmd.Dir = dir
-		if out, err := cmd.CombinedOutput(); err != nil {
-			t.Fatalf("git %v: %v\n%s", args, err, out)
-		}
-	}
-	write := func(dir, name, content string) {
-		t.Helper()
-		if err := os.WriteFile(filepath.Join(dir, name), []byte(content), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
+	git, write := gitTools(t)
 	repo := t.TempDir()
 	git(repo, "init", "-q", "-b", "main")
 	write(repo, "README.md", "# App\n\nInstall it.\n\nRun it.\n")
@@ -52,6 +32,34 @@ func markSetup(t *testing.T) (dir string, flags []string) {
 	}
 	write(dir, "README.md", "# App\n\nInstall it with care.\n\nRun it.\n")
 	return dir, []string{"--repo", "file://" + repo, "--from", "v1", "--to", "v2", "--cache-dir", t.TempDir()}
+}
+
+// gitTools skips t without git, sets a test identity and no global config for git, and
+// returns a git runner and a file writer that fail t.
+func gitTools(t *testing.T) (git func(dir string, args ...string), write func(dir, name, content string)) {
+	t.Helper()
+	if _, err := exec.LookPath("git"); err != nil {
+		t.Skip("git is not on PATH")
+	}
+	for k, v := range map[string]string{"GIT_CONFIG_GLOBAL": "/dev/null", "GIT_AUTHOR_NAME": "t", "GIT_AUTHOR_EMAIL": "t@example.com",
+		"GIT_COMMITTER_NAME": "t", "GIT_COMMITTER_EMAIL": "t@example.com"} {
+		t.Setenv(k, v)
+	}
+	git = func(dir string, args ...string) {
+		t.Helper()
+		cmd := exec.Command("git", args...)
+		cmd.Dir = dir
+		if out, err := cmd.CombinedOutput(); err != nil {
+			t.Fatalf("git %v: %v\n%s", args, err, out)
+		}
+	}
+	write = func(dir, name, content string) {
+		t.Helper()
+		if err := os.WriteFile(filepath.Join(dir, name), []byte(content), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return git, write
 }
 
 // --on-conflict mark: exit 1, markers in the file, the report lists each with its file

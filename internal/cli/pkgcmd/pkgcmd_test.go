@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -233,28 +232,9 @@ func TestJSONReportEscapes(t *testing.T) {
 // End to end: upstream adds a file whose name and content hold escape bytes; the plan
 // printed for a person holds none raw.
 func TestPlanOfAHostileFileName(t *testing.T) {
-	if _, err := exec.LookPath("git"); err != nil {
-		t.Skip("git is not on PATH")
-	}
-	for k, v := range map[string]string{"GIT_CONFIG_GLOBAL": "/dev/null", "GIT_AUTHOR_NAME": "t", "GIT_AUTHOR_EMAIL": "t@example.com",
-		"GIT_COMMITTER_NAME": "t", "GIT_COMMITTER_EMAIL": "t@example.com"} {
-		t.Setenv(k, v)
-	}
-	git := func(dir string, args ...string) {
-		t.Helper()
-		cmd := exec.Command("git", args...)
-		cmd.Dir = dir
-		if out, err := cmd.CombinedOutput(); err != nil {
-			t.Fatalf("git %v: %v\n%s", args, err, out)
-		}
-	}
+	git, write := gitTools(t)
 	repo := t.TempDir()
 	git(repo, "init", "-q", "-b", "main")
-	write := func(dir, name, content string) {
-		if err := os.WriteFile(filepath.Join(dir, name), []byte(content), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
 	write(repo, "a.txt", "a\n")
 	git(repo, "add", "-A")
 	git(repo, "commit", "-qm", "v1")
