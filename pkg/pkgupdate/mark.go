@@ -107,9 +107,8 @@ func (v fileVersion) same(w fileVersion) bool {
 }
 
 // markResources is mergeResources under onConflict mark: the three runs L, U and B (see
-// above), U and B on copies of the trees (a run may change the nodes it is given), then
-// each file L and U write differently written with markers, the others as L writes
-// them. Every package's Kptfile keeps dest's upstream and upstreamLock
+// above; U and B only when L meets a conflict), then each file L and U write
+// differently written with markers, the others as L writes them. Every package's Kptfile keeps dest's upstream and upstreamLock
 // (keepUpstream); the release is recorded when the update is concluded (u.pending).
 // The report is L's, each conflict in a marked file saying so.
 func (u *updater) markResources(rel string, src *source, paths []string, o, up, d *pkgio.Tree, pr *PackageReport) error {
@@ -122,19 +121,29 @@ func (u *updater) markResources(rel string, src *source, paths []string, o, up, 
 		}
 		u.localKptfiles[u.recording.File] = d.Files[kptfile.Name]
 	}
-	sides := []config.ConflictPolicy{config.ConflictUpdated, config.ConflictOriginal, config.ConflictDest}
+	// U and B work on copies made before any run, since a run may change the nodes it
+	// is given; L, whose report is the package's, on the trees themselves, first: when it
+	// meets no conflict the three are the same and U and B are not run.
+	copies := map[config.ConflictPolicy][3]*pkgio.Tree{}
+	for _, side := range []config.ConflictPolicy{config.ConflictUpdated, config.ConflictOriginal} {
+		copies[side] = [3]*pkgio.Tree{copyTree(o), copyTree(up), copyTree(d)}
+	}
 	runs := map[config.ConflictPolicy]map[string]fileChange{}
 	first := len(pr.Conflicts)
-	for _, side := range sides {
+	for _, side := range []config.ConflictPolicy{config.ConflictDest, config.ConflictUpdated, config.ConflictOriginal} {
 		c := *cfg
 		c.OnConflict = side
 		u.cfg, u.changes, u.base = &c, nil, nil
 		to, tu, td, rep := o, up, d, pr
+		u.opts.Plan = plan
 		if side != config.ConflictDest {
-			to, tu, td, rep = copyTree(o), copyTree(up), copyTree(d), &PackageReport{}
+			if len(pr.Conflicts) == first {
+				runs[side] = runs[config.ConflictDest]
+				continue
+			}
+			t := copies[side]
+			to, tu, td, rep = t[0], t[1], t[2], &PackageReport{}
 			u.opts.Plan = false
-		} else {
-			u.opts.Plan = plan
 		}
 		if side == config.ConflictOriginal {
 			u.base = to
