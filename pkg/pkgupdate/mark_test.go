@@ -601,3 +601,24 @@ func TestMarkPlan(t *testing.T) {
 		t.Error("the plan changed the package")
 	}
 }
+
+// A text file's markers are what git merge-file --diff3 writes for the same three
+// versions and labels, byte for byte.
+func TestMarkTextFileAsGitWritesIt(t *testing.T) {
+	local := readmeLocal("Install it with care.") + "\nOurs too.\n"
+	dirs, cache := markPackages(t, 1, map[string]string{"README.md": local})
+	if _, err := update(dirs[0], cache, config.ConflictMark); err == nil {
+		t.Fatal("want conflicts marked")
+	}
+	tmp := t.TempDir()
+	for name, c := range map[string]string{"local": local, "base": markV1.files["README.md"], "upstream": markV2.files["README.md"]} {
+		if err := os.WriteFile(filepath.Join(tmp, name), []byte(c), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	cmd := gitCommand(tmp, "merge-file", "-p", "--diff3", "-L", "local", "-L", "v1", "-L", "v2", "local", "base", "upstream")
+	want, _ := cmd.Output() // exit status: the number of conflicts
+	if got := read(t, filepath.Join(dirs[0], "README.md")); got != string(want) {
+		t.Errorf("README.md:\n%s\ngit merge-file --diff3 writes:\n%s", got, want)
+	}
+}
