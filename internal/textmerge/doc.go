@@ -5,8 +5,10 @@
 // sides end with the same lines there. MergeSeq is the same merge over sequences of
 // ids (lines, or any items interned so that equal items share an id) and returns its
 // regions, conflicting ones with their ranges in each input, so that lists of values
-// and lines of text merge by one rule. It also renders unified diffs for previews. It
-// is pure: no I/O.
+// and lines of text merge by one rule. MergeMarked writes a merge's conflicts with
+// markers as `git merge-file --diff3` does, byte for byte; MarkDifferences writes, in the
+// same format, every run where two versions of one merge differ (IsMarker finds marker
+// lines left). It also renders unified diffs for previews. It is pure: no I/O.
 //
 // The line diff follows xdiff (git's xdiffi.c and xprepare.c) step by step so that it
 // picks the diff git picks: common ends trimmed, lines with no match on the other side
@@ -23,7 +25,8 @@
 // does instead of with the product of their lengths and edits.
 //
 // Package pkgupdate calls it for the files of a package that are not KRM resources
-// (README.md, scripts, YAML lists) and for its plan's diffs; package merge calls Merge
+// (README.md, scripts, YAML lists), for its plan's diffs, and for the conflict markers
+// of onConflict mark; package merge calls Merge
 // and MergeSeq to merge inside a multi-line string or an atomic list changed on both
 // sides (docs/merge-semantics.md, "Merging inside a value"); package keepbytes merges
 // lines with it to keep a file's bytes where the merge did not change them.

@@ -54,6 +54,13 @@ type Region struct {
 // a hunk whose dest and updated sides hold the same items is SameChange. Cost: the two
 // diffs (O((N+M)·D), N and M the sequence lengths, D the edits), then linear.
 func MergeSeq(base, dest, updated []int) []Region {
+	return mergeSeq(base, dest, updated, true)
+}
+
+// mergeSeq is MergeSeq; refine false leaves out its last step (xdl_refine_conflicts),
+// as git merge-file --diff3 does, so that a Conflicting region whose two sides hold the
+// same items stays Conflicting.
+func mergeSeq(base, dest, updated []int, refine bool) []Region {
 	d1, d2 := diff(base, dest), diff(base, updated)
 
 	// xdl_do_merge: walk both change lists in base order. SameChange regions for
@@ -155,7 +162,7 @@ func MergeSeq(base, dest, updated []int) []Region {
 	// hold the same items is no conflict.
 	for i := range list {
 		r := &list[i]
-		if r.Kind == Conflicting && r.Dest.Len > 0 && r.Dest.Len == r.Updated.Len &&
+		if refine && r.Kind == Conflicting && r.Dest.Len > 0 && r.Dest.Len == r.Updated.Len &&
 			equalRun(dest, r.Dest.Start, updated, r.Updated.Start, r.Dest.Len) {
 			r.Kind = SameChange
 		}
@@ -175,8 +182,13 @@ type Lines struct {
 // regions instead of a merged text, for callers that assemble the text themselves (per
 // region, with their own choice for each conflict) or report its parts.
 func MergeLines(base, dest, updated []byte) Lines {
+	return mergeLines(base, dest, updated, true)
+}
+
+// mergeLines is MergeLines, with mergeSeq's refine.
+func mergeLines(base, dest, updated []byte, refine bool) Lines {
 	l := Lines{Base: splitLines(base), Dest: splitLines(dest), Updated: splitLines(updated)}
 	in := interner{}
-	l.Regions = MergeSeq(in.ids(l.Base), in.ids(l.Dest), in.ids(l.Updated))
+	l.Regions = mergeSeq(in.ids(l.Base), in.ids(l.Dest), in.ids(l.Updated), refine)
 	return l
 }

@@ -30,6 +30,17 @@ const (
 	ConflictDest ConflictPolicy = "dest"
 	// ConflictError fails the run and lists every conflict.
 	ConflictError ConflictPolicy = "error"
+	// ConflictMark writes every conflict into its file as git-style conflict markers
+	// for a person to resolve: only `krm-merge pkg update` (package pkgupdate) does
+	// that (docs/pkg-update.md, "Resolving conflicts by hand"). Load accepts it, for
+	// pkg update's --config; the function refuses it (function.Run and the
+	// processor, naming the field): a function returns resources, not files.
+	ConflictMark ConflictPolicy = "mark"
+	// ConflictOriginal gives every conflict original's value (absent where original
+	// has none; merge.KeepOriginal): the base that conflict markers show between the
+	// two sides, which package pkgupdate computes through function.Run. It is no
+	// functionConfig value: Load and Validate refuse it.
+	ConflictOriginal ConflictPolicy = "original"
 )
 
 // SchemaSource says where merge keys and list types come from.

@@ -56,7 +56,7 @@ type KeyDoc struct {
 // Valid values of the enum keys, in the order the contract lists them.
 var (
 	validModes     = []string{string(Mode3Way), string(Mode2Way), string(ModeApply)}
-	validConflicts = []string{string(ConflictUpdated), string(ConflictDest), string(ConflictError)}
+	validConflicts = []string{string(ConflictUpdated), string(ConflictDest), string(ConflictError), string(ConflictMark)}
 	validSchemas   = []string{string(SchemaKubernetes), string(SchemaNone)}
 	validBools     = []string{"true", "false"}
 )
@@ -85,7 +85,8 @@ var keyDocs = []KeyDoc{
 		Meaning: "Make the file path, relative to the role's directory, part of a resource's identity."},
 	{Name: KeyOnConflict, Type: "string", Default: string(ConflictUpdated), Valid: validConflicts,
 		Meaning: "A field changed on both sides to different values: updated wins (kyaml behaviour), dest wins, " +
-			"or error fails the run listing every conflict. 3way and apply modes (apply: updated or error, as kubectl's --overwrite)."},
+			"or error fails the run listing every conflict; mark is for krm-merge pkg update only (conflict markers written into the files), " +
+			"and the function refuses it. 3way and apply modes (apply: updated or error, as kubectl's --overwrite)."},
 	{Name: KeyKeepSources, Type: "boolean", Default: "false", Valid: validBools,
 		Meaning: "Also emit the original/updated/src items unchanged. Without it the source items are left out of " +
 			"the output, and with path selection kpt deletes their files."},

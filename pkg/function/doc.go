@@ -49,7 +49,7 @@
 // results.FromError of each *results.ItemError), and returns the results as its error,
 // so the binary exits 1 and kpt leaves the package untouched. The errors are: a bad
 // functionConfig (each problem an *results.ItemError on the functionConfig, field path
-// included); a bad item (a role not of the mode, an item with a role but no apiVersion,
+// included; onConflict mark, which only `krm-merge pkg update` takes, among them); a bad item (a role not of the mode, an item with a role but no apiVersion,
 // kind or name, two items of one identity in one role, aliases expanding past the
 // bound, a key repeated in a map, a malformed directive or field-rules annotation; in
 // apply mode a last-applied annotation that is not JSON, or the field-rules

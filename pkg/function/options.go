@@ -25,12 +25,14 @@ func roleOptions(cfg *config.Config) roles.Options {
 // resourceOptions are resources.Run's options from cfg, for the assigned items:
 // aliasFree and nullElementFree say what checkItems found.
 func resourceOptions(cfg *config.Config, assigned []roles.Item, aliasFree, nullElementFree bool) resources.Options {
-	policy := results.UpdatedWins
+	policy, engine := results.UpdatedWins, merge.TakeUpdated
 	switch cfg.OnConflict {
 	case config.ConflictDest:
 		policy = results.DestWins
 	case config.ConflictError:
 		policy = results.Refuse
+	case config.ConflictOriginal: // the field engine's own policy; resources then decide as under updated
+		engine = merge.KeepOriginal
 	}
 	destDir := ""
 	if cfg.ByPath() {
@@ -46,7 +48,7 @@ func resourceOptions(cfg *config.Config, assigned []roles.Item, aliasFree, nullE
 		MergeOnPath:    cfg.MergeOnPath,
 		RoleAnnotation: cfg.RoleAnnotation,
 		DestDir:        destDir,
-		Merge: merge.Options{Lists: Lists(cfg, assigned), AliasFree: aliasFree, NullElementFree: nullElementFree,
+		Merge: merge.Options{Policy: engine, Lists: Lists(cfg, assigned), AliasFree: aliasFree, NullElementFree: nullElementFree,
 			PositionalHost: hostedByID(assigned), ValueMerge: cfg.ValueMerge && cfg.Mode == config.Mode3Way},
 		FieldRules: cfg.FieldRules,
 		Plan:       cfg.Plan,

@@ -47,6 +47,15 @@ func (p Processor) Process(rl *framework.ResourceList) (err error) {
 	if err != nil {
 		return err
 	}
+	if cfg.OnConflict == config.ConflictMark {
+		field := "spec." + config.KeyOnConflict
+		if rl.FunctionConfig.GetKind() == config.ConfigMapKind {
+			field = "data." + config.KeyOnConflict
+		}
+		return located(config.Errors{{Field: field, Value: string(cfg.OnConflict),
+			Valid:   []string{string(config.ConflictUpdated), string(config.ConflictDest), string(config.ConflictError)},
+			Message: errMark.Error()}}, rl.FunctionConfig)
+	}
 	out, err := Run(rl.Items, cfg)
 	if err != nil {
 		return err
@@ -62,6 +71,10 @@ func (p Processor) Process(rl *framework.ResourceList) (err error) {
 	}
 	return nil
 }
+
+// errMark says why the function refuses onConflict mark.
+var errMark = errors.New("onConflict mark writes conflict markers into a package's files, which only `krm-merge pkg update --on-conflict mark` does " +
+	"(docs/pkg-update.md); a function returns resources: use updated, dest or error")
 
 // LoadConfig reads a functionConfig (a ConfigMap or a typed ResourceMerge; nil gives the
 // defaults) as the function does: config.Load, with each problem turned into an
@@ -83,11 +96,15 @@ func LoadConfig(fc *yaml.RNode) (*config.Config, error) {
 // lists are flow style); with cfg.Plan its results are the plan (what the run would
 // change) and its items are not for writing.
 //
-// Errors: *results.ItemError for bad items, as roles.Assign, checkItems and
+// Errors: onConflict mark (errMark: only `krm-merge pkg update` writes conflict
+// markers); *results.ItemError for bad items, as roles.Assign, checkItems and
 // resources.Run document them; in apply mode, an item with the field-rules annotation;
 // with onConflict: error and any conflict, a framework.Results error holding a heading
 // error result (results.Refused), then the run's results (a plan's) or its conflicts.
 func Run(items []*yaml.RNode, cfg *config.Config) (*resources.Outcome, error) {
+	if cfg.OnConflict == config.ConflictMark {
+		return nil, fmt.Errorf("%s%w", config.ErrorPrefix, errMark)
+	}
 	assigned, err := roles.Assign(items, roleOptions(cfg))
 	if err != nil {
 		return nil, err

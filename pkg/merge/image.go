@@ -77,13 +77,14 @@ func (e *threeWay) mergeImage(o, u, d string) (merged string, parts []Part, ok b
 		return "", nil, false
 	}
 	out := rd
-	// part decides one part: its three values compared by key, the side it comes from.
-	part := func(kind PartKind, ko, ku, kd string, oText, uText, dText string) (fromU bool) {
+	// part decides one part: its three values compared by key, the side it comes from
+	// ('o', 'u' or 'd').
+	part := func(kind PartKind, ko, ku, kd string, oText, uText, dText string) (from byte) {
 		var change PartChange
 		switch {
 		case ko == ku: // unchanged upstream: dest's
 			if ko == kd {
-				return false
+				return 'd'
 			}
 			change = ChangedLocally
 		case ko == kd: // changed upstream only
@@ -94,25 +95,33 @@ func (e *threeWay) mergeImage(o, u, d string) (merged string, parts []Part, ok b
 			change = ChangedBoth
 		}
 		parts = append(parts, Part{Kind: kind, Change: change, Original: oText, Updated: uText, Dest: dText})
-		return change == ChangedUpstream || (change == ChangedBoth && e.takeUpdated())
+		switch change {
+		case ChangedUpstream:
+			return 'u'
+		case ChangedBoth:
+			return pick(e, byte('o'), 'u', 'd')
+		}
+		return 'd'
 	}
-	if part(RepositoryPart, ro.norm, ru.norm, rd.norm, ro.name, ru.name, rd.name) {
-		out.name = ru.name
+	from := func(side byte, o, u, d imageRef) imageRef {
+		switch side {
+		case 'o':
+			return o
+		case 'u':
+			return u
+		}
+		return d
 	}
+	out.name = from(part(RepositoryPart, ro.norm, ru.norm, rd.norm, ro.name, ru.name, rd.name), ro, ru, rd).name
 	sameTag := ro.tag == ru.tag && ro.tag == rd.tag
 	sameDigest := ro.digest == ru.digest && ro.digest == rd.digest
 	switch {
 	case !sameTag && !sameDigest:
-		if part(VersionPart, ro.version(), ru.version(), rd.version(), ro.version(), ru.version(), rd.version()) {
-			out.tag, out.digest = ru.tag, ru.digest
-		}
+		v := from(part(VersionPart, ro.version(), ru.version(), rd.version(), ro.version(), ru.version(), rd.version()), ro, ru, rd)
+		out.tag, out.digest = v.tag, v.digest
 	default:
-		if part(TagPart, ro.tag, ru.tag, rd.tag, ro.tag, ru.tag, rd.tag) {
-			out.tag = ru.tag
-		}
-		if part(DigestPart, ro.digest, ru.digest, rd.digest, ro.digest, ru.digest, rd.digest) {
-			out.digest = ru.digest
-		}
+		out.tag = from(part(TagPart, ro.tag, ru.tag, rd.tag, ro.tag, ru.tag, rd.tag), ro, ru, rd).tag
+		out.digest = from(part(DigestPart, ro.digest, ru.digest, rd.digest, ro.digest, ru.digest, rd.digest), ro, ru, rd).digest
 	}
 	return out.String(), parts, true
 }

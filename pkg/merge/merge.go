@@ -19,6 +19,12 @@ const (
 	TakeUpdated Policy = iota
 	// KeepDest lets dest win a conflict.
 	KeepDest
+	// KeepOriginal gives every conflict original's value (absent where original has
+	// none) and every conflicting part of a value merged inside original's part, while
+	// everything else merges as under the other policies: the common ancestor of the
+	// two sides of each conflict, which conflict markers show between them (package
+	// pkgupdate's onConflict mark; docs/pkg-update.md, "Resolving conflicts by hand").
+	KeepOriginal
 )
 
 // Options tune a merge. The zero value merges with heuristic keys only and lets updated
@@ -83,8 +89,9 @@ type Conflict struct {
 	Kind ConflictKind
 	// Original, Updated and Dest are the three values at Path; nil where absent.
 	Original, Updated, Dest *yaml.RNode
-	// Winner is the side whose value the output holds: "updated" or "dest"; for a
-	// conflicting Part, the side whose version of the part it holds.
+	// Winner is the side whose value the output holds: "updated", "dest", or under
+	// KeepOriginal "original"; for a conflicting Part, the side whose version of the
+	// part it holds.
 	Winner string
 	// Part is, for a value merged inside (Options.ValueMerge), the part both sides
 	// changed differently (the tag, a run of elements or of lines, with its place in

@@ -250,6 +250,9 @@ func (e *threeWay) atomic(o, u, d *yaml.Node, sch listkind.Node, path *at, quiet
 		}
 	}
 	out := e.conflict(path, BothChanged, quiet, o, u, d, u, d)
+	if e.policy == KeepOriginal && !quiet {
+		return out // original's value, as original has it
+	}
 	if out == d {
 		return e.blend(o, u, d, fromD, sch)
 	}
@@ -303,8 +306,11 @@ func (e *threeWay) conflict(path *at, kind ConflictKind, quiet bool, o, u, d, ta
 		return takeU
 	}
 	winner, out := "updated", takeU
-	if e.policy == KeepDest {
+	switch e.policy {
+	case KeepDest:
 		winner, out = "dest", keepD
+	case KeepOriginal:
+		winner, out = "original", o
 	}
 	e.conflicts = append(e.conflicts, Conflict{
 		Path: path.path(), Kind: kind, Winner: winner,

@@ -240,10 +240,7 @@ func (e *threeWay) mergeInside(o, u, d *yaml.Node, sch listkind.Node, path *at) 
 	p := path.path()
 	merged := rnode(copyNode(out))
 	orig, upd, dst := rnode(copyNode(o)), rnode(copyNode(u)), rnode(copyNode(d))
-	winner := "updated"
-	if e.policy == KeepDest {
-		winner = "dest"
-	}
+	winner := pick(e, "original", "updated", "dest")
 	for i := range parts {
 		if parts[i].Change == ChangedBoth {
 			part := parts[i]
@@ -281,8 +278,17 @@ func plainTree(n *yaml.Node) bool {
 	return true
 }
 
-// takeUpdated reports whether the policy takes updated's side of a conflicting part.
-func (e *threeWay) takeUpdated() bool { return e.policy != KeepDest }
+// pick returns the side of a conflicting part the policy takes: original's under
+// KeepOriginal, dest's under KeepDest, else updated's.
+func pick[T any](e *threeWay, o, u, d T) T {
+	switch e.policy {
+	case KeepDest:
+		return d
+	case KeepOriginal:
+		return o
+	}
+	return u
+}
 
 // partChange maps a region of a sequence merge to who changed it.
 func partChange(k textmerge.RegionKind) PartChange {
@@ -327,11 +333,7 @@ func (e *threeWay) mergeList(o, u, d *yaml.Node, sch listkind.Node) (*yaml.Node,
 				content = append(content, e.blend(nil, us[k], de, fromD, elem))
 			}
 		default:
-			if e.takeUpdated() {
-				content = append(content, us...)
-			} else {
-				content = append(content, ds...)
-			}
+			content = append(content, pick(e, bs, us, ds)...)
 		}
 		parts = append(parts, Part{Kind: ElementsPart, Change: partChange(r.Kind),
 			OriginalAt: span(r.Base), UpdatedAt: span(r.Updated), DestAt: span(r.Dest),
@@ -406,9 +408,11 @@ func (e *threeWay) mergeLines(o, u, d string) (string, []Part) {
 		write(ld[line:r.Dest.Start])
 		line = r.Dest.End()
 		ds, us, bs := ld[r.Dest.Start:r.Dest.End()], lu[r.Updated.Start:r.Updated.End()], lo[r.Base.Start:r.Base.End()]
-		switch {
-		case r.Kind == textmerge.UpdatedChanged, r.Kind == textmerge.Conflicting && e.takeUpdated():
+		switch r.Kind {
+		case textmerge.UpdatedChanged:
 			write(us)
+		case textmerge.Conflicting:
+			write(pick(e, bs, us, ds))
 		default:
 			write(ds)
 		}

@@ -41,6 +41,20 @@
 // release had it, else a conflict under onConflict (updated deletes the local side's
 // files, each listed; a directory holding a subpackage is never replaced).
 //
+// # Resolving conflicts by hand
+//
+// Under onConflict mark (config.ConflictMark; docs/pkg-update.md, "Resolving conflicts
+// by hand") every conflict no value merge settles is written into its file as git-style
+// markers around its lines (a KRM file's from three merges of it, the conflicts decided
+// for dest, for updated and for original; a text file's as git merge-file --diff3
+// writes them), a conflict markers cannot hold gets upstream's version beside the local
+// one, everything else is updated, and Update returns the report (Report.Marks) with a
+// *MarkedError: the update is in progress, its state in the package's
+// .krm-merge-in-progress directory, and the Kptfiles keep the old release. Continue
+// records the release once the markers are resolved (else *UnresolvedError naming each
+// file and line); Abort puts the package back exactly as it was. Meanwhile Update of
+// the package, of a directory above it or of one inside it returns ErrInProgress.
+//
 // # Hostile input
 //
 // The upstream and everything it ships are hostile; the package directory may sit on a
@@ -68,6 +82,7 @@
 // package with uncommitted changes (unless Options.AllowDirty); ErrNoUpstream when
 // nothing says where to fetch; the merge's errors (*results.ItemError naming resource,
 // file and field, paths relative to the package); *ConflictError, with the report,
-// when onConflict is error and there are conflicts; write failures. On every error DIR
-// is as it was.
+// when onConflict is error and there are conflicts; ErrInProgress while an update is in
+// progress; write failures. On every error DIR is as it was. Under onConflict mark,
+// *MarkedError with the report says the markers are written.
 package pkgupdate

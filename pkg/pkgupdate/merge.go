@@ -62,7 +62,11 @@ func (u *updater) merge(rel string, src *source, trees map[string]*pkgio.Tree, s
 			krm = append(krm, p)
 		}
 	}
-	if err := u.mergeResources(rel, src, krm, o, up, d, pr); err != nil {
+	mergeResources := u.mergeResources
+	if u.cfg.OnConflict == config.ConflictMark {
+		mergeResources = u.markResources // mark.go
+	}
+	if err := mergeResources(rel, src, krm, o, up, d, pr); err != nil {
 		return err
 	}
 	u.mergeText(rel, txt, o, up, d, pr)
@@ -91,7 +95,7 @@ func (u *updater) mergeResources(rel string, src *source, paths []string, o, up,
 		cfg.OnConflict = config.ConflictUpdated
 	}
 	cfg.Plan = false
-	out, err := function.Run(items, &cfg)
+	out, err := u.run(items, &cfg)
 	if err != nil {
 		return loc.relocate(err)
 	}
@@ -290,6 +294,16 @@ func (u *updater) fileOrDir(rel string, src *source, o, up, d *pkgio.Tree, subs 
 			switch u.cfg.OnConflict {
 			case config.ConflictDest:
 				msg += "; dest wins: the local copy's is kept"
+			case config.ConflictMark:
+				beside := path.Join(rel, besideName(p, pr))
+				msg += "; marked: the local copy's is kept, upstream's written beside it as " + beside
+				u.marks = append(u.marks, Mark{File: target, Beside: beside})
+				u.marked = append(u.marked, markedFile{Path: target, Beside: beside})
+				for _, f := range eu {
+					if err := u.besideFile(f, beside+strings.TrimPrefix(f.Path, p)); err != nil {
+						return nil, err
+					}
+				}
 			case config.ConflictError:
 				msg += "; onConflict is error, so nothing is written"
 			default:
@@ -301,7 +315,7 @@ func (u *updater) fileOrDir(rel string, src *source, o, up, d *pkgio.Tree, subs 
 			}
 			pr.Conflicts = append(pr.Conflicts, Conflict{File: target, Message: msg})
 			pr.Counts.Conflicts++
-			takeUpdated = u.cfg.OnConflict != config.ConflictDest && !hasSub
+			takeUpdated = u.cfg.OnConflict != config.ConflictDest && u.cfg.OnConflict != config.ConflictMark && !hasSub
 		}
 		if !takeUpdated {
 			continue

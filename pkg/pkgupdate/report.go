@@ -21,6 +21,34 @@ type Report struct {
 	// Files lists every file the update changes (or would), paths relative to Dir, in
 	// order.
 	Files []FileChange `json:"files"`
+	// Marks lists, under onConflict mark, every hunk of conflict markers the update
+	// wrote (or would write) and every upstream version written beside a local file, in
+	// file order; empty when no conflict was marked.
+	Marks []Mark `json:"marks,omitempty"`
+}
+
+// Mark is one conflict an update under onConflict mark left for a person to resolve
+// (docs/pkg-update.md, "Resolving conflicts by hand").
+type Mark struct {
+	// File is the file, relative to Report.Dir.
+	File string `json:"file"`
+	// Start and End are the hunk's first line (its "<<<<<<<" line) and last line (its
+	// ">>>>>>>" line) in File, from 1; zero for a version written beside.
+	Start int `json:"start,omitempty"`
+	End   int `json:"end,omitempty"`
+	// Beside is, for a conflict markers cannot hold (a binary file, a file on one side
+	// and a directory on the other), where upstream's version was written beside the
+	// local File, relative to Report.Dir; "" for a hunk.
+	Beside string `json:"beside,omitempty"`
+}
+
+// String is "file:start-end", or "file (upstream's version beside it: beside)",
+// escaped as Conflict.String is.
+func (m Mark) String() string {
+	if m.Beside != "" {
+		return pkgio.Escape(fmt.Sprintf("%s (upstream's version beside it: %s)", m.File, m.Beside))
+	}
+	return pkgio.Escape(fmt.Sprintf("%s:%d-%d", m.File, m.Start, m.End))
 }
 
 // Conflicts returns the number of conflicts in all packages.
@@ -170,4 +198,22 @@ type ConflictError struct {
 // Error says how many conflicts stopped the update.
 func (e *ConflictError) Error() string {
 	return fmt.Sprintf("onConflict is error and the update found %d conflicts; nothing was written", e.Conflicts)
+}
+
+// MarkedError is returned with the report when onConflict is mark and the update
+// wrote conflict markers (Report.Marks): everything without a conflict is updated,
+// and the update is in progress until Continue (or Abort) concludes it; the Kptfiles
+// keep the old release until then.
+type MarkedError struct {
+	// Dir is the package directory as given.
+	Dir string
+	// Files are the files holding markers or with upstream's version beside them, in
+	// order, relative to Dir.
+	Files []string
+}
+
+// Error names the files and says how to go on.
+func (e *MarkedError) Error() string {
+	return fmt.Sprintf("conflict markers written in %s (%s): resolve them, then run `krm-merge pkg update %s --continue`, "+
+		"or `--abort` to put the package back as it was", count(len(e.Files), "file"), pkgio.Escape(strings.Join(e.Files, ", ")), pkgio.Escape(e.Dir))
 }

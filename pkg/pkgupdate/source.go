@@ -32,11 +32,39 @@ type updater struct {
 	reports []*PackageReport
 	changes []fileChange
 	// record, when the package records its upstream, sets the new upstreamLock on the
-	// package's Kptfile.
-	record func(*yaml.RNode) error
+	// package's Kptfile; recording says what it records.
+	record    func(*yaml.RNode) error
+	recording *recording
+	// Under onConflict mark (mark.go): the Kptfiles to record when the update is
+	// concluded, the conflicts marked and the files holding them.
+	pending       []recording
+	localKptfiles map[string]*pkgio.File
+	marks         []Mark
+	marked        []markedFile
+	// base is, in the run of onConflict mark that gives each conflict original's
+	// value, the original tree (mark.go, run).
+	base *pkgio.Tree
 	// rootGit is the root package's upstream.git as recorded before the update (nil
 	// without a Kptfile upstream), for the subpackages that move with it (movesWithRoot).
 	rootGit *kptfile.Git
+}
+
+// recording is the new release a package's Kptfile records: upstream.git.ref and
+// upstreamLock.git.
+type recording struct {
+	// File is the Kptfile, relative to the update's directory.
+	File string `json:"kptfile"`
+	// Ref is upstream.git.ref; Lock upstreamLock.git.
+	Ref  string  `json:"ref"`
+	Lock lockGit `json:"lock"`
+}
+
+// lockGit is kptfile.Git as the state of an update in progress records it.
+type lockGit struct {
+	Repo      string `json:"repo"`
+	Directory string `json:"directory"`
+	Ref       string `json:"ref"`
+	Commit    string `json:"commit"`
 }
 
 // fileChange is a change to write, with the content it replaces (for the plan's diff).
@@ -87,7 +115,7 @@ func (u *updater) pkg(ctx context.Context, rel, version string, root bool) error
 		return prefixed(rel, err)
 	}
 	skip := func(p string, isDir bool) bool {
-		if stage.IsStagingName(path.Base(p)) {
+		if stage.IsStagingName(path.Base(p)) || path.Base(p) == stateDirName {
 			return true
 		}
 		for _, s := range subs {
@@ -142,8 +170,9 @@ func (u *updater) pkg(ctx context.Context, rel, version string, root bool) error
 			return err
 		}
 		u.record = func(n *yaml.RNode) error { return kptfile.SetLock(n, src.toRef, lock) }
+		u.recording = &recording{File: path.Join(rel, kptfile.Name), Ref: src.toRef, Lock: lockGit(lock)}
 	} else {
-		u.record = nil
+		u.record, u.recording = nil, nil
 	}
 	if err := u.merge(rel, src, trees, subs, pr); err != nil {
 		return err
@@ -273,7 +302,7 @@ func subpackages(dir string, limit int64) ([]string, error) {
 		if !d.IsDir() || p == dir {
 			return nil
 		}
-		if pkgio.GitPath(d.Name()) || stage.IsStagingName(d.Name()) {
+		if pkgio.GitPath(d.Name()) || stage.IsStagingName(d.Name()) || d.Name() == stateDirName {
 			return filepath.SkipDir
 		}
 		rel, _ := filepath.Rel(dir, p)

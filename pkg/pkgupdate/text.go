@@ -35,6 +35,10 @@ func (u *updater) mergeText(rel string, paths []string, o, up, d *pkgio.Tree, pr
 	case config.ConflictError:
 		winner = "onConflict is error, so nothing is written"
 	}
+	mark := u.cfg.OnConflict == config.ConflictMark // mark.go
+	if mark {
+		favor, winner = textmerge.FavorDest, markedText
+	}
 	for _, p := range paths {
 		of, uf, df := o.Files[p], up.Files[p], d.Files[p]
 		target := path.Join(rel, p)
@@ -63,6 +67,22 @@ func (u *updater) mergeText(rel string, paths []string, o, up, d *pkgio.Tree, pr
 				u.changes = append(u.changes, fileChange{change: stage.Change{Path: target, Delete: true}, action: "deleted", old: df.Data})
 				continue
 			}
+			if mark && !binary(of.Data) && !binary(df.Data) {
+				m := textmerge.MergeMarked(of.Data, df.Data, nil, labels(pr))
+				for _, h := range m.Hunks {
+					conflict(lines(h.Marked), "deleted upstream but changed locally")
+				}
+				write(m.Text, uint32(df.Mode), "modified")
+				u.addMarks(target, m, markedFile{Path: target, UpstreamAbsent: true, YAML: parsesAsYAML(target, df.Data),
+					Separators: separators(df.Data)})
+				continue
+			}
+			if mark {
+				pr.Conflicts = append(pr.Conflicts, Conflict{File: target,
+					Message: "deleted upstream but changed locally; dest wins: a binary file holds no markers (delete it to take upstream's deletion)"})
+				pr.Counts.Conflicts++
+				continue
+			}
 			conflict("", "deleted upstream but changed locally")
 			if favor == textmerge.FavorUpdated {
 				u.changes = append(u.changes, fileChange{change: stage.Change{Path: target, Delete: true}, action: "deleted", old: df.Data})
@@ -82,6 +102,14 @@ func (u *updater) mergeText(rel string, paths []string, o, up, d *pkgio.Tree, pr
 			case bytes.Equal(uf.Data, base), bytes.Equal(uf.Data, df.Data):
 			case bytes.Equal(df.Data, base) && of != nil:
 				merged = uf.Data
+			case (binary(base) || binary(df.Data) || binary(uf.Data)) && mark:
+				beside := path.Join(rel, besideName(p, pr))
+				pr.Conflicts = append(pr.Conflicts, Conflict{File: target,
+					Message: "binary file changed on both sides; marked: the local copy's is kept, upstream's written beside it as " + beside})
+				pr.Counts.Conflicts++
+				u.marks = append(u.marks, Mark{File: target, Beside: beside})
+				u.marked = append(u.marked, markedFile{Path: target, Beside: beside})
+				u.changes = append(u.changes, fileChange{change: stage.Change{Path: beside, Data: uf.Data, Mode: modeBits(uint32(uf.Mode))}, action: "added"})
 			case binary(base) || binary(df.Data) || binary(uf.Data):
 				conflict("", "binary file changed on both sides")
 				if favor == textmerge.FavorUpdated {
@@ -89,6 +117,17 @@ func (u *updater) mergeText(rel string, paths []string, o, up, d *pkgio.Tree, pr
 				}
 			default:
 				r := textmerge.Merge(base, df.Data, uf.Data, favor)
+				if mark && len(r.Conflicts) > 0 {
+					m := textmerge.MergeMarked(base, df.Data, uf.Data, labels(pr))
+					for _, h := range m.Hunks {
+						conflict(lines(h.Marked), fmt.Sprintf("changed on both sides (local lines %s, upstream lines %s)", lines(h.Dest), lines(h.Updated)))
+					}
+					upd := textmerge.Merge(base, df.Data, uf.Data, textmerge.FavorUpdated).Merged
+					u.addMarks(target, m, markedFile{Path: target, YAML: parsesAsYAML(target, r.Merged) && parsesAsYAML(target, upd),
+						Separators: max(separators(r.Merged), separators(upd))})
+					merged = m.Text
+					break
+				}
 				for _, c := range r.Conflicts {
 					conflict(lines(c.Dest), fmt.Sprintf("changed on both sides (local lines %s, upstream lines %s)", lines(c.Dest), lines(c.Updated)))
 				}

@@ -94,11 +94,12 @@ var (
 // path in an upstream release; the merge's errors
 // (*results.ItemError naming resource, file and field, file paths relative to the
 // package); *ConflictError, with the report, when onConflict is error and there are
-// conflicts; write failures (nothing written). On every error DIR is as it was.
+// conflicts; ErrInProgress while an update of DIR, of a directory above it or of one
+// inside it is stopped at conflict markers (and an untrustworthy state of one);
+// write failures (nothing written). On every error DIR is as it was. Under onConflict
+// mark, an update that wrote markers returns the report and a *MarkedError (DIR is
+// then updated but for the marked conflicts, and in progress until Continue or Abort).
 func Update(ctx context.Context, opts Options) (*Report, error) {
-	if opts.Dir == "" {
-		return nil, fmt.Errorf("no package directory given")
-	}
 	if opts.MaxFileSize < 0 {
 		return nil, fmt.Errorf("MaxFileSize is %d: want a positive number of bytes, or 0 for %d", opts.MaxFileSize, DefaultMaxFileSize)
 	}
@@ -113,16 +114,10 @@ func Update(ctx context.Context, opts Options) (*Report, error) {
 		opts.GitTimeout = d
 	}
 	given := opts.Dir
-	fi, err := os.Stat(opts.Dir)
-	if err != nil {
-		return nil, fmt.Errorf("package directory: %w", err)
-	}
-	if !fi.IsDir() {
-		return nil, fmt.Errorf("%s is not a directory", pkgio.Escape(opts.Dir))
-	}
 	// Resolved once: the lock, the reads and the write all use the one directory.
-	if opts.Dir, err = filepath.EvalSymlinks(opts.Dir); err != nil {
-		return nil, fmt.Errorf("package directory: %w", err)
+	var err error
+	if opts.Dir, err = resolveDir(opts.Dir); err != nil {
+		return nil, err
 	}
 	cfg, err := mergeConfig(opts.Config)
 	if err != nil {
@@ -154,6 +149,13 @@ func Update(ctx context.Context, opts Options) (*Report, error) {
 			rep.Recovered = recovered.String()
 		}
 	}
+	absDir, err := filepath.Abs(opts.Dir)
+	if err != nil {
+		return nil, err
+	}
+	if err := checkNotInProgress(absDir, given); err != nil { // inprogress.go
+		return nil, err
+	}
 	if err := gitfetch.CheckGit(); err != nil {
 		return nil, err
 	}
@@ -179,6 +181,22 @@ func Update(ctx context.Context, opts Options) (*Report, error) {
 	if err := u.checkChanges(); err != nil {
 		return nil, err
 	}
+	marking := cfg.OnConflict == config.ConflictMark && len(u.marks) > 0
+	if cfg.OnConflict == config.ConflictMark && !marking { // nothing marked: recorded as by any update
+		if u.changes, err = finishRecords(u.changes, u.pending, u.localKptfiles); err != nil {
+			return nil, err
+		}
+	}
+	if marking {
+		sort.SliceStable(u.marks, func(i, j int) bool {
+			a, b := u.marks[i], u.marks[j]
+			return a.File < b.File || a.File == b.File && a.Start < b.Start
+		})
+		rep.Marks = u.marks
+		for _, p := range rep.Packages {
+			p.Recorded = false // until Continue
+		}
+	}
 	for _, c := range u.changes {
 		fc := FileChange{Path: c.change.Path, Action: c.action}
 		if opts.Plan {
@@ -196,10 +214,69 @@ func Update(ctx context.Context, opts Options) (*Report, error) {
 	for i, c := range u.changes {
 		changes[i] = c.change
 	}
+	if marking {
+		if err := u.applyMarked(absDir, changes, rep); err != nil {
+			return nil, err
+		}
+		var files []string
+		for _, m := range u.marks {
+			if len(files) == 0 || files[len(files)-1] != m.File {
+				files = append(files, m.File)
+			}
+		}
+		return rep, &MarkedError{Dir: given, Files: files}
+	}
 	if err := stage.Apply(opts.Dir, changes); err != nil {
 		return nil, err
 	}
 	return rep, nil
+}
+
+// applyMarked writes an update that marked conflicts with its state (inprogress.go),
+// all or nothing, into dir (absolute).
+func (u *updater) applyMarked(dir string, changes []stage.Change, rep *Report) error {
+	created, err := prepareStateDir(dir)
+	if err != nil {
+		return err
+	}
+	undo := func(err error) error {
+		if created {
+			_ = os.Remove(filepath.Join(dir, stateDirName)) // empty unless the write went through
+		}
+		return err
+	}
+	to := ""
+	if len(rep.Packages) > 0 {
+		to = rep.Packages[0].To.Ref
+	}
+	state, err := u.stateChanges(dir, changes, to)
+	if err != nil {
+		return undo(err)
+	}
+	if err := stage.Apply(dir, append(changes, state...)); err != nil {
+		return undo(err)
+	}
+	return nil
+}
+
+// resolveDir checks that dir names a directory (through symbolic links) and returns it
+// with every link resolved (filepath.EvalSymlinks).
+// Errors: dir is "", missing, not a directory, or cannot be resolved.
+func resolveDir(dir string) (string, error) {
+	if dir == "" {
+		return "", fmt.Errorf("no package directory given")
+	}
+	fi, err := os.Stat(dir)
+	if err != nil {
+		return "", fmt.Errorf("package directory: %w", err)
+	}
+	if !fi.IsDir() {
+		return "", fmt.Errorf("%s is not a directory", pkgio.Escape(dir))
+	}
+	if dir, err = filepath.EvalSymlinks(dir); err != nil {
+		return "", fmt.Errorf("package directory: %w", err)
+	}
+	return dir, nil
 }
 
 // checkChanges refuses, before anything is written, a change to a path with a .git

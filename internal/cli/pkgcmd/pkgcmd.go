@@ -40,6 +40,7 @@ func New() *cobra.Command {
 type updateFlags struct {
 	config, onConflict, output string
 	plan, allowDirty           bool
+	cont, abort                bool
 	repo, directory, from, to  string
 	cacheDir                   string
 	maxFileSize                string
@@ -69,6 +70,18 @@ The write is all or nothing: on any error DIR is unchanged, and a run interrupte
 writing is finished by the next one. A package with uncommitted changes in git is
 refused unless --allow-dirty.
 
+With --on-conflict mark, every conflict no value merge settles is written into its
+file as git-style markers around its lines (<<<<<<< local, ||||||| the old release
+with its lines, =======, >>>>>>> the new release), which editors' merge tools read;
+each side alone parses. A binary file changed on both sides, or a path that is a file
+on one side and a directory on the other, keeps the local copy and gets upstream's
+beside it (FILE.<new release>). Everything without a conflict is updated; the Kptfile
+keeps the old release, and the command exits 1 listing the markers. Resolve them, then
+run --continue (refused while a marker is left, a file does not parse or an upstream
+version is still beside its file) to record the new release, or --abort to put DIR
+back exactly as it was. Until then every other update of DIR, of a package above it
+or of one inside it is refused.
+
 A directory without a Kptfile upstream (a kustomize base or plain manifests vendored
 from git) is updated with --repo, --from and the new version (DIR@VERSION or --to);
 nothing is recorded.
@@ -82,7 +95,8 @@ path that is a file on one side and a directory on the other is a conflict like 
 other, never a silent deletion. Names and values are printed with control characters
 escaped (\x1b); binary files are never printed.
 
-Exit status: 0 on success, 1 on an error or when --on-conflict error finds conflicts.
+Exit status: 0 on success, 1 on an error, when --on-conflict error finds conflicts, or
+when --on-conflict mark wrote markers.
 git must be installed; the krm-merge container image has none.`
 
 const updateExample = `  # take release v0.4.4 of the package fetched into my-project
@@ -93,6 +107,11 @@ const updateExample = `  # take release v0.4.4 of the package fetched into my-pr
 
   # fail (in CI) when the upgrade conflicts with local changes
   krm-merge pkg update my-project@v2 --on-conflict error --output json
+
+  # resolve conflicts by hand: markers in the files, then conclude (or undo)
+  krm-merge pkg update my-app@v2 --on-conflict mark
+  krm-merge pkg update my-app --continue
+  krm-merge pkg update my-app --abort
 
   # a kustomize base vendored from git without a Kptfile
   krm-merge pkg update bases --repo https://github.com/fluxcd/flux2 \
@@ -127,7 +146,9 @@ func updateCommand() *cobra.Command {
 	}
 	fl := cmd.Flags()
 	fl.StringVar(&f.config, "config", "", "merge options: a functionConfig file (fn.krm-merge.dev/v1alpha1 ResourceMerge or ConfigMap), as for the function")
-	fl.StringVar(&f.onConflict, "on-conflict", "", "conflict policy, overriding the config's onConflict: updated, dest or error")
+	fl.StringVar(&f.onConflict, "on-conflict", "", "conflict policy, overriding the config's onConflict: updated, dest, error, or mark (conflict markers in the files)")
+	fl.BoolVar(&f.cont, "continue", false, "conclude an update stopped at conflict markers, once they are resolved: record the new release")
+	fl.BoolVar(&f.abort, "abort", false, "undo an update stopped at conflict markers: DIR exactly as before it")
 	fl.StringVar(&f.output, "output", "text", "output format: text or json")
 	fl.BoolVar(&f.plan, "plan", false, "print what the update would change and change nothing")
 	fl.BoolVar(&f.allowDirty, "allow-dirty", false, "update a package with uncommitted changes in git")
@@ -207,6 +228,9 @@ func runUpdate(ctx context.Context, f *updateFlags, arg string, out io.Writer) e
 	if f.output != "text" && f.output != "json" {
 		return fmt.Errorf("--output %q: want text or json", f.output)
 	}
+	if f.cont || f.abort {
+		return runConclude(ctx, f, arg, out)
+	}
 	dir, version, err := splitArg(arg)
 	if err != nil {
 		return err
@@ -227,10 +251,10 @@ func runUpdate(ctx context.Context, f *updateFlags, arg string, out io.Writer) e
 	}
 	if f.onConflict != "" {
 		switch p := config.ConflictPolicy(f.onConflict); p {
-		case config.ConflictUpdated, config.ConflictDest, config.ConflictError:
+		case config.ConflictUpdated, config.ConflictDest, config.ConflictError, config.ConflictMark:
 			cfg.OnConflict = p
 		default:
-			return fmt.Errorf("--on-conflict %q: want updated, dest or error", f.onConflict)
+			return fmt.Errorf("--on-conflict %q: want updated, dest, error or mark", f.onConflict)
 		}
 	}
 	rep, err := pkgupdate.Update(ctx, pkgupdate.Options{
@@ -257,6 +281,72 @@ func runUpdate(ctx context.Context, f *updateFlags, arg string, out io.Writer) e
 	}
 	if rep != nil {
 		printReport(out, rep, err)
+	}
+	return err
+}
+
+// runConclude runs --continue or --abort of the update stopped at conflict markers in
+// DIR (arg: no version; no other update flag).
+func runConclude(ctx context.Context, f *updateFlags, arg string, out io.Writer) error {
+	flag := "--continue"
+	if f.abort {
+		flag = "--abort"
+	}
+	if f.cont && f.abort {
+		return fmt.Errorf("--continue and --abort: give one")
+	}
+	var bad []string
+	for _, o := range []struct {
+		name string
+		set  bool
+	}{{"--config", f.config != ""}, {"--on-conflict", f.onConflict != ""}, {"--plan", f.plan}, {"--allow-dirty", f.allowDirty},
+		{"--repo", f.repo != ""}, {"--directory", f.directory != ""}, {"--from", f.from != ""}, {"--to", f.to != ""}, {"--cache-dir", f.cacheDir != ""}} {
+		if o.set {
+			bad = append(bad, o.name)
+		}
+	}
+	if len(bad) > 0 {
+		return fmt.Errorf("%s takes no %s: it concludes the update in progress as it was started", flag, strings.Join(bad, ", "))
+	}
+	if dir, version, err := splitArg(arg); err == nil && version != "" {
+		return fmt.Errorf("%s takes DIR without a version (%s@%s): the update in progress records the release it was started for", flag, dir, version)
+	}
+	maxFileSize, err := parseSize(f.maxFileSize)
+	if err != nil {
+		return fmt.Errorf("--max-file-size %w", err)
+	}
+	opts := pkgupdate.Options{Dir: arg, MaxFileSize: maxFileSize}
+	var rep *pkgupdate.Report
+	if f.cont {
+		rep, err = pkgupdate.Continue(ctx, opts)
+	} else {
+		rep, err = pkgupdate.Abort(ctx, opts)
+	}
+	if f.output == "json" {
+		if encErr := writeJSON(out, rep, arg, err); encErr != nil && err == nil {
+			err = encErr
+		}
+		return err
+	}
+	if rep != nil {
+		if rep.Recovered != "" {
+			fmt.Fprintf(out, "Recovered: %s.\n", rep.Recovered)
+		}
+		if len(rep.Files) > 0 && err == nil {
+			fmt.Fprintln(out, "Files:")
+			for _, fc := range rep.Files {
+				fmt.Fprintf(out, "  %-8s %s\n", fc.Action, pkgio.Escape(fc.Path))
+			}
+		}
+	}
+	switch {
+	case err != nil:
+	case rep.Recovered != "" && len(rep.Files) == 0:
+		fmt.Fprintf(out, "No update of %s is in progress any more.\n", pkgio.Escape(arg))
+	case f.cont:
+		fmt.Fprintf(out, "Update of %s concluded: the new release is recorded.\n", pkgio.Escape(arg))
+	default:
+		fmt.Fprintf(out, "Update of %s aborted: the package is as it was before it.\n", pkgio.Escape(arg))
 	}
 	return err
 }
@@ -387,10 +477,23 @@ func printReport(w io.Writer, r *pkgupdate.Report, err error) {
 			}
 		}
 	}
+	if len(r.Marks) > 0 {
+		fmt.Fprintln(w, "Conflict markers:")
+		for _, m := range r.Marks {
+			fmt.Fprintf(w, "  %s\n", m)
+		}
+	}
 	var ce *pkgupdate.ConflictError
+	var me *pkgupdate.MarkedError
 	switch {
 	case errors.As(err, &ce):
 		fmt.Fprintf(w, "Nothing written: %d conflicts under --on-conflict error.\n", ce.Conflicts)
+	case errors.As(err, &me):
+		fmt.Fprintf(w, "Updated everything else; the Kptfile still records the old release. Resolve each conflict above "+
+			"(an editor's merge tool reads the markers), then run\n  krm-merge pkg update %s --continue\nor put the package back as it was with\n  krm-merge pkg update %s --abort\n",
+			pkgio.Escape(me.Dir), pkgio.Escape(me.Dir))
+	case r.Plan && len(r.Marks) > 0:
+		fmt.Fprintf(w, "Plan: %d files would change, %d conflicts would be marked; nothing written.\n", len(r.Files), len(r.Marks))
 	case err != nil:
 	case r.Plan:
 		fmt.Fprintf(w, "Plan: %d files would change; nothing written.\n", len(r.Files))

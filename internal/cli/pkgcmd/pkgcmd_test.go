@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -34,7 +33,7 @@ func TestUsageErrors(t *testing.T) {
 		{[]string{"update"}, "accepts 1 arg"},
 		{[]string{"update", dir + "@"}, "no version after @"},
 		{[]string{"update", dir + "@v1", "--to", "v2"}, "the version is given twice"},
-		{[]string{"update", dir, "--on-conflict", "ours"}, `--on-conflict "ours": want updated, dest or error`},
+		{[]string{"update", dir, "--on-conflict", "ours"}, `--on-conflict "ours": want updated, dest, error or mark`},
 		{[]string{"update", dir, "--output", "yaml"}, "want text or json"},
 		{[]string{"update", dir, "--config", filepath.Join(dir, "missing.yaml")}, "--config"},
 		{[]string{"update", filepath.Join(dir, "nope") + "@v1"}, "package directory"},
@@ -234,28 +233,9 @@ func TestJSONReportEscapes(t *testing.T) {
 // them escaped), then one whose name does (the fetch refuses it, naming it escaped);
 // nothing printed for a person holds one raw.
 func TestPlanOfAHostileFileName(t *testing.T) {
-	if _, err := exec.LookPath("git"); err != nil {
-		t.Skip("git is not on PATH")
-	}
-	for k, v := range map[string]string{"GIT_CONFIG_GLOBAL": "/dev/null", "GIT_AUTHOR_NAME": "t", "GIT_AUTHOR_EMAIL": "t@example.com",
-		"GIT_COMMITTER_NAME": "t", "GIT_COMMITTER_EMAIL": "t@example.com"} {
-		t.Setenv(k, v)
-	}
-	git := func(dir string, args ...string) {
-		t.Helper()
-		cmd := exec.Command("git", args...)
-		cmd.Dir = dir
-		if out, err := cmd.CombinedOutput(); err != nil {
-			t.Fatalf("git %v: %v\n%s", args, err, out)
-		}
-	}
+	git, write := gitTools(t)
 	repo := t.TempDir()
 	git(repo, "init", "-q", "-b", "main")
-	write := func(dir, name, content string) {
-		if err := os.WriteFile(filepath.Join(dir, name), []byte(content), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
 	write(repo, "a.txt", "a\n")
 	git(repo, "add", "-A")
 	git(repo, "commit", "-qm", "v1")

@@ -1,0 +1,430 @@
+package pkgupdate
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"io/fs"
+	"sort"
+	"strings"
+
+	"sigs.k8s.io/kustomize/kyaml/kio/kioutil"
+	"sigs.k8s.io/kustomize/kyaml/yaml"
+
+	"github.com/krm-merge/krm-merge/internal/kptfile"
+	"github.com/krm-merge/krm-merge/internal/pkgio"
+	"github.com/krm-merge/krm-merge/internal/stage"
+	"github.com/krm-merge/krm-merge/internal/textmerge"
+	"github.com/krm-merge/krm-merge/pkg/config"
+	"github.com/krm-merge/krm-merge/pkg/function"
+	"github.com/krm-merge/krm-merge/pkg/resources"
+)
+
+// onConflict mark (docs/pkg-update.md, "Resolving conflicts by hand"): every conflict
+// no value merge settles is written into its file as git-style markers around its
+// lines, for a person (or an editor's merge tool) to resolve; the update is then in
+// progress (inprogress.go) until Continue or Abort.
+//
+// A KRM file with conflicts is merged three times with the one encoder: L, every
+// conflict decided for dest (onConflict dest); U, for updated; B, for original
+// (config.ConflictOriginal: each conflicting field or part original's, absent where
+// original has none; a resource deleted upstream but changed locally is original's
+// document in dest's place). Outside the conflicts the three are the same, so every run
+// of lines where L and U differ (textmerge.MarkDifferences) surrounds a conflict's
+// lines: its local side is L's lines, its base B's, its upstream side U's, and choosing
+// every local side gives L byte for byte, every upstream side U; each side alone
+// parses. A text file's conflicts are git merge-file --diff3's hunks
+// (textmerge.MergeMarked). A conflict markers cannot hold (a binary file changed on
+// both sides, a file on one side and a directory on the other) keeps the local copy and
+// writes upstream's beside it (besideName).
+
+// Labels of the markers: the local copy, then the releases merged from and to.
+const localLabel = "local"
+
+// markedFile is a file an update under onConflict mark left for a person: one holding
+// markers (Path), or a local file with upstream's version beside it (Beside).
+type markedFile struct {
+	// Path is the file, relative to the update's directory.
+	Path string `json:"path"`
+	// Beside is where upstream's version was written (a file, or a directory of
+	// files), relative to the update's directory; "" for markers.
+	Beside string `json:"beside,omitempty"`
+	// UpstreamAbsent is true when upstream's side has no file here (deleted upstream,
+	// changed locally): resolved to nothing but white space, the file is deleted.
+	UpstreamAbsent bool `json:"upstreamAbsent,omitempty"`
+	// YAML is true when the file must parse as YAML once resolved (a KRM file, or a
+	// *.yaml text file whose two sides parse).
+	YAML bool `json:"yaml,omitempty"`
+	// Separators is how many "=======" lines the file holds of its own (the most of
+	// its two sides), which Continue does not take for markers.
+	Separators int `json:"separators,omitempty"`
+}
+
+// labels are the marker labels of a package's merge: local, the release merged from
+// and the one merged to, each as pr names it (a ref, or the commit where there is
+// none), with the short commit where the two refs read alike (a branch that moved);
+// characters a terminal would act on escaped, so that a label is one line.
+func labels(pr *PackageReport) textmerge.Labels {
+	from, to := pr.From.Ref, pr.To.Ref
+	if from == to {
+		from, to = from+" ("+short(pr.From.Commit)+")", to+" ("+short(pr.To.Commit)+")"
+	}
+	return textmerge.Labels{Dest: localLabel, Base: pkgio.Escape(from), Updated: pkgio.Escape(to)}
+}
+
+// short is a commit's first 12 hex digits.
+func short(commit string) string {
+	if len(commit) > 12 {
+		return commit[:12]
+	}
+	return commit
+}
+
+// fileVersion is one run's version of a file: its content and mode, or no file.
+type fileVersion struct {
+	data   []byte
+	mode   fs.FileMode
+	exists bool
+}
+
+// versionOf is the version of target a run's changes leave: the change's, else the
+// local file's (df, nil when there is none).
+func versionOf(changes map[string]fileChange, target string, df *pkgio.File) fileVersion {
+	if c, ok := changes[target]; ok {
+		if c.change.Delete {
+			return fileVersion{}
+		}
+		return fileVersion{data: c.change.Data, mode: c.change.Mode, exists: true}
+	}
+	if df != nil {
+		return fileVersion{data: df.Data, mode: df.Mode, exists: true}
+	}
+	return fileVersion{}
+}
+
+func (v fileVersion) same(w fileVersion) bool {
+	return v.exists == w.exists && v.mode == w.mode && bytes.Equal(v.data, w.data)
+}
+
+// markResources is mergeResources under onConflict mark: the three runs L, U and B (see
+// above; U and B only when L meets a conflict), then each file L and U write
+// differently written with markers, the others as L writes them. Every package's Kptfile keeps dest's upstream and upstreamLock
+// (keepUpstream); the release is recorded when the update is concluded (u.pending).
+// The report is L's, each conflict in a marked file saying so.
+func (u *updater) markResources(rel string, src *source, paths []string, o, up, d *pkgio.Tree, pr *PackageReport) error {
+	cfg, changes, record, plan := u.cfg, u.changes, u.record, u.opts.Plan
+	defer func() { u.cfg, u.changes, u.record, u.opts.Plan, u.base = cfg, changes, record, plan, nil }()
+	if u.recording != nil {
+		u.pending = append(u.pending, *u.recording)
+		if u.localKptfiles == nil {
+			u.localKptfiles = map[string]*pkgio.File{}
+		}
+		u.localKptfiles[u.recording.File] = d.Files[kptfile.Name]
+	}
+	// U and B work on copies made before any run, since a run may change the nodes it
+	// is given; L, whose report is the package's, on the trees themselves, first: when it
+	// meets no conflict the three are the same and U and B are not run.
+	copies := map[config.ConflictPolicy][3]*pkgio.Tree{}
+	for _, side := range []config.ConflictPolicy{config.ConflictUpdated, config.ConflictOriginal} {
+		copies[side] = [3]*pkgio.Tree{copyTree(o), copyTree(up), copyTree(d)}
+	}
+	runs := map[config.ConflictPolicy]map[string]fileChange{}
+	first := len(pr.Conflicts)
+	for _, side := range []config.ConflictPolicy{config.ConflictDest, config.ConflictUpdated, config.ConflictOriginal} {
+		c := *cfg
+		c.OnConflict = side
+		u.cfg, u.changes, u.base = &c, nil, nil
+		to, tu, td, rep := o, up, d, pr
+		u.opts.Plan = plan
+		if side != config.ConflictDest {
+			if len(pr.Conflicts) == first {
+				runs[side] = runs[config.ConflictDest]
+				continue
+			}
+			t := copies[side]
+			to, tu, td, rep = t[0], t[1], t[2], &PackageReport{}
+			u.opts.Plan = false
+		}
+		if side == config.ConflictOriginal {
+			u.base = to
+		}
+		if record != nil {
+			u.record = keepUpstream(td)
+		}
+		if err := u.mergeResources(rel, src, paths, to, tu, td, rep); err != nil {
+			return err
+		}
+		runs[side] = map[string]fileChange{}
+		for _, fc := range u.changes {
+			runs[side][fc.change.Path] = fc
+		}
+	}
+	l, up2, b := runs[config.ConflictDest], runs[config.ConflictUpdated], runs[config.ConflictOriginal]
+	targets := map[string]bool{}
+	for _, run := range runs {
+		for t := range run {
+			targets[t] = true
+		}
+	}
+	sorted := make([]string, 0, len(targets))
+	for t := range targets {
+		sorted = append(sorted, t)
+	}
+	sort.Strings(sorted)
+	lab := labels(pr)
+	markedHere := map[string]bool{}
+	for _, t := range sorted {
+		df := d.Files[relTo(rel, t)]
+		vl, vu, vb := versionOf(l, t, df), versionOf(up2, t, df), versionOf(b, t, df)
+		if vl.same(vu) {
+			if fc, ok := l[t]; ok {
+				changes = append(changes, fc)
+			}
+			continue
+		}
+		m := textmerge.MarkDifferences(vb.data, vl.data, vu.data, lab)
+		mode := vl.mode
+		if !vl.exists {
+			mode = vu.mode
+		}
+		fc := fileChange{change: stage.Change{Path: t, Data: m.Text, Mode: mode}, action: "added"}
+		if df != nil {
+			fc.action, fc.old = "modified", df.Data
+		}
+		changes = append(changes, fc)
+		u.addMarks(t, m, markedFile{Path: t, UpstreamAbsent: !vu.exists, YAML: true,
+			Separators: max(separators(vl.data), separators(vu.data))})
+		markedHere[t] = true
+	}
+	for i := first; i < len(pr.Conflicts); i++ {
+		if c := &pr.Conflicts[i]; markedHere[c.File] {
+			c.Message = strings.TrimSuffix(c.Message, "; dest wins") + "; " + markedText
+		}
+	}
+	return nil
+}
+
+// markedText ends the message of a conflict written with markers.
+const markedText = "marked in the file"
+
+// addMarks records the hunks of m, written into target, and the marked file.
+func (u *updater) addMarks(target string, m textmerge.Marked, f markedFile) {
+	for _, h := range m.Hunks {
+		u.marks = append(u.marks, Mark{File: target, Start: h.Marked.Start, End: h.Marked.Start + h.Marked.Lines - 1})
+	}
+	u.marked = append(u.marked, f)
+}
+
+// separators counts the "=======" lines of data (textmerge.IsMarker).
+func separators(data []byte) int {
+	n := 0
+	for _, line := range bytes.SplitAfter(data, []byte("\n")) {
+		if len(line) > 0 && line[0] == '=' && textmerge.IsMarker(line) {
+			n++
+		}
+	}
+	return n
+}
+
+// relTo is target (relative to the update's directory) relative to the package at rel.
+func relTo(rel, target string) string {
+	if rel == "." {
+		return target
+	}
+	return strings.TrimPrefix(target, rel+"/")
+}
+
+// besideName is where upstream's version of p is written beside the local copy when
+// markers cannot hold a conflict: p, a dot and the new release (characters other than
+// letters, digits, '.', '_' and '-' written as '-'), e.g. logo.png.v2.
+func besideName(p string, pr *PackageReport) string {
+	ref := []byte(pr.To.Ref)
+	for i, c := range ref {
+		if !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '.' || c == '_' || c == '-') {
+			ref[i] = '-'
+		}
+	}
+	return p + "." + string(ref)
+}
+
+// copyTree copies t, every resource node deeply.
+func copyTree(t *pkgio.Tree) *pkgio.Tree {
+	out := &pkgio.Tree{Files: make(map[string]*pkgio.File, len(t.Files))}
+	for p, f := range t.Files {
+		cf := *f
+		if f.Docs != nil {
+			cf.Docs = make([]*pkgio.Doc, len(f.Docs))
+			for i, doc := range f.Docs {
+				cd := *doc
+				cd.Node = doc.Node.Copy()
+				cf.Docs[i] = &cd
+			}
+		}
+		out.Files[p] = &cf
+	}
+	return out
+}
+
+// keepUpstream returns the record step of a run under onConflict mark: the package's
+// Kptfile keeps upstream and upstreamLock as the local Kptfile (of d) has them, until
+// the update is concluded (recordKptfile).
+func keepUpstream(d *pkgio.Tree) func(*yaml.RNode) error {
+	var local *yaml.RNode
+	if f := d.Files[kptfile.Name]; f != nil {
+		for _, doc := range f.Docs {
+			if kptfile.IsKptfile(doc.Node) {
+				local = doc.Node
+			}
+		}
+	}
+	return func(n *yaml.RNode) error {
+		for _, name := range []string{"upstream", "upstreamLock"} {
+			var v *yaml.RNode
+			if local != nil {
+				if f := local.Field(name); f != nil {
+					v = f.Value.Copy()
+				}
+			}
+			f := n.Field(name)
+			switch {
+			case v == nil:
+				if err := n.PipeE(yaml.Clear(name)); err != nil {
+					return err
+				}
+			case f != nil:
+				f.Value.SetYNode(v.YNode())
+			default:
+				if err := n.PipeE(yaml.SetField(name, v)); err != nil {
+					return err
+				}
+			}
+		}
+		return nil
+	}
+}
+
+// recordKptfile records r's release in the Kptfile data (file names it): upstream.git.ref
+// and upstreamLock, as an update records them (kptfile.SetLock), the rest of the file
+// as it is.
+// Errors: data does not parse, or holds no Kptfile resource.
+func recordKptfile(data []byte, file string, r recording) ([]byte, error) {
+	docs, err := pkgio.Parse(data, file)
+	if err != nil {
+		return nil, fmt.Errorf("%s: does not parse: %w", file, err)
+	}
+	header := pkgio.TakeHeader(data, docs)
+	found := false
+	for _, doc := range docs {
+		if kptfile.IsKptfile(doc.Node) {
+			if err := kptfile.SetLock(doc.Node, r.Ref, kptfile.Git(r.Lock)); err != nil {
+				return nil, fmt.Errorf("%s: %w", file, err)
+			}
+			found = true
+		}
+	}
+	if !found {
+		return nil, fmt.Errorf("%s: holds no Kptfile resource to record the release in", file)
+	}
+	return pkgio.Encode(header, docs)
+}
+
+// run is function.Run for mergeResources. Under config.ConflictOriginal (the B run of
+// onConflict mark) a resource deleted upstream but changed locally, which that run
+// deletes as under updated, is original's document (found in u.base by key) in dest's
+// place, so that the markers show it as the base of that conflict.
+func (u *updater) run(items []*yaml.RNode, cfg *config.Config) (*resources.Outcome, error) {
+	out, err := function.Run(items, cfg)
+	if err != nil || cfg.OnConflict != config.ConflictOriginal || u.base == nil {
+		return out, err
+	}
+	for _, c := range out.Conflicts {
+		if c.Field != nil || c.Item == nil {
+			continue
+		}
+		n := c.Item.Node
+		k := key(n)
+	search:
+		for _, f := range u.base.Files {
+			for _, doc := range f.Docs {
+				if key(doc.Node) == k {
+					n = doc.Node
+					break search
+				}
+			}
+		}
+		cp := n.Copy()
+		at := c.Item.Node.GetAnnotations()
+		for _, a := range []string{kioutil.PathAnnotation, kioutil.LegacyPathAnnotation, kioutil.IndexAnnotation, kioutil.LegacyIndexAnnotation} {
+			if v, ok := at[a]; ok {
+				if err := cp.PipeE(yaml.SetAnnotation(a, v)); err != nil {
+					return nil, err
+				}
+			}
+		}
+		out.Items = append(out.Items, cp)
+	}
+	return out, nil
+}
+
+// finishRecords records each pending release in its Kptfile among changes (or, when
+// the update does not change the Kptfile, in the local one, data), for an update under
+// onConflict mark that marked nothing: its Kptfiles then end as a normal update writes
+// them. local gives the local Kptfiles by path.
+func finishRecords(changes []fileChange, pending []recording, local map[string]*pkgio.File) ([]fileChange, error) {
+	at := map[string]int{}
+	for i, c := range changes {
+		at[c.change.Path] = i
+	}
+	for _, r := range pending {
+		i, ok := at[r.File]
+		switch {
+		case ok && changes[i].change.Delete:
+			continue
+		case ok:
+			data, err := recordKptfile(changes[i].change.Data, r.File, r)
+			if err != nil {
+				return nil, err
+			}
+			changes[i].change.Data = data
+		default:
+			f := local[r.File]
+			if f == nil {
+				return nil, errors.New(r.File + ": the local Kptfile is gone")
+			}
+			data, err := recordKptfile(f.Data, r.File, r)
+			if err != nil {
+				return nil, err
+			}
+			if !bytes.Equal(data, f.Data) {
+				changes = append(changes, fileChange{change: stage.Change{Path: r.File, Data: data, Mode: f.Mode}, action: "modified", old: f.Data})
+			}
+		}
+	}
+	sort.Slice(changes, func(i, j int) bool { return changes[i].change.Path < changes[j].change.Path })
+	return changes, nil
+}
+
+// besideFile writes upstream's version of a file, f, at target (besideName), for a
+// conflict markers cannot hold; a KRM file encoded as the update writes it.
+func (u *updater) besideFile(f *pkgio.File, target string) error {
+	data := f.Data
+	if f.KRM() {
+		var err error
+		if data, err = pkgio.Encode(f.Header, f.Docs); err != nil {
+			return fmt.Errorf("%s: encoding: %w", target, err)
+		}
+	}
+	u.changes = append(u.changes, fileChange{change: stage.Change{Path: target, Data: data, Mode: f.Mode}, action: "added"})
+	return nil
+}
+
+// parsesAsYAML reports whether the text file at target is YAML that must still parse
+// once its markers are resolved: kpt reads its name (pkgio.KRMCandidate) and data
+// is well-formed YAML.
+func parsesAsYAML(target string, data []byte) bool {
+	if !pkgio.KRMCandidate(target) {
+		return false
+	}
+	_, err := pkgio.Parse(data, target)
+	return err == nil
+}
