@@ -137,6 +137,9 @@ func (u *updater) mergeResources(rel string, src *source, paths []string, o, up,
 			pr.Warnings = append(pr.Warnings, loc.note(r))
 		}
 	}
+	for _, v := range out.ValueMerges {
+		pr.MergedInside = append(pr.MergedInside, loc.note(v.Result))
+	}
 	for _, n := range out.Added {
 		file, _, _ := kioutil.GetFileAnnotations(n)
 		pr.Resources = append(pr.Resources, ResourceChange{Action: "added", Resource: describe(n), File: loc.file(file)})

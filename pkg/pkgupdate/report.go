@@ -82,6 +82,12 @@ type PackageReport struct {
 	Warnings []Note `json:"warnings,omitempty"`
 	// Resources lists the resources added and deleted.
 	Resources []ResourceChange `json:"resources"`
+	// MergedInside lists the values changed on both sides that the merge settled
+	// inside (valueMerge: an image reference by repository, tag and digest; an atomic
+	// list by elements; a multi-line string by lines), each saying what came from each
+	// side, as the function's info results say it (docs/merge-semantics.md, "Merging
+	// inside a value").
+	MergedInside []Note `json:"mergedInside,omitempty"`
 	// Changes is the field-level plan (Options.Plan only): one entry per field the
 	// merge changes, as the function's `plan: true` reports them.
 	Changes []Note `json:"changes,omitempty"`

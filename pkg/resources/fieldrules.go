@@ -63,7 +63,9 @@ func (r *run) withFieldRules(m merge.Result, on, un *yaml.RNode, u, d *roles.Ite
 func (r *run) valuesMerged(d *roles.Item, values []merge.ValueMerge) {
 	for _, v := range values {
 		if v.Conflicts() < len(v.Parts) {
-			r.notes = append(r.notes, results.ValueMerged(at(d), v))
+			res := results.ValueMerged(at(d), v)
+			r.notes = append(r.notes, res)
+			r.values = append(r.values, ValueMerge{Item: d, Value: v, Result: res})
 		}
 	}
 }

@@ -195,12 +195,13 @@ func (r *run) assemble(items []roles.Item) *Outcome {
 		}
 	}
 	o := &Outcome{
-		Items:     OutputItems(items, r.opts.KeepSources, r.replace, r.drop, r.added),
-		Counts:    r.counts,
-		Conflicts: r.conflicts,
-		Merged:    r.replace,
-		Deleted:   deleted,
-		Added:     r.added,
+		Items:       OutputItems(items, r.opts.KeepSources, r.replace, r.drop, r.added),
+		Counts:      r.counts,
+		Conflicts:   r.conflicts,
+		ValueMerges: r.values,
+		Merged:      r.replace,
+		Deleted:     deleted,
+		Added:       r.added,
 	}
 	o.Results = r.report(o)
 	return o

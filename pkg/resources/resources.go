@@ -72,6 +72,9 @@ type Outcome struct {
 	// Conflicts are the conflicts found, each with its result (also in Results); under
 	// results.Refuse the caller fails the run on any.
 	Conflicts []Conflict
+	// ValueMerges are the values merged inside (valueMerge) that took something from
+	// each side, each with its info result (also in Results).
+	ValueMerges []ValueMerge
 	// Merged maps each merged dest item to its output item, Deleted lists the dest items
 	// the run deletes (in input order), and Added the items it adds (also at the end of
 	// Items).
@@ -81,6 +84,17 @@ type Outcome struct {
 	// Changes are, with Options.Plan in 3way and 2way, the fields the merge would change
 	// (also in Results).
 	Changes []FieldChange
+}
+
+// ValueMerge is a value of a dest item changed on both sides that the merge settled
+// inside (docs/merge-semantics.md, "Merging inside a value").
+type ValueMerge struct {
+	// Item is the dest item.
+	Item *roles.Item
+	// Value says what came from each side.
+	Value merge.ValueMerge
+	// Result is its info result (results.ValueMerged).
+	Result *framework.Result
 }
 
 // FieldChange is one field a merge would change in a dest item.
@@ -168,6 +182,7 @@ type run struct {
 	conflicts []Conflict
 	warnings  framework.Results
 	notes     framework.Results // info results (field rules; apply's field changes)
+	values    []ValueMerge
 	fileEnds  map[string]int    // last index per dest file
 }
 

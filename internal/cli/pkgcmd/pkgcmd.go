@@ -457,6 +457,9 @@ func printReport(w io.Writer, r *pkgupdate.Report, err error) {
 		for _, cf := range p.Conflicts {
 			fmt.Fprintf(w, "  conflict %s\n", cf)
 		}
+		for _, n := range p.MergedInside {
+			fmt.Fprintf(w, "  merged   %s\n", n)
+		}
 		for _, n := range p.Warnings {
 			fmt.Fprintf(w, "  warning  %s\n", n)
 		}
