@@ -36,8 +36,8 @@ test: vet build tools fuzz-smoke ## everything CI runs: vet, fuzz seeds (fuzz-sm
 	echo "go test ./... (image under test: $${img:-none})"; \
 	env $$imgenv PATH="$(BIN):$$PATH" go test -count=1 -timeout 30m ./...
 
-demo: build ## 3-way merge of the bundled demo package through kpt; prints the result
-	bash hack/demo.sh
+demo: build ## krm-merge pkg update on bundled ingress-nginx releases: values merged inside, a conflict marked, resolved, --continue
+	KRM_MERGE=$(BIN)/krm-merge bash hack/demo.sh
 
 image: ## build the container image ($(IMAGE)) with docker, or podman offline
 	bash hack/image.sh build $(IMAGE) $(VERSION)

@@ -9,7 +9,7 @@ import (
 )
 
 // demoScenario copies examples/storefront/package (upstream-v1, upstream-v2, local) into
-// a package under git, as hack/demo.sh does; fn-config.yaml stays outside the package.
+// a package under git, as hack/fn-eval-example.sh does; fn-config.yaml stays outside the package.
 func demoScenario(t *testing.T) *scenario {
 	t.Helper()
 	s := newScenario(t)
@@ -111,20 +111,20 @@ func countComments(snap map[string]string) map[string]int {
 	return out
 }
 
-// TestDemoBlueprint runs `make demo`'s script on the bundled real blueprint
+// TestDemoBlueprint runs hack/fn-eval-example.sh on the bundled real blueprint
 // (examples/blueprint) with the binary under test, and checks what its README says the
 // run shows: the summary, the six conflicts, upstream's changes and ours in the diff, and
 // the files left. Needs kpt, not the shared real data (the example bundles its own copy).
 func TestDemoBlueprint(t *testing.T) {
 	requireKpt(t)
 	t.Parallel()
-	cmd := exec.Command("bash", filepath.Join("hack", "demo.sh"), filepath.Join("examples", "blueprint"))
+	cmd := exec.Command("bash", filepath.Join("hack", "fn-eval-example.sh"), filepath.Join("examples", "blueprint"))
 	cmd.Dir = repoRoot
 	cmd.Env = append(os.Environ(), "KRM_MERGE="+fnBinary)
 	outBytes, err := cmd.CombinedOutput()
 	out := string(outBytes)
 	if err != nil {
-		t.Fatalf("hack/demo.sh examples/blueprint: %v\n%s", err, out)
+		t.Fatalf("hack/fn-eval-example.sh examples/blueprint: %v\n%s", err, out)
 	}
 	for _, want := range []string{
 		"summary: 3way merge: 12 merged, 1 added, 0 deleted, 0 kept, 6 conflicts",
@@ -180,5 +180,45 @@ func TestApplyExample(t *testing.T) {
 		if !strings.Contains(live, want) {
 			t.Errorf("live/deployment.yaml lacks %q after the apply:\n%s", want, live)
 		}
+	}
+}
+
+// TestDemoIngressNginx runs `make demo`'s script (hack/demo.sh) with the binary under
+// test and checks what examples/ingress-nginx/README.md says it shows: the three images
+// merged inside (the mirror kept, upstream's tags and digests taken), the one conflict
+// marked with each side parsing, --continue recording the new release. Needs kpt, not the
+// shared real data (the example bundles both releases).
+func TestDemoIngressNginx(t *testing.T) {
+	requireKpt(t)
+	t.Parallel()
+	cmd := exec.Command("bash", filepath.Join("hack", "demo.sh"))
+	cmd.Dir = repoRoot
+	cmd.Env = append(os.Environ(), "KRM_MERGE="+fnBinary)
+	outBytes, err := cmd.CombinedOutput()
+	out := string(outBytes)
+	if err != nil {
+		t.Fatalf("hack/demo.sh: %v\n%s", err, out)
+	}
+	for _, want := range []string{
+		"resources: 20 merged, 0 added, 0 deleted, 0 kept; conflicts: 1",
+		"spec.template.spec.containers[name=controller].image: merged inside the image reference: from updated the tag and digest",
+		"from dest the repository (registry.k8s.io/ingress-nginx/controller -> registry.example.com/mirror/ingress-nginx/controller)",
+		"spec.ttlSecondsAfterFinished: changed on both sides (original <absent>, updated 0, dest 300); marked in the file",
+		":<<<<<<< local\n",
+		"-  ttlSecondsAfterFinished: 300 # keep the pods for debugging\n",
+		">>>>>>> controller-v1.13.0",
+		"Update of ingress-nginx concluded: the new release is recorded.",
+		"+        image: registry.example.com/mirror/ingress-nginx/controller:v1.13.0@sha256:dc75a7baec7a3b827a5d7ab0acd10ab507904c7dad692365b3e3b596eca1afd2",
+		"+        image: registry.example.com/mirror/ingress-nginx/kube-webhook-certgen:v1.6.0@sha256:c9f76a75fd00e975416ea1b73300efd413116de0de8570346ed90766c5b5cefb",
+		"+      automountServiceAccountToken: true",
+		"+  ttlSecondsAfterFinished: 0", // the other job: no conflict there
+		"+    ref: controller-v1.13.0\n  +    commit: ",
+	} {
+		if !strings.Contains(out, want) {
+			t.Errorf("the demo's output lacks %q; output:\n%s", want, out)
+		}
+	}
+	if strings.Contains(out, "+        image: registry.k8s.io/") {
+		t.Errorf("an image left the mirror:\n%s", out)
 	}
 }

@@ -1,128 +1,129 @@
 #!/usr/bin/env bash
-# Demo: take a new upstream release of a package with krm-merge, through kpt.
+# Demo: krm-merge pkg update takes a new upstream release into a customised copy.
 #
-# Usage: bash hack/demo.sh [EXAMPLE]     (default examples/blueprint)
+# Usage: bash hack/demo.sh          (make demo)
 #   KEEP=1            keep the temporary directory
 #   KRM_MERGE=PATH    run this binary instead of building ./bin/krm-merge
 #
-# EXAMPLE is a directory holding package/ (the original, updated and dest directories side
-# by side) and fn-config.yaml (a ResourceMerge choosing them by path). The script builds
-# ./bin/krm-merge, copies package/ into a temporary directory, runs
-#   kpt fn eval PKG --exec ./bin/krm-merge --fn-config FN_CONFIG --results-dir RESULTS
-# and shows what happened to the dest directory: the results (summary and conflicts), a
-# unified diff and the files left. Nothing in the repository is changed (except ./bin).
-#
-# The functionConfig stays outside the package: kpt feeds every YAML file under the
-# package directory to the function.
+# The releases are examples/ingress-nginx/upstream: ingress-nginx's published
+# deploy/static/provider/cloud/deploy.yaml at controller-v1.12.0 and controller-v1.13.0,
+# unmodified. The script
+#   1. builds a git repository holding the two releases, tagged as upstream tags them;
+#   2. fetches controller-v1.12.0 with `kpt pkg get` into a work repository and
+#      customises it as a user running an air-gapped cluster would: the three images
+#      pulled from a mirror (registry.example.com/mirror), the admission job's pods kept
+#      5 minutes after it finishes (ttlSecondsAfterFinished: 300), and commits;
+#   3. runs `krm-merge pkg update ingress-nginx@controller-v1.13.0 --on-conflict mark`:
+#      upstream's new image tags and digests arrive on the mirror (merged inside the
+#      image references), and the one genuine conflict (upstream now sets
+#      ttlSecondsAfterFinished: 0) is written into the file as git-style markers;
+#   4. resolves it by an edit (keeping ours) and runs `krm-merge pkg update --continue`,
+#      which records the new release in the Kptfile;
+#   5. shows what the update changed.
+# Nothing in the repository is changed (except ./bin). Needs kpt, git and Go.
 set -euo pipefail
 
 root="$(cd "$(dirname "$0")/.." && pwd)"
 cd "$root"
-example="${1:-examples/blueprint}"
-example="${example%/}"
+example=examples/ingress-nginx
+old=controller-v1.12.0
+new=controller-v1.13.0
+pkgpath=deploy/static/provider/cloud
 
 die() { echo "demo.sh: $*" >&2; exit 1; }
+step() { printf '\n==> %s\n' "$*"; }
+show() { printf '$ %s\n' "$*"; }
 
 command -v kpt >/dev/null 2>&1 ||
-  die "kpt is not on PATH. Install kpt v1 (e.g. the Debian package google-cloud-cli-kpt, or https://kpt.dev/installation/) and run again."
+  die "kpt is not on PATH. Install kpt v1 (e.g. the Debian package google-cloud-cli-kpt) and run again."
+command -v git >/dev/null 2>&1 || die "git is not on PATH."
 [ -n "${KRM_MERGE:-}" ] || command -v go >/dev/null 2>&1 || die "go is not on PATH (Go 1.26 builds ./bin/krm-merge)."
-[ -d "$example/package" ] || die "$example/package is missing (an example holds package/ and fn-config.yaml)."
-[ -f "$example/fn-config.yaml" ] || die "$example/fn-config.yaml is missing."
+for t in "$old" "$new"; do
+  [ -f "$example/upstream/$t/deploy.yaml" ] || die "$example/upstream/$t/deploy.yaml is missing."
+done
 
-# spec_value KEY prints the functionConfig's spec.KEY (a plain scalar, comments dropped).
-spec_value() {
-  awk -v key="$1" '
-    /^spec:/ { in_spec = 1; next }
-    /^[^ #]/ { in_spec = 0 }
-    in_spec && $1 == key ":" { v = $2; gsub(/["'\'']/, "", v); print v; exit }
-  ' "$example/fn-config.yaml"
-}
-dest="$(spec_value destPath)"
-original="$(spec_value originalPath)"
-updated="$(spec_value updatedPath)"
-[ -n "$dest" ] && [ -d "$example/package/$dest" ] ||
-  die "$example/fn-config.yaml names destPath '$dest', which is not a directory of $example/package."
-
-fn="${KRM_MERGE:-./bin/krm-merge}"
+krm="${KRM_MERGE:-$root/bin/krm-merge}"
 if [ -z "${KRM_MERGE:-}" ]; then
   export GOTOOLCHAIN="${GOTOOLCHAIN:-local}"
-  echo "==> go build -o bin/krm-merge ."
+  step "go build -o bin/krm-merge ."
   mkdir -p bin
-  go build -o bin/krm-merge . || die "building the function failed."
+  go build -o bin/krm-merge . || die "building krm-merge failed."
 fi
 
 tmp="$(mktemp -d "${TMPDIR:-/tmp}/krm-merge-demo.XXXXXX")"
 if [ -n "${KEEP:-}" ]; then
-  echo "==> KEEP is set: leaving $tmp in place"
+  echo "KEEP is set: leaving $tmp in place"
 else
   trap 'rm -rf "$tmp"' EXIT
 fi
-pkg="$tmp/pkg"
-mkdir -p "$tmp/before"
-cp -R "$example/package" "$pkg"
-cp -R "$example/package/$dest" "$tmp/before/"
-cp "$example/fn-config.yaml" "$tmp/fn-config.yaml"
+# The demo's own git identity, cache and no user configuration (signing, hooks).
+export GIT_CONFIG_GLOBAL=/dev/null GIT_CONFIG_NOSYSTEM=1
+export GIT_AUTHOR_NAME=demo GIT_AUTHOR_EMAIL=demo@example.com GIT_COMMITTER_NAME=demo GIT_COMMITTER_EMAIL=demo@example.com
+export KRM_MERGE_CACHE_DIR="$tmp/cache"
 
-echo
-echo "==> kpt fn eval $pkg --exec $fn --fn-config $tmp/fn-config.yaml --results-dir $tmp/results"
+step "1. An upstream repository with ingress-nginx $old and $new"
+up="$tmp/ingress-nginx"
+git init -q -b main "$up"
+for t in "$old" "$new"; do
+  mkdir -p "$up/$pkgpath"
+  cp "$example/upstream/$t/deploy.yaml" "$up/$pkgpath/deploy.yaml"
+  git -C "$up" add -A
+  git -C "$up" commit -qm "$t"
+  git -C "$up" tag "$t"
+done
+echo "$up: tags $(git -C "$up" tag | tr '\n' ' ')"
+
+step "2. kpt pkg get $old, customised and committed"
+work="$tmp/work"
+git init -q -b main "$work"
+cd "$work"
+show "kpt pkg get file://$up.git/$pkgpath@$old ingress-nginx"
+kpt pkg get "file://$up.git/$pkgpath@$old" ingress-nginx >/dev/null 2>&1 ||
+  die "kpt pkg get failed: $(kpt pkg get "file://$up.git/$pkgpath@$old" "$tmp/retry" 2>&1 | tail -1)"
+git add -A
+git commit -qm "kpt pkg get ingress-nginx@$old"
+deploy=ingress-nginx/deploy.yaml
+# Our customisations: every image from the mirror; the admission-create job's pods
+# kept 5 minutes after it finishes (the first Job of the file).
+sed -i 's#image: registry.k8s.io/#image: registry.example.com/mirror/#' "$deploy"
+awk '
+  /^kind: Job$/ { job++ }
+  { print }
+  job == 1 && !done && /^      serviceAccountName: ingress-nginx-admission$/ { print "  ttlSecondsAfterFinished: 300 # keep the pods for debugging"; done = 1 }
+' "$deploy" >"$tmp/deploy.yaml" && cat "$tmp/deploy.yaml" >"$deploy"
+git commit -qam "mirror the images; keep the admission job's pods"
+show "git show --stat HEAD; git diff HEAD~1 -U0"
+git --no-pager diff HEAD~1 -U0 | grep -E '^[-+][^-+]' | sed 's/^/  /'
+
+step "3. krm-merge pkg update ingress-nginx@$new --on-conflict mark"
+show "krm-merge pkg update ingress-nginx@$new --on-conflict mark"
 status=0
-kpt fn eval "$pkg" --exec "$fn" --fn-config "$tmp/fn-config.yaml" --results-dir "$tmp/results" || status=$?
+"$krm" pkg update "ingress-nginx@$new" --on-conflict mark || status=$?
+[ "$status" -eq 1 ] || die "pkg update exited $status; the demo expects 1 (a conflict marked)."
 
-# summarize_results prints kpt's results.yaml (a FunctionResultList) in short form: the
-# summary line, then each warning or error with its resource and field path.
-summarize_results() {
-  awk '
-    function unquote(s) {
-      sub(/^[ \t]+/, "", s); sub(/[ \t]+$/, "", s)
-      if (s ~ /^'\''.*'\''$/) { s = substr(s, 2, length(s) - 2); gsub(/'\'''\''/, "'\''", s) }
-      else if (s ~ /^".*"$/) { s = substr(s, 2, length(s) - 2); gsub(/\\"/, "\"", s) }
-      return s
-    }
-    function value(line) { sub(/^[^:]*:[ \t]*/, "", line); return unquote(line) }
-    function flush() {
-      if (msg == "") return
-      if (sev == "info") print "  summary: " msg
-      else {
-        ref = kind (ns != "" ? " " ns "/" : " ") name
-        if (kind == "") ref = "(functionConfig or input)"
-        printf "  %-7s %s\n", sev, ref
-        if (fpath != "") {
-          print "          field: " fpath
-          p = "conflict: " fpath ": "
-          if (index(msg, p) == 1) msg = "conflict: " substr(msg, length(p) + 1)
-        }
-        print "          " msg
-      }
-      msg = sev = kind = name = ns = fpath = block = ""
-    }
-    /^[ \t]*- message:/ { flush(); msg = value($0); next }
-    /^[ \t]*severity:/  { sev = value($0); next }
-    /^[ \t]*(resourceRef|field|file):/ { block = $1; sub(/:$/, "", block); next }
-    /^[ \t]*kind:/      { if (block == "resourceRef") kind = value($0); next }
-    /^[ \t]*name:/      { if (block == "resourceRef") name = value($0); next }
-    /^[ \t]*namespace:/ { if (block == "resourceRef") ns = value($0); next }
-    /^[ \t]*path:/      { if (block == "field") fpath = value($0); next }
-    END { flush() }
-  ' "$1"
-}
+step "4. The conflict, as it is in the file"
+show "grep -n -A6 '^ *<<<<<<<' $deploy"
+grep -n -A6 '^ *<<<<<<<' "$deploy" | sed 's/^/  /'
+echo "  (each side alone parses: choosing every 'local' side gives our file, every '$new' side upstream's)"
 
+step "5. Resolved by keeping ours, then --continue"
+# Keep the lines between <<<<<<< and |||||||, drop the base and upstream's side.
+awk '
+  /^ *<<<<<<< / { side = "local"; next }
+  /^ *\|\|\|\|\|\|\| / { side = "skip"; next }
+  /^ *=======$/ && side == "skip" { next }
+  /^ *>>>>>>> / { side = ""; next }
+  side != "skip" { print }
+' "$deploy" >"$tmp/resolved.yaml" && cat "$tmp/resolved.yaml" >"$deploy"
+show "krm-merge pkg update ingress-nginx --continue"
+"$krm" pkg update ingress-nginx --continue
+
+step "6. What the update changed in our copy (git diff HEAD)"
+git --no-pager diff HEAD --stat | sed 's/^/  /'
 echo
-echo "==> Results"
-if [ -f "$tmp/results/results.yaml" ]; then
-  summarize_results "$tmp/results/results.yaml"
-else
-  echo "  (kpt wrote no results file)"
-fi
-
-if [ "$status" -ne 0 ]; then
-  die "kpt fn eval failed (exit $status); $dest/ was left as it was. See the output above."
-fi
-
+git --no-pager diff HEAD -U0 -- "$deploy" | grep -E '^[-+] *(image|ttlSeconds|automount)' | sed 's/^/  /'
 echo
-echo "==> What the merge did to $dest/ (diff -ruN before/$dest after/$dest)"
-(cd "$tmp" && mkdir -p after && cp -R "pkg/$dest" after/ && diff -ruN "before/$dest" "after/$dest") |
-  sed -E 's/^((---|\+\+\+) [^\t]+)\t.*/\1/' || true
-
+git --no-pager diff HEAD -U0 -- ingress-nginx/Kptfile | grep -E '^[-+] ' | sed 's/^/  /'
 echo
-echo "==> Files left in the package ($original/ and $updated/ lost their KRM files: the merge consumed them)"
-(cd "$pkg" && find . -type f | sed 's|^\./|  |' | sort)
+echo "The mirror stayed and upstream's $new tags and digests arrived; our ttlSecondsAfterFinished"
+echo "won the one real conflict; the Kptfile records $new. Every other upstream change arrived."
