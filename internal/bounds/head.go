@@ -157,8 +157,12 @@ func hasMergeKey(m *yaml.Node) bool {
 
 func isNull(n *yaml.Node) bool { return n.Kind == yaml.ScalarNode && n.ShortTag() == "!!null" }
 
-// got describes a node for a fault: its kind, a scalar's value quoted and cut to 40
-// bytes (so no control character or whole document reaches a message), an alias's name.
+// Describe names what n is, for messages: "a map", "a list", `a scalar ("x")` (the
+// value quoted and cut to 40 bytes, so no control character or whole document reaches a
+// message), "an alias (*a)", "null (empty)" (also for a nil n), "a document".
+func Describe(n *yaml.Node) string { return got(n) }
+
+// got is Describe.
 func got(n *yaml.Node) string {
 	switch {
 	case n == nil || isNull(n):
@@ -185,4 +189,34 @@ func printable(key string) string {
 		return strconv.Quote(key)
 	}
 	return key
+}
+
+// AliasOutside returns the name of the first alias in n (preorder) whose anchor is
+// neither n nor inside n, "" when there is none: n written on its own (a functionConfig
+// echoed back without the fields around it) would hold an alias with no anchor, which
+// no parser reads. Cost: one walk of n, aliases not followed.
+func AliasOutside(n *yaml.Node) string {
+	inside := map[*yaml.Node]bool{}
+	var aliases []*yaml.Node
+	var walk func(*yaml.Node)
+	walk = func(x *yaml.Node) {
+		if x == nil || inside[x] {
+			return
+		}
+		inside[x] = true
+		if x.Kind == yaml.AliasNode {
+			aliases = append(aliases, x)
+			return
+		}
+		for _, c := range x.Content {
+			walk(c)
+		}
+	}
+	walk(n)
+	for _, a := range aliases {
+		if !inside[a.Alias] {
+			return a.Value
+		}
+	}
+	return ""
 }
