@@ -66,8 +66,13 @@ func (p Processor) Process(rl *framework.ResourceList) (err error) {
 // LoadConfig reads a functionConfig (a ConfigMap or a typed ResourceMerge; nil gives the
 // defaults) as the function does: config.Load, with each problem turned into an
 // *results.ItemError naming the functionConfig resource and the field (e.g.
-// "data.onConflict"), joined with errors.Join.
+// "data.onConflict"), joined with errors.Join. A functionConfig is a KRM resource: a
+// malformed head (bounds.BadHead: metadata a list, kind a map, ...) is refused first,
+// as an *results.ItemError naming the field.
 func LoadConfig(fc *yaml.RNode) (*config.Config, error) {
+	if err := checkConfigHead(fc); err != nil {
+		return nil, err
+	}
 	cfg, err := config.Load(fc)
 	if err != nil {
 		return nil, located(err, fc)
@@ -76,18 +81,22 @@ func LoadConfig(fc *yaml.RNode) (*config.Config, error) {
 }
 
 // Run runs items by cfg (which must be valid: config.Load's, or checked with
-// (*config.Config).Validate): roles (roles.Assign), the item checks (checkItems), then
+// (*config.Config).Validate): the heads of the items and inline sources (checkHeads),
+// roles (roles.Assign), the item checks (checkItems), then
 // the mode's resource rules and engines (resources.Run) with the options cfg gives
 // (options.go). It does no I/O and never changes items. The outcome's items are
 // writable YAML (writable: aliases resolve to an anchor before them, emptied maps and
 // lists are flow style); with cfg.Plan its results are the plan (what the run would
 // change) and its items are not for writing.
 //
-// Errors: *results.ItemError for bad items, as roles.Assign, checkItems and
+// Errors: *results.ItemError for bad items, as checkHeads, roles.Assign, checkItems and
 // resources.Run document them; in apply mode, an item with the field-rules annotation;
 // with onConflict: error and any conflict, a framework.Results error holding a heading
 // error result (results.Refused), then the run's results (a plan's) or its conflicts.
 func Run(items []*yaml.RNode, cfg *config.Config) (*resources.Outcome, error) {
+	if err := checkHeads(items, cfg); err != nil {
+		return nil, err
+	}
 	assigned, err := roles.Assign(items, roleOptions(cfg))
 	if err != nil {
 		return nil, err
