@@ -83,3 +83,33 @@ func TestBadHeadQuotesScalars(t *testing.T) {
 		t.Errorf("message %q", m)
 	}
 }
+
+// An anchor used inside its own value (`&m {a: *m}`) expands without end: Check
+// reports it (yaml.v3 builds the node graph with the cycle; walking it through the alias
+// never ended, a stack overflow that killed the process), whether the anchored node is
+// reached through an alias or directly, and whatever the depth of the alias in it.
+func TestCheckRecursiveAlias(t *testing.T) {
+	for _, in := range []string{
+		"a: &m {b: *m}\n",
+		"a: &m\n  b: [x, {c: *m}]\n",
+		"- &m\n  a: *m\n",
+		"a: &m {b: 1}\nc: *m\nd: &n [*n]\n",
+		"a: &m {b: &n {c: *m}}\nd: *n\n",
+	} {
+		var doc yaml.Node
+		if err := yaml.Unmarshal([]byte(in), &doc); err != nil {
+			t.Fatal(err)
+		}
+		r := Check(&doc)
+		if !r.RecursiveAlias || !r.TooExpanded || !r.HasAlias {
+			t.Errorf("%q: %+v, want a recursive alias (too expanded)", in, r)
+		}
+	}
+	var doc yaml.Node
+	if err := yaml.Unmarshal([]byte("a: &m {b: 1}\nc: *m\nd: [*m, *m]\n"), &doc); err != nil {
+		t.Fatal(err)
+	}
+	if r := Check(&doc); r.RecursiveAlias || r.TooExpanded {
+		t.Errorf("an anchor used beside itself: %+v", r)
+	}
+}

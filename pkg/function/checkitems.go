@@ -81,9 +81,14 @@ func checkItems(items []roles.Item) (anyAlias, anyNullElement bool, err error) {
 	return anyAlias, anyNullElement, nil
 }
 
-// reportError is the error for an item whose bounds.Check found an alias bomb, a
-// repeated key or a tag yaml.v3 cannot write; nil when it found none.
+// reportError is the error for an item whose bounds.Check found an alias used inside
+// its own anchor, an alias bomb, a repeated key or a tag yaml.v3 cannot write; nil when
+// it found none.
 func reportError(it *roles.Item, r bounds.Report) error {
+	if r.RecursiveAlias {
+		return it.Errorf("", "a YAML alias is used inside the value of its own anchor (`&a {b: *a}`), which expands "+
+			"without end: write the value out")
+	}
 	if r.TooExpanded {
 		return it.Errorf("", "its YAML aliases, expanded, add more than %d nodes to those written (an alias bomb?): "+
 			"write the values out or use fewer aliases", bounds.MaxExpandedNodes)

@@ -5,6 +5,10 @@ import (
 	"fmt"
 	"io"
 	"regexp"
+	"strconv"
+	"strings"
+	"unicode"
+	"unicode/utf8"
 
 	"sigs.k8s.io/kustomize/kyaml/kio"
 	"sigs.k8s.io/kustomize/kyaml/yaml"
@@ -28,15 +32,22 @@ import (
 // success it returns a reader over the same bytes for the framework to process. On
 // failure it writes to w a ResourceList with no items and one error result naming the
 // place (the parser's position; the resource, file, item index and field), and returns
-// the error, so the binary exits 1 and the host shows the result.
-func CheckInput(r io.Reader, w io.Writer) (io.Reader, error) {
+// the error, so the binary exits 1 and the host shows the result. A panic in the checks
+// is such a failure too ("internal error").
+func CheckInput(r io.Reader, w io.Writer) (_ io.Reader, err error) {
+	defer func() {
+		if x := recover(); x != nil { // the checks read hostile input: never a crash
+			err = writeFailure(w, fmt.Errorf("internal error checking the ResourceList input: %s (please report this with the input)",
+				printable(fmt.Sprint(x))))
+		}
+	}()
 	data, err := io.ReadAll(r)
 	if err != nil {
 		return nil, writeFailure(w, fmt.Errorf("cannot read the ResourceList input: %w", err))
 	}
 	docs, err := (&kio.ByteReader{Reader: bytes.NewReader(data), OmitReaderAnnotations: true, DisableUnwrapping: true}).Read()
 	if err != nil {
-		return nil, writeFailure(w, fmt.Errorf("malformed ResourceList input: %w", err))
+		return nil, writeFailure(w, fmt.Errorf("malformed ResourceList input: %s", printable(err.Error())))
 	}
 	items, err := checkList(docs, data)
 	if err != nil {
@@ -82,7 +93,7 @@ func checkList(docs []*yaml.RNode, data []byte) ([]*yaml.RNode, error) {
 			return nil, &results.ItemError{Msg: fmt.Sprintf("the input is %s; it is a ResourceList: a map with "+
 				"apiVersion: config.kubernetes.io/v1, kind: ResourceList, items and functionConfig", bounds.Describe(root))}
 		}
-		kind := docs[0].GetKind()
+		kind := kindOf(root)
 		items, fc := docs[0].Field("items"), docs[0].Field("functionConfig")
 		if kind == kio.ResourceListKind && items == nil && fc == nil {
 			return nil, &results.ItemError{Field: "items", Msg: "the ResourceList has neither items nor functionConfig " +
@@ -93,11 +104,12 @@ func checkList(docs []*yaml.RNode, data []byte) ([]*yaml.RNode, error) {
 		}
 	}
 	for i, d := range docs {
-		if d.GetKind() == kio.ResourceListKind && len(docs) > 1 {
+		isList := kindOf(d.YNode()) == kio.ResourceListKind
+		if isList && len(docs) > 1 {
 			return nil, &results.ItemError{Msg: fmt.Sprintf("document %d is a ResourceList among %d documents (kyaml "+
 				"would read it as a resource); a ResourceList is the only document of the input", i, len(docs))}
 		}
-		if d.GetKind() == kio.ResourceListKind && count > 1 {
+		if isList && count > 1 {
 			return nil, &results.ItemError{Msg: fmt.Sprintf("the ResourceList is followed or preceded by a document "+
 				"separator (---) with %d documents in all, so kyaml would read it as a resource; remove the separator", count)}
 		}
@@ -105,11 +117,25 @@ func checkList(docs []*yaml.RNode, data []byte) ([]*yaml.RNode, error) {
 	return docs, nil
 }
 
+// kindOf is the value of n's kind field when n is a map and kind a scalar, else ""
+// (kyaml's GetKind panics on a list).
+func kindOf(n *yaml.Node) string {
+	if n == nil || n.Kind != yaml.MappingNode {
+		return ""
+	}
+	for i := 0; i+1 < len(n.Content); i += 2 {
+		if n.Content[i].Value == "kind" && n.Content[i+1].Kind == yaml.ScalarNode {
+			return n.Content[i+1].Value
+		}
+	}
+	return ""
+}
+
 // unwrap checks a ResourceList's (or List's) own fields and returns its items.
 func unwrap(doc *yaml.RNode, kind string, items, fc *yaml.MapNode) ([]*yaml.RNode, error) {
 	the := "the " + kind + "'s "
-	if f := bounds.BadHead(doc.YNode()); f != nil && (f.Field == "apiVersion" || f.Field == "kind") {
-		return nil, &results.ItemError{Field: f.Field, Msg: the + f.Message()}
+	if f := bounds.BadHead(doc.YNode()); f != nil { // kyaml's reader edits the list's own annotations too
+		return nil, &results.ItemError{Field: f.Field, Msg: the + strings.TrimPrefix(f.Message(), "the item ")}
 	}
 	var out []*yaml.RNode
 	if items != nil {
@@ -147,6 +173,27 @@ func inputItem(n *yaml.RNode, i int) roles.Item {
 		it.File, it.RelFile = "", ""
 	}
 	return it
+}
+
+// printable is s with each control character but the newline, and each byte that is
+// not UTF-8, written as a Go escape (`\x1b`): a parser's message quotes the input, and
+// the result reaches a terminal.
+func printable(s string) string {
+	var b strings.Builder
+	for i := 0; i < len(s); {
+		r, size := utf8.DecodeRuneInString(s[i:])
+		switch {
+		case r == utf8.RuneError && size == 1:
+			fmt.Fprintf(&b, `\x%02x`, s[i])
+		case r != '\n' && unicode.IsControl(r):
+			q := strconv.QuoteRune(r)
+			b.WriteString(q[1 : len(q)-1])
+		default:
+			b.WriteString(s[i : i+size])
+		}
+		i += size
+	}
+	return b.String()
 }
 
 // writeFailure writes a ResourceList with no items and err's error results

@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"sigs.k8s.io/kustomize/kyaml/fn/framework"
+	"sigs.k8s.io/kustomize/kyaml/kio"
 	"sigs.k8s.io/kustomize/kyaml/yaml"
 
 	"github.com/krm-merge/krm-merge/internal/fuzzguard"
@@ -33,6 +34,7 @@ var malformedInputs = []struct{ name, in, field, msg string }{
 	{"items an alias", rlHead + "x: &i [{kind: A}]\nitems: *i\n", "items", "is an alias (*i)"},
 	{"list apiVersion a list", "apiVersion: [config.kubernetes.io/v1]\nkind: ResourceList\nitems: []\n", "apiVersion",
 		"the ResourceList's apiVersion is a list"},
+	{"list metadata a scalar", "kind: List\nitems:\nmetadata: a\n", "metadata", `the List's metadata is a scalar ("a")`},
 	{"List items a scalar", "apiVersion: v1\nkind: List\nitems: x\n", "items", "the List's items is a scalar"},
 	{"ResourceList without items", rlHead, "items", "has neither items nor functionConfig"},
 	{"ResourceList among documents", rlHead + "items: []\n---\napiVersion: v1\nkind: ConfigMap\nmetadata: {name: a}\n", "",
@@ -61,6 +63,13 @@ var malformedInputs = []struct{ name, in, field, msg string }{
 	{"apiVersion a list", rlHead + "items:\n- apiVersion: [v1]\n  kind: ConfigMap\n  metadata: {name: a}\n", "apiVersion", "apiVersion is a list"},
 	{"stream item malformed", "apiVersion: v1\nkind: ConfigMap\nmetadata: [a]\n---\napiVersion: v1\nkind: ConfigMap\nmetadata: {name: b}\n",
 		"metadata", "items[0]: metadata is a list"},
+	// an alias inside its own anchor: walking it never ended (a stack overflow killed the process)
+	{"recursive alias in an item", rlHead + "items:\n- &m\n  apiVersion: v1\n  kind: ConfigMap\n  metadata: {name: x}\n  data: {a: *m}\n", "",
+		"a YAML alias is used inside the value of its own anchor"},
+	{"recursive alias in the data", rlHead + "items:\n" + cmItem("") + "  extra: &e {a: [*e]}\n", "",
+		"a YAML alias is used inside the value of its own anchor"},
+	{"recursive alias in the functionConfig", rlHead + "items: []\nfunctionConfig: &f\n  apiVersion: v1\n  kind: ConfigMap\n  metadata: {name: x}\n  data: {a: *f}\n",
+		"", "functionConfig: cannot expand YAML aliases"},
 	// host annotations kyaml keeps in step
 	{"path annotations differ", rlHead + "items:\n" + cmItem("    annotations: {internal.config.kubernetes.io/path: a.yaml, config.kubernetes.io/path: b.yaml}\n"),
 		"metadata.annotations.config.kubernetes.io/path", `internal.config.kubernetes.io/path "a.yaml" and config.kubernetes.io/path "b.yaml" differ`},
@@ -123,11 +132,11 @@ func TestMalformedInputIsAnErrorResult(t *testing.T) {
 	}
 }
 
-// checkFailure checks the output of a failed run: a ResourceList, at least one error
+// checkFailure checks the output of a failed run: a ResourceList (or List), at least one error
 // result, no items, and no control character in any result (results reach a terminal).
 func checkFailure(t *testing.T, rl *yaml.RNode, in string) {
 	t.Helper()
-	if rl.GetKind() != "ResourceList" {
+	if k := rl.GetKind(); k != "ResourceList" && k != "List" { // kyaml answers a List with a List
 		t.Fatalf("a failed run wrote no ResourceList:\n%s\ninput:\n%s", rl.MustString(), in)
 	}
 	if n := len(items2(t, rl)); n != 0 {
@@ -188,15 +197,17 @@ func TestRunRefusesMalformedHeads(t *testing.T) {
 }
 
 // FuzzMalformedInput: for any input on stdin, the run as the binary does it (runStdin)
-// either succeeds with YAML on stdout, or fails with a ResourceList holding an error
-// result, no items, and no control character in its results (docs/function.md, "Bad
-// input"). Seeds: the malformed shapes above, every e2e package read as kpt reads it,
+// either succeeds with YAML on stdout (nothing for empty input), or fails with a
+// ResourceList holding an error result, no items, and no control character in its
+// results (docs/function.md, "Bad input"); or, for a stream of resources that is no
+// ResourceList, with nothing on stdout (kyaml writes such a run's results to stderr). Seeds: the malformed shapes above, every e2e package read as kpt reads it,
 // and each seed's head fields replaced by a list, a map, a scalar, null or an alias.
 func FuzzMalformedInput(f *testing.F) {
 	fuzzguard.Setup(f)
 	for _, tc := range malformedInputs {
 		f.Add(tc.in)
 	}
+	f.Add("C: \ns:\n- &m\n  a: *m\n") // the first finding: a stream whose alias is inside its anchor crashed the process
 	for _, fc := range fuzzseed.FnConfigs(f) {
 		f.Add(rlHead + "items:\n" + cmItem("    annotations: {config.kubernetes.io/merge-source: dest, internal.config.kubernetes.io/path: f.yaml}\n") +
 			"functionConfig:\n  " + strings.ReplaceAll(strings.TrimRight(fc, "\n"), "\n", "\n  ") + "\n")
@@ -214,11 +225,30 @@ func FuzzMalformedInput(f *testing.F) {
 		if len(in) > 16<<10 {
 			return
 		}
-		rl, err := runStdin(t, in)
-		if err != nil {
-			checkFailure(t, rl, in)
+		out, err := stdinOutput(in)
+		if err == nil { // a ResourceList, a stream of resources (input that was one), or nothing (empty input)
+			if _, rerr := (&kio.ByteReader{Reader: strings.NewReader(out), OmitReaderAnnotations: true}).Read(); rerr != nil {
+				t.Fatalf("a successful run wrote output that is not YAML: %v\ninput:\n%s\noutput:\n%s", rerr, in, out)
+			}
+			return
 		}
+		if out == "" && !isResourceList(in) {
+			return // a stream of resources, as standalone runs read: the error goes to stderr, nothing to stdout
+		}
+		rl, perr := yaml.Parse(out)
+		if perr != nil {
+			t.Fatalf("a failed run wrote no ResourceList (%v): %v\ninput:\n%s\noutput:\n%s", err, perr, in, out)
+		}
+		checkFailure(t, rl, in)
 	})
+}
+
+// isResourceList reports whether kyaml reads in as a ResourceList (or List) rather than
+// as a stream of resources.
+func isResourceList(in string) bool {
+	br := &kio.ByteReader{Reader: strings.NewReader(in), OmitReaderAnnotations: true}
+	_, err := br.Read()
+	return err != nil || br.WrappingKind != ""
 }
 
 // replaceField replaces the value of every field named field in the YAML text in (a
