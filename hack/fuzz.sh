@@ -34,6 +34,7 @@ targets=(
 	"FuzzApply ./pkg/apply"
 	"FuzzIdentity ./pkg/function"
 	"FuzzRepeatedKeys ./pkg/function"
+	"FuzzMalformedInput ./pkg/function"
 	"FuzzAppendItem ./internal/yamlenc"
 )
 if [ -n "${FUZZ_TARGETS:-}" ]; then # e.g. FUZZ_TARGETS="FuzzRead FuzzLoad": only these
