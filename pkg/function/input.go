@@ -135,7 +135,12 @@ func kindOf(n *yaml.Node) string {
 func unwrap(doc *yaml.RNode, kind string, items, fc *yaml.MapNode) ([]*yaml.RNode, error) {
 	the := "the " + kind + "'s "
 	if f := bounds.BadHead(doc.YNode()); f != nil { // kyaml's reader edits the list's own annotations too
-		return nil, &results.ItemError{Field: f.Field, Msg: the + strings.TrimPrefix(f.Message(), "the item ")}
+		msg := the + strings.TrimPrefix(f.Message(), "the item ")
+		if f.Field == "apiVersion" {
+			msg = the + "apiVersion is " + bounds.Describe(doc.Field("apiVersion").Value.YNode()) + "; it is a string: " +
+				kio.ResourceListAPIVersion
+		}
+		return nil, &results.ItemError{Field: f.Field, Msg: msg}
 	}
 	var out []*yaml.RNode
 	if items != nil {

@@ -33,7 +33,7 @@ var malformedInputs = []struct{ name, in, field, msg string }{
 	{"items a string", rlHead + "items: abc\n", "items", `is a scalar ("abc")`},
 	{"items an alias", rlHead + "x: &i [{kind: A}]\nitems: *i\n", "items", "is an alias (*i)"},
 	{"list apiVersion a list", "apiVersion: [config.kubernetes.io/v1]\nkind: ResourceList\nitems: []\n", "apiVersion",
-		"the ResourceList's apiVersion is a list"},
+		"the ResourceList's apiVersion is a list; it is a string: config.kubernetes.io/v1"},
 	{"list metadata a scalar", "kind: List\nitems:\nmetadata: a\n", "metadata", `the List's metadata is a scalar ("a")`},
 	{"List items a scalar", "apiVersion: v1\nkind: List\nitems: x\n", "items", "the List's items is a scalar"},
 	{"ResourceList without items", rlHead, "items", "has neither items nor functionConfig"},
