@@ -51,6 +51,9 @@ func mergeKey(field string) *HeadFault {
 //   - apiVersion or kind, when given, is not a scalar;
 //   - metadata, when given and not null, is not a map;
 //   - metadata.name or metadata.namespace, when given, is not a scalar;
+//   - apiVersion, kind, metadata.name or metadata.namespace holds a control character:
+//     results name the resource by them (resourceRef), and kpt prints results to a
+//     terminal, where an escape sequence would act;
 //   - metadata.annotations or metadata.labels, when given and not null, is not a map, or
 //     has a key or a value that is not a scalar;
 //   - any of these is an alias, or the item, metadata, annotations or labels holds a
@@ -127,6 +130,10 @@ func stringMap(m *yaml.Node, path, one string) *HeadFault {
 // field's name in the fault.
 func scalarField(m *yaml.Node, name, path, want string) *HeadFault {
 	v := field(m, name)
+	if v != nil && v.Kind == yaml.ScalarNode && strings.IndexFunc(v.Value, unicode.IsControl) >= 0 {
+		return &HeadFault{Field: path + name, Problem: "holds a control character (" + quoted(v.Value) + "); " +
+			"results name a resource by it, and a host prints them to a terminal"}
+	}
 	if v == nil || v.Kind == yaml.ScalarNode {
 		return nil
 	}
@@ -176,11 +183,15 @@ func got(n *yaml.Node) string {
 	case n.Kind == yaml.DocumentNode:
 		return "a document"
 	}
-	v := n.Value
+	return "a scalar (" + quoted(n.Value) + ")"
+}
+
+// quoted is v quoted as Go does (control characters escaped), cut to 40 bytes.
+func quoted(v string) string {
 	if len(v) > 40 {
-		v = v[:40] + "..."
+		return strconv.Quote(v[:40]) + "..."
 	}
-	return "a scalar (" + strconv.Quote(v) + ")"
+	return strconv.Quote(v)
 }
 
 // printable is key as a field path shows it: quoted when it holds a control character.

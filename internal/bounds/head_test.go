@@ -34,6 +34,12 @@ func TestBadHead(t *testing.T) {
 		// apiVersion and kind
 		{in: "apiVersion: [v1]\nkind: ConfigMap", field: "apiVersion", msg: `apiVersion is a list; it is a string such as "apps/v1"`},
 		{in: "kind: {a: b}", field: "kind", msg: `kind is a map; it is a string such as "Deployment"`},
+		// control characters in the fields that name the resource
+		{in: "kind: \"A\\e[31m\"", field: "kind", msg: `kind holds a control character ("A\x1b[31m")`},
+		{in: "kind: A\nmetadata: {name: \"a\\nb\"}", field: "metadata.name", msg: `metadata.name holds a control character ("a\nb")`},
+		{in: "kind: A\nmetadata: {namespace: \"a\\tb\"}", field: "metadata.namespace", msg: "holds a control character"},
+		{in: "apiVersion: \"v1\\0\"\nkind: A", field: "apiVersion", msg: `apiVersion holds a control character ("v1\x00")`},
+		{in: "kind: A\nmetadata: {name: a, annotations: {d: \"multi\\nline\"}}"}, // annotation values may hold anything
 		// metadata
 		{in: "kind: A\nmetadata: [a]", field: "metadata", msg: "metadata is a list; it is a map (name, namespace, labels, annotations)"},
 		{in: "kind: A\nmetadata: x", field: "metadata", msg: `metadata is a scalar ("x")`},

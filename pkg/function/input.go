@@ -202,10 +202,11 @@ func printable(s string) string {
 }
 
 // writeFailure writes a ResourceList with no items and err's error results
-// (results.FromError: an ItemError names its resource, file and field) to w, and
-// returns them.
+// (results.FromError: an ItemError names its resource, file and field; scrubbed for a
+// terminal) to w, and returns them.
 func writeFailure(w io.Writer, err error) error {
 	rs := results.FromError(err)
+	scrub(rs)
 	out := &kio.ByteWriter{Writer: w, WrappingKind: kio.ResourceListKind, WrappingAPIVersion: kio.ResourceListAPIVersion}
 	b, merr := yaml.Marshal(rs)
 	if merr == nil {

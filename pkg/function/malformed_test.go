@@ -271,3 +271,28 @@ func replaceField(in, field, v string) string {
 	}
 	return strings.Join(out, "\n")
 }
+
+// Results are scrubbed for the terminal kpt prints them on: a key with an escape sequence
+// in a conflict's field path is escaped, and an item whose name holds one is refused
+// with no resourceRef (the message names items[i]).
+func TestResultsCarryNoControlCharacters(t *testing.T) {
+	in := rlHead + "items:\n" +
+		"- {apiVersion: v1, kind: ConfigMap, metadata: {name: a, annotations: {config.kubernetes.io/merge-source: original}}, data: {\"k\\e[2J\": a}}\n" +
+		"- {apiVersion: v1, kind: ConfigMap, metadata: {name: a, annotations: {config.kubernetes.io/merge-source: updated}}, data: {\"k\\e[2J\": b}}\n" +
+		"- {apiVersion: v1, kind: ConfigMap, metadata: {name: a, annotations: {config.kubernetes.io/merge-source: dest}}, data: {\"k\\e[2J\": c}}\n"
+	rl, err := runStdin(t, in)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res := resultsOf(rl); strings.ContainsRune(res, 0x1b) || !strings.Contains(res, `data.k\x1b[2J`) {
+		t.Errorf("results:\n%s", res)
+	}
+	rl, err = runStdin(t, rlHead+"items:\n- {apiVersion: v1, kind: ConfigMap, metadata: {name: \"a\\e]0;x\\a\"}}\n")
+	if err == nil {
+		t.Fatal("a name with an escape sequence passed")
+	}
+	checkFailure(t, rl, "")
+	if res := resultsOf(rl); strings.Contains(res, "resourceRef") || !strings.Contains(res, `items[0]: metadata.name holds a control character ("a\x1b]0;x\a")`) {
+		t.Errorf("results:\n%s", res)
+	}
+}
