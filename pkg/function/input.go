@@ -136,9 +136,8 @@ func unwrap(doc *yaml.RNode, kind string, items, fc *yaml.MapNode) ([]*yaml.RNod
 	the := "the " + kind + "'s "
 	if f := bounds.BadHead(doc.YNode()); f != nil { // kyaml's reader edits the list's own annotations too
 		msg := the + strings.TrimPrefix(f.Message(), "the item ")
-		if f.Field == "apiVersion" {
-			msg = the + "apiVersion is " + bounds.Describe(doc.Field("apiVersion").Value.YNode()) + "; it is a string: " +
-				kio.ResourceListAPIVersion
+		if f.Field == "apiVersion" { // an item's example does not fit the list
+			msg = strings.Replace(msg, `a string such as "apps/v1"`, "a string: "+kio.ResourceListAPIVersion, 1)
 		}
 		return nil, &results.ItemError{Field: f.Field, Msg: msg}
 	}
