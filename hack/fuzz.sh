@@ -37,6 +37,7 @@ targets=(
 	"FuzzApply ./pkg/apply"
 	"FuzzIdentity ./pkg/function"
 	"FuzzRepeatedKeys ./pkg/function"
+	"FuzzMalformedInput ./pkg/function"
 	"FuzzAppendItem ./internal/yamlenc"
 	"FuzzExport ./internal/gitfetch 50000x" # each execution runs git: ~30 ms
 )

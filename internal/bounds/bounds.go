@@ -37,8 +37,12 @@ func Measure(n *yaml.Node) (tooExpanded, hasAlias bool) {
 // Report is what Check found in one item.
 type Report struct {
 	// TooExpanded: the item's aliases, expanded, add more than MaxExpandedNodes nodes
-	// to those written in its text.
+	// to those written in its text (always with RecursiveAlias).
 	TooExpanded bool
+	// RecursiveAlias: an alias refers to an anchored node that contains it (`&m {a:
+	// *m}`), so the item expands without end. yaml.v3 parses it into a node graph with a
+	// cycle; a decoder into Go values refuses it.
+	RecursiveAlias bool
 	// HasAlias: the item holds an alias node.
 	HasAlias bool
 	// Repeated is the first map key (in document order) that repeats a key of its map;
@@ -85,8 +89,9 @@ func Check(n *yaml.Node) Report {
 	var m measure
 	r := Report{}
 	expanded := m.of(n)
-	r.TooExpanded = expanded-m.written > MaxExpandedNodes
+	r.TooExpanded = expanded-m.written > MaxExpandedNodes || m.cyclic
 	r.HasAlias = m.aliased
+	r.RecursiveAlias = m.cyclic
 	if m.repeatedIn != nil {
 		path, _ := pathTo(n, m.repeatedIn)
 		line := func(k *yaml.Node) int {
@@ -122,9 +127,11 @@ type measure struct {
 	written       int // nodes in the text, each once
 	viaAlias      int // > 0 while measuring an alias's target
 	aliased       bool
-	repeatedIn    *yaml.Node // the map holding the first repeated key
-	badTag        *yaml.Node // the first node tagged "!!"
-	first, second *yaml.Node // its two keys
+	repeatedIn    *yaml.Node          // the map holding the first repeated key
+	badTag        *yaml.Node          // the first node tagged "!!"
+	first, second *yaml.Node          // its two keys
+	open          map[*yaml.Node]bool // the anchored nodes being walked (allocated on the first)
+	cyclic        bool                // an alias to an open node was found
 }
 
 // smallMap is the key count up to which repeated keys are found by comparing pairs.
@@ -212,7 +219,9 @@ const saturated = 1 << 50
 
 // of counts the nodes of n with aliases expanded, saturating at saturated, and adds
 // the nodes it walks in the text to m.written. It walks every node of the text once
-// (an alias's target is measured once and remembered), so its cost is the text's.
+// (an alias's target is measured once and remembered), so its cost is the text's. An
+// alias to an anchored node it is walking (a cycle) counts as saturated and sets
+// m.cyclic, and is not followed.
 func (m *measure) of(n *yaml.Node) int {
 	if n == nil {
 		return 0
@@ -221,6 +230,10 @@ func (m *measure) of(n *yaml.Node) int {
 		m.aliased = true
 		if n.Alias == nil {
 			return 1
+		}
+		if m.open[n.Alias] { // inside its own target: it expands without end
+			m.cyclic = true
+			return saturated
 		}
 		if s, ok := m.sizes[n.Alias]; ok {
 			return s
@@ -242,6 +255,13 @@ func (m *measure) of(n *yaml.Node) int {
 	}
 	if n.Kind == yaml.MappingNode {
 		m.repeats(n)
+	}
+	if n.Anchor != "" { // only an anchored node can be an alias's target
+		if m.open == nil {
+			m.open = map[*yaml.Node]bool{}
+		}
+		m.open[n] = true
+		defer delete(m.open, n)
 	}
 	size := 1
 	for _, c := range n.Content {

@@ -18,7 +18,9 @@
 // after an item's last line, lines left of an item's content, and runs whose decode
 // does not give exactly the items counted (anchors used across items, for one), and an
 // item that repeats `metadata`, or `annotations` in it (bounds.HeadRepeated: kyaml's
-// annotation edits drop the empty copy, so the caller checks such input as read). On the
+// annotation edits drop the empty copy, so the caller checks such input as read), and a
+// list or item with a malformed head or host annotations kyaml's edits fail on
+// (CheckItems: the caller reports them as read, naming the item). On the
 // way out, items with foot comments are kept in one run with their successor, and a
 // last item with foot comments sends the whole write through kyaml's writer.
 //

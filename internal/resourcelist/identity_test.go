@@ -263,6 +263,19 @@ func TestFastReaderDeclines(t *testing.T) {
 		// kyaml's annotation edits drop an empty copy: the caller checks it as read
 		"annotations twice": "apiVersion: config.kubernetes.io/v1\nkind: ResourceList\nitems:\n- kind: A\n  metadata:\n    name: a\n    annotations: {x: y}\n    annotations:\n",
 		"metadata twice":    "apiVersion: config.kubernetes.io/v1\nkind: ResourceList\nitems:\n- kind: A\n  metadata:\n  metadata: {name: a}\n",
+		// a malformed head or host annotations kyaml's edits fail on or change: the caller
+		// checks the input as read and names the item (CheckItems)
+		"scalar item":          "apiVersion: config.kubernetes.io/v1\nkind: ResourceList\nitems:\n- 1\n- x\n",
+		"null item":            "apiVersion: config.kubernetes.io/v1\nkind: ResourceList\nitems:\n- kind: A\n-\n",
+		"list item":            "apiVersion: config.kubernetes.io/v1\nkind: ResourceList\nitems:\n- [a, b]\n",
+		"metadata list":        "apiVersion: config.kubernetes.io/v1\nkind: ResourceList\nitems:\n- kind: A\n  metadata: [a]\n",
+		"annotations list":     "apiVersion: config.kubernetes.io/v1\nkind: ResourceList\nitems:\n- kind: A\n  metadata:\n    name: a\n    annotations: [a, b]\n",
+		"annotations scalar":   "apiVersion: config.kubernetes.io/v1\nkind: ResourceList\nitems:\n- kind: A\n  metadata:\n    name: a\n    annotations: x\n",
+		"annotations alias":    "apiVersion: config.kubernetes.io/v1\nkind: ResourceList\nitems:\n- kind: A\n  metadata:\n    name: a\n    annotations: &a {x: y}\n- kind: A\n  metadata:\n    name: b\n    annotations: *a\n",
+		"kind map":             "apiVersion: config.kubernetes.io/v1\nkind: ResourceList\nitems:\n- kind: {a: b}\n",
+		"list apiVersion list": "apiVersion: [config.kubernetes.io/v1]\nkind: ResourceList\nitems:\n- kind: A\n",
+		"paths mismatched":     "apiVersion: config.kubernetes.io/v1\nkind: ResourceList\nitems:\n- kind: A\n  metadata:\n    name: a\n    annotations: {internal.config.kubernetes.io/path: a.yaml, config.kubernetes.io/path: b.yaml}\n",
+		"formats mixed":        "apiVersion: config.kubernetes.io/v1\nkind: ResourceList\nitems:\n- kind: A\n  metadata:\n    name: a\n    annotations: {internal.config.kubernetes.io/path: a.yaml}\n- kind: A\n  metadata:\n    name: b\n    annotations: {config.kubernetes.io/path: b.yaml}\n",
 	} {
 		if _, err := resourcelist.Read([]byte(in)); !errors.Is(err, resourcelist.ErrUnsupported) {
 			t.Errorf("%s: fast reader took it (err %v)", name, err)

@@ -34,8 +34,9 @@ const runBytes = 256 << 10
 
 // Read decodes a ResourceList as kyaml's ByteReader does (no reader annotations are set
 // on ResourceList items). Errors: ErrUnsupported for input the fast path does not read
-// (the package documentation lists it; the caller then uses kyaml's reader), or the
-// YAML decoder's error for input kyaml would not read either.
+// (the package documentation lists it; the caller then uses kyaml's reader), among it
+// a list whose own head or whose items CheckItems finds malformed, or the YAML
+// decoder's error for input kyaml would not read either.
 func Read(data []byte) (*List, error) {
 	if bytes.IndexByte(data, '\r') >= 0 || bytes.HasPrefix(data, []byte("---")) ||
 		bytes.HasPrefix(data, []byte("%")) || bytes.HasPrefix(data, []byte("...")) {
@@ -58,7 +59,7 @@ func Read(data []byte) (*List, error) {
 	if err != nil && err != yaml.ErrMissingMetadata {
 		return nil, ErrUnsupported
 	}
-	if meta.Kind != kio.ResourceListKind || root.YNode().Kind != yaml.MappingNode {
+	if meta.Kind != kio.ResourceListKind || root.YNode().Kind != yaml.MappingNode || bounds.BadHead(root.YNode()) != nil {
 		return nil, ErrUnsupported
 	}
 	l := &List{APIVersion: meta.APIVersion, Kind: meta.Kind}
@@ -66,6 +67,9 @@ func Read(data []byte) (*List, error) {
 		return nil, ErrUnsupported // items must be the block we cut out
 	}
 	if f := root.Field("functionConfig"); f != nil {
+		if bounds.AliasOutside(f.Value.YNode()) != "" {
+			return nil, ErrUnsupported // written back, the alias has no anchor: the caller reports it
+		}
 		l.FunctionConfig = f.Value
 	}
 	if f := root.Field("results"); f != nil {
@@ -74,6 +78,13 @@ func Read(data []byte) (*List, error) {
 	items, aliases, err := decodeItems(data, lay)
 	if err != nil {
 		return nil, err
+	}
+	heads := make([]*yaml.Node, len(items))
+	for i, it := range items {
+		heads[i] = it.YNode()
+	}
+	if CheckItems(heads) != nil {
+		return nil, ErrUnsupported // the caller checks it as read and reports where
 	}
 	l.Items, l.aliases = items, aliases
 	return l, nil

@@ -27,7 +27,8 @@
 // the functionConfig resource) and turns it into roles.Options and resources.Options:
 // the Config stops there, and no package below it sees it. Package filter (filter.New),
 // package kptsdk and package pkgupdate (Options.Config) take a Config too. This package
-// imports only listkind (SeedKeys, Override) and fieldrules (Rule, ParsePath): it never
+// imports only listkind (SeedKeys, Override), fieldrules (Rule, ParsePath) and roles
+// (CheckPath and Clean, so that a path key is read as the items' paths are): it never
 // reads files, touches items or merges.
 //
 // # Rules

@@ -3,7 +3,6 @@ package config
 import (
 	"encoding/json"
 	"fmt"
-	"path"
 	"regexp"
 	"strings"
 
@@ -11,6 +10,7 @@ import (
 
 	"github.com/krm-merge/krm-merge/internal/bounds"
 	"github.com/krm-merge/krm-merge/pkg/listkind"
+	"github.com/krm-merge/krm-merge/pkg/roles"
 )
 
 // The accepted functionConfig forms (docs/function.md, "functionConfig").
@@ -71,7 +71,9 @@ func Defaults() *Config {
 //   - [contract] in the typed form, a value of the wrong type, or an inline resource
 //     without apiVersion, kind or metadata.name (from the schema, naming the field);
 //   - roleAnnotation that is not a valid Kubernetes annotation key;
-//   - a path that is absolute or leaves the package root ("../x");
+//   - a path key that is absolute, leaves the package root ("../x", or `u\..\..` with
+//     backslashes read as separators, as package roles reads them) or holds a control
+//     character (roles.CheckPath);
 //   - associativeKeys empty, with an empty key, a comma or whitespace in a key, or a key
 //     listed twice;
 //   - mergeKeys and fieldRules (rules.go): not a list (in the ConfigMap form: text that
@@ -505,24 +507,37 @@ func (l *loader) pathField(name string) *string {
 }
 
 // cleanPath cleans a role directory (docs/function.md, "Choosing roles": "dest", "./dest"
-// and "dest/" name the same directory). "" stays "" (unset). Absolute paths and paths
-// that leave the package root are problems.
+// and "dest/" name the same directory) as roles.Clean does, a backslash being a
+// separator. "" stays "" (unset). A path pathProblem refuses is a problem.
 func (l *loader) cleanPath(name, p string) (string, bool) {
 	if p == "" {
 		return "", true
 	}
-	if strings.HasPrefix(p, "/") || strings.HasPrefix(p, `\`) || (len(p) > 1 && p[1] == ':') {
-		l.fail(l.field(name), p, nil, "%s %q is absolute; paths are relative to the package root, e.g. %q",
-			name, p, "dest")
+	if msg := pathProblem(name, p); msg != "" {
+		l.fail(l.field(name), p, nil, "%s", msg)
 		return "", false
 	}
-	c := path.Clean(p)
-	if c == ".." || strings.HasPrefix(c, "../") {
-		l.fail(l.field(name), p, nil, "%s %q leaves the package root; paths are relative to the package root and stay inside it",
-			name, p)
-		return "", false
+	return roles.Clean(p), true
+}
+
+// pathProblem is the message for path key name set to p when roles.CheckPath refuses
+// p (a control character; absolute; leaving the package root, backslashes read as
+// separators, as package roles reads them), else "". The loader and Validate share it.
+func pathProblem(name, p string) string {
+	switch f := roles.CheckPath(p); f {
+	case "":
+		return ""
+	case roles.PathControl:
+		return fmt.Sprintf("%s %q %s; a path key names a directory of the package, e.g. %q", name, p, f, "dest")
+	case roles.PathAbsolute:
+		return fmt.Sprintf("%s %q %s; paths are relative to the package root, e.g. %q", name, p, f, "dest")
+	default:
+		msg := fmt.Sprintf("%s %q %s; paths are relative to the package root and stay inside it", name, p, f)
+		if strings.Contains(p, `\`) {
+			msg += " (a backslash is a separator, as in the items' paths)"
+		}
+		return msg
 	}
-	return c, true
 }
 
 // Role keys of each mode (docs/function.md, "Modes" and "Choosing roles").

@@ -21,7 +21,9 @@ type reporter interface {
 
 // Validate reports what is wrong with a Config built or changed by hand (Load validates
 // its own result the same way): a Mode, OnConflict or Schema that is not one of the valid
-// values, an empty RoleAnnotation or AssociativeKeys (start from Defaults), path keys
+// values, an empty RoleAnnotation or AssociativeKeys (start from Defaults), a path key
+// that is absolute, leaves the package root or holds a control character
+// (roles.CheckPath), path keys
 // another mode does not take or left incomplete or naming one directory twice, inline
 // sources combined with path keys or mergeOnPath or missing a role, mergeKeys or
 // fieldRules in apply mode, onConflict dest in apply mode, onConflict other than updated
@@ -60,6 +62,19 @@ func (c *Config) checkValues(r reporter) {
 	}
 	if len(c.AssociativeKeys) == 0 {
 		r.fail(r.field(KeyAssociativeKeys), "", nil, "%s is empty (start from config.Defaults() or config.Load)", KeyAssociativeKeys)
+	}
+	c.checkPaths(r)
+}
+
+// checkPaths checks each path key's directory as the loader does (pathProblem); the
+// loader keeps only the cleaned directories, which pass.
+func (c *Config) checkPaths(r reporter) {
+	for _, k := range allPathKeys {
+		if p := c.path(k); p != "" {
+			if msg := pathProblem(k, p); msg != "" {
+				r.fail(r.field(k), p, nil, "%s", msg)
+			}
+		}
 	}
 }
 

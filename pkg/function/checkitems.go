@@ -1,13 +1,59 @@
 package function
 
 import (
+	"fmt"
+
 	"sigs.k8s.io/kustomize/kyaml/yaml"
 
 	"github.com/krm-merge/krm-merge/internal/bounds"
 	"github.com/krm-merge/krm-merge/internal/parallel"
+	"github.com/krm-merge/krm-merge/pkg/config"
 	"github.com/krm-merge/krm-merge/pkg/merge"
+	"github.com/krm-merge/krm-merge/pkg/results"
 	"github.com/krm-merge/krm-merge/pkg/roles"
 )
+
+// checkHeads returns an *results.ItemError for the first item, the input items in
+// order then cfg's inline sources, whose head bounds.BadHead finds malformed (an item
+// not a map; apiVersion, kind, metadata, name, namespace, annotations or labels of the
+// wrong shape, an alias or a merge key), naming the item's position ("items[3]",
+// "functionConfig spec.updated[0]") and the field: kyaml's annotation reads, which roles
+// and the engines use, would otherwise panic or misread it. The binary's readers refuse
+// such input items before the processor runs (CheckInput, and the fast reader declines
+// them); this serves Run's other callers and the inline sources. Cost: each item's head.
+func checkHeads(items []*yaml.RNode, cfg *config.Config) error {
+	for i, n := range items {
+		if f := bounds.BadHead(n.YNode()); f != nil {
+			it := roles.Item{Node: n, Position: i}
+			return it.Errorf(f.Field, "items[%d]: %s", i, f.Message())
+		}
+	}
+	for _, src := range []struct {
+		role  roles.Role
+		nodes []*yaml.RNode
+	}{{roles.Original, cfg.Original}, {roles.Updated, cfg.Updated}, {roles.Src, cfg.Src}} {
+		for j, n := range src.nodes {
+			if f := bounds.BadHead(n.YNode()); f != nil {
+				where := fmt.Sprintf("functionConfig spec.%s[%d]", src.role, j)
+				return &results.ItemError{Resource: results.ResourceRef(n), File: where, Field: f.Field, Msg: where + ": " + f.Message()}
+			}
+		}
+	}
+	return nil
+}
+
+// checkConfigHead returns an *results.ItemError naming the field when fc, a map, has a
+// malformed head (bounds.BadHead); nil for any other fc (config.Load says what is wrong
+// with one that is not a map).
+func checkConfigHead(fc *yaml.RNode) error {
+	if fc.IsNil() || fc.YNode().Kind != yaml.MappingNode {
+		return nil
+	}
+	if f := bounds.BadHead(fc.YNode()); f != nil {
+		return &results.ItemError{Resource: results.ResourceRef(fc), Field: f.Field, Msg: config.ErrorPrefix + f.Message()}
+	}
+	return nil
+}
 
 // checkItems returns an *results.ItemError for the first item (in input order) whose
 // aliases, expanded, add more than bounds.MaxExpandedNodes nodes (bounds.TooExpanded),
@@ -35,9 +81,14 @@ func checkItems(items []roles.Item) (anyAlias, anyNullElement bool, err error) {
 	return anyAlias, anyNullElement, nil
 }
 
-// reportError is the error for an item whose bounds.Check found an alias bomb, a
-// repeated key or a tag yaml.v3 cannot write; nil when it found none.
+// reportError is the error for an item whose bounds.Check found an alias used inside
+// its own anchor, an alias bomb, a repeated key or a tag yaml.v3 cannot write; nil when
+// it found none.
 func reportError(it *roles.Item, r bounds.Report) error {
+	if r.RecursiveAlias {
+		return it.Errorf("", "a YAML alias is used inside the value of its own anchor (`&a {b: *a}`), which expands "+
+			"without end: write the value out")
+	}
 	if r.TooExpanded {
 		return it.Errorf("", "its YAML aliases, expanded, add more than %d nodes to those written (an alias bomb?): "+
 			"write the values out or use fewer aliases", bounds.MaxExpandedNodes)

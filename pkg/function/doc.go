@@ -19,8 +19,10 @@
 // items). LoadConfig is config.Load with its errors placed on the functionConfig
 // resource; Lists builds the run's listkind.Resolver (mergeKeys, the CRDs among the
 // items, the built-in OpenAPI, the seed's keys). CheckInput, StandaloneInput and Help
-// serve the binary: a readable error for malformed input, standalone runs (`krm-merge
-// fn-config.yaml items.yaml...`) and --help.
+// serve the binary: an error result for input kyaml's framework would fail on or change
+// before the processor (malformed YAML, lists and items of the wrong shape, host
+// annotations out of step; docs/function.md, "Bad input"), standalone runs (`krm-merge
+// fn-config.yaml items.yaml...`, their items checked the same way) and --help.
 //
 // # Neighbours
 //
@@ -49,11 +51,15 @@
 // results.FromError of each *results.ItemError), and returns the results as its error,
 // so the binary exits 1 and kpt leaves the package untouched. The errors are: a bad
 // functionConfig (each problem an *results.ItemError on the functionConfig, field path
-// included; onConflict mark, which only `krm-merge pkg update` takes, among them); a bad item (a role not of the mode, an item with a role but no apiVersion,
-// kind or name, two items of one identity in one role, aliases expanding past the
-// bound, a key repeated in a map, a malformed directive or field-rules annotation; in
-// apply mode a last-applied annotation that is not JSON, or the field-rules
-// annotation); under onConflict: error, any conflict (a heading error result, results.Refused, then
-// one error result per conflict); a recovered internal panic, reported with the input
-// to attach.
+// included; onConflict mark, which only `krm-merge pkg update` takes, among them); a
+// malformed item head (bounds.BadHead: an item not a map, metadata or
+// annotations of the wrong shape, ..., named "items[i]" with the field); a bad item (a
+// path annotation with a control character, or leaving the package on an item with a
+// role or an inline source; a role not of the mode, an item with a role but no
+// apiVersion, kind or name, two items of one identity in one role, aliases expanding
+// past the bound or used inside their own anchor, a key repeated in a map, a malformed
+// directive or field-rules annotation; in apply mode a last-applied annotation that is
+// not JSON, or the field-rules annotation); under onConflict: error, any conflict (a
+// heading error result, results.Refused, then one error result per conflict); a
+// recovered internal panic, reported with the input to attach.
 package function

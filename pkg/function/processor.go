@@ -4,6 +4,8 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"strings"
+	"unicode"
 
 	"sigs.k8s.io/kustomize/kyaml/fn/framework"
 	"sigs.k8s.io/kustomize/kyaml/yaml"
@@ -28,7 +30,8 @@ type Processor struct {
 var _ framework.ResourceListProcessor = Processor{}
 
 // Process merges rl.Items as rl.FunctionConfig says and replaces rl.Items and rl.Results;
-// with `plan: true` it leaves rl.Items as they are and adds the plan to rl.Results.
+// with `plan: true` it leaves rl.Items as they are and adds the plan to rl.Results. The
+// results are scrubbed for a terminal (scrub): a host prints them.
 // Errors: a framework.Results holding at least one error result (bad functionConfig, bad
 // item, conflicts under onConflict=error, a recovered internal panic); rl.Items is then
 // empty.
@@ -40,6 +43,9 @@ func (p Processor) Process(rl *framework.ResourceList) (err error) {
 		if err != nil {
 			rl.Items = nil
 			rl.Results = append(rl.Results, results.FromError(err)...)
+		}
+		scrub(rl.Results)
+		if err != nil {
 			err = rl.Results
 		}
 	}()
@@ -60,6 +66,7 @@ func (p Processor) Process(rl *framework.ResourceList) (err error) {
 	if err != nil {
 		return err
 	}
+	scrub(out.Results) // before Report prints them
 	rl.Results = append(rl.Results, out.Results...)
 	if !cfg.Plan { // a plan leaves the items as they are
 		rl.Items = out.Items
@@ -79,8 +86,13 @@ var errMark = errors.New("onConflict mark writes conflict markers into a package
 // LoadConfig reads a functionConfig (a ConfigMap or a typed ResourceMerge; nil gives the
 // defaults) as the function does: config.Load, with each problem turned into an
 // *results.ItemError naming the functionConfig resource and the field (e.g.
-// "data.onConflict"), joined with errors.Join.
+// "data.onConflict"), joined with errors.Join. A functionConfig is a KRM resource: a
+// malformed head (bounds.BadHead: metadata a list, kind a map, ...) is refused first,
+// as an *results.ItemError naming the field.
 func LoadConfig(fc *yaml.RNode) (*config.Config, error) {
+	if err := checkConfigHead(fc); err != nil {
+		return nil, err
+	}
 	cfg, err := config.Load(fc)
 	if err != nil {
 		return nil, located(err, fc)
@@ -89,7 +101,8 @@ func LoadConfig(fc *yaml.RNode) (*config.Config, error) {
 }
 
 // Run runs items by cfg (which must be valid: config.Load's, or checked with
-// (*config.Config).Validate): roles (roles.Assign), the item checks (checkItems), then
+// (*config.Config).Validate): the heads of the items and inline sources (checkHeads),
+// roles (roles.Assign), the item checks (checkItems), then
 // the mode's resource rules and engines (resources.Run) with the options cfg gives
 // (options.go). It does no I/O and never changes items. The outcome's items are
 // writable YAML (writable: aliases resolve to an anchor before them, emptied maps and
@@ -97,13 +110,16 @@ func LoadConfig(fc *yaml.RNode) (*config.Config, error) {
 // change) and its items are not for writing.
 //
 // Errors: onConflict mark (errMark: only `krm-merge pkg update` writes conflict
-// markers); *results.ItemError for bad items, as roles.Assign, checkItems and
+// markers); *results.ItemError for bad items, as checkHeads, roles.Assign, checkItems and
 // resources.Run document them; in apply mode, an item with the field-rules annotation;
 // with onConflict: error and any conflict, a framework.Results error holding a heading
 // error result (results.Refused), then the run's results (a plan's) or its conflicts.
 func Run(items []*yaml.RNode, cfg *config.Config) (*resources.Outcome, error) {
 	if cfg.OnConflict == config.ConflictMark {
 		return nil, fmt.Errorf("%s%w", config.ErrorPrefix, errMark)
+	}
+	if err := checkHeads(items, cfg); err != nil {
+		return nil, err
 	}
 	assigned, err := roles.Assign(items, roleOptions(cfg))
 	if err != nil {
@@ -151,4 +167,28 @@ func located(err error, fc *yaml.RNode) error {
 		out[i] = &results.ItemError{Resource: ref, Field: e.Field, Msg: e.Error()}
 	}
 	return errors.Join(out...)
+}
+
+// scrub makes rs safe to print on a terminal (kpt prints every result): each control
+// character but the newline in a message, a file path or a field path is written as a Go
+// escape (printable), and a resourceRef whose apiVersion, kind, name or namespace holds
+// one is dropped (the message still says which item). Values from the input reach
+// results through keys, names and paths, and an escape sequence in them would act on the
+// user's terminal.
+func scrub(rs framework.Results) {
+	for _, r := range rs {
+		if r == nil {
+			continue
+		}
+		r.Message = printable(r.Message)
+		if r.File != nil {
+			r.File.Path = printable(r.File.Path)
+		}
+		if r.Field != nil {
+			r.Field.Path = printable(r.Field.Path)
+		}
+		if ref := r.ResourceRef; ref != nil && strings.IndexFunc(ref.APIVersion+ref.Kind+ref.Name+ref.Namespace, unicode.IsControl) >= 0 {
+			r.ResourceRef = nil
+		}
+	}
 }

@@ -169,6 +169,16 @@ func FuzzRepeatedKeys(f *testing.F) {
 // the fast reader, or, for input it declines, function.CheckInput and kyaml's path.
 func runStdin(t *testing.T, list string) (*yaml.RNode, error) {
 	t.Helper()
+	out, err := stdinOutput(list)
+	rl, perr := yaml.Parse(out)
+	if perr != nil {
+		t.Fatalf("output is not YAML: %v\n%s", perr, out)
+	}
+	return rl, err
+}
+
+// stdinOutput is runStdin's run: what the binary writes to stdout, and its error.
+func stdinOutput(list string) (string, error) {
 	var out, errw bytes.Buffer
 	kyamlPath := func(in io.Reader) error {
 		in, err := function.CheckInput(in, &out)
@@ -178,11 +188,7 @@ func runStdin(t *testing.T, list string) (*yaml.RNode, error) {
 		return framework.Execute(function.Processor{}, &kio.ByteReadWriter{Reader: in, Writer: &out, KeepReaderAnnotations: true})
 	}
 	err := resourcelist.Run(function.Processor{}, strings.NewReader(list), &out, &errw, kyamlPath, resourcelist.Memory{})
-	rl, perr := yaml.Parse(out.String())
-	if perr != nil {
-		t.Fatalf("output is not YAML: %v\n%s", perr, out.String())
-	}
-	return rl, err
+	return out.String(), err
 }
 
 // checkBounds compares bounds.Check with the oracle on a parsed text.

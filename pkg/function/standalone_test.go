@@ -51,3 +51,36 @@ func TestStandaloneInputErrorsNameTheFile(t *testing.T) {
 		t.Fatalf("stdin named twice: error %v", err)
 	}
 }
+
+// The items of a standalone run are checked as stdin's are (CheckInput): kyaml's
+// reader failed on a malformed head with no place named ("wrong node kind") or dropped
+// the field (annotations a scalar). The error names the file and the document in it.
+func TestStandaloneInputRefusesMalformedItems(t *testing.T) {
+	dir := t.TempDir()
+	write := func(name, body string) string {
+		p := filepath.Join(dir, name)
+		if err := os.WriteFile(p, []byte(body), 0o600); err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+	ok := write("ok.yaml", "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: a}\n---\napiVersion: v1\nkind: ConfigMap\nmetadata: {name: b}\n")
+	for _, tc := range []struct{ body, want string }{
+		{"apiVersion: v1\nkind: ConfigMap\nmetadata: {name: c}\n---\napiVersion: v1\nkind: ConfigMap\nmetadata: {name: d, annotations: x}\n",
+			`document 1 of BAD: metadata.annotations is a scalar ("x")`},
+		{"apiVersion: v1\nkind: ConfigMap\nmetadata: [x]\n", "document 0 of BAD: metadata is a list"},
+		{"- a\n- b\n", "document 0 of BAD: the item is a list"},
+		{"apiVersion: v1\nkind: ConfigMap\nmetadata: {name: c, annotations: {internal.config.kubernetes.io/path: a, config.kubernetes.io/path: b}}\n",
+			"document 0 of BAD: internal.config.kubernetes.io/path \"a\" and config.kubernetes.io/path \"b\" differ"},
+	} {
+		bad := write("bad.yaml", tc.body)
+		_, err := StandaloneInput([]string{ok, bad}, strings.NewReader(""))
+		want := strings.ReplaceAll(tc.want, "BAD", bad)
+		if err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("%q: error %v, want %q", tc.body, err, want)
+		}
+	}
+	if _, err := StandaloneInput([]string{ok, "-"}, strings.NewReader("apiVersion: v1\nkind: A\nmetadata: {name: s}\n")); err != nil {
+		t.Errorf("well-formed items: %v", err)
+	}
+}

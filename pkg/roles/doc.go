@@ -42,12 +42,17 @@
 //
 // Package function calls Assign with Options built from the functionConfig; package
 // resources calls Index (with listkind's Namespaced for kinds' scopes) and applies the
-// resource rules to each Set; package pkgupdate cleans paths with Clean. This package reads items and never changes them.
+// resource rules to each Set; package pkgupdate cleans paths with Clean; package config
+// checks and cleans the path keys with CheckPath and Clean, so that a key and an item's
+// path are read alike (a backslash is a separator). This package reads items and never
+// changes them.
 //
 // # Errors
 //
-// *results.ItemError values naming the resource, file and field: a role that is not
-// one of the mode's (naming the valid ones, and the mode it belongs to); an item with
+// *results.ItemError values naming the resource, file and field: a path annotation
+// holding a control character (any item), or absolute or leaving the package root (an
+// item with a role, an inline source: docs/function.md, "Choosing roles"); a role that
+// is not one of the mode's (naming the valid ones, and the mode it belongs to); an item with
 // a role but no apiVersion or kind, or neither metadata.name nor a file path; a
 // malformed identity override; two items of one role with one identity (naming both),
 // or claiming one upstream identity through overrides.

@@ -99,9 +99,14 @@ func (it *Item) Errorf(field, format string, args ...interface{}) *results.ItemE
 
 // Assign gives every item its role by opts and appends opts' inline sources as items.
 // items are the ResourceList items in input order; they are not modified.
-// Errors (*results.ItemError): a role value that is not one of the mode's roles (naming
-// the valid ones, and the mode a 2-way/3-way role belongs to); an item with a role but no
-// apiVersion or kind, or neither metadata.name nor a file path.
+// Errors (*results.ItemError): a path annotation (internal.config.kubernetes.io/path or
+// legacy config.kubernetes.io/path) holding a control character, on any item; on an item
+// with a role (inline sources included), a path annotation that is absolute or leaves
+// the package root (CheckPath: its path reaches the output); a role value that is not
+// one of the mode's roles (naming the valid ones, and the mode a 2-way/3-way role belongs
+// to); an item with a role but no apiVersion or kind, or neither metadata.name nor a file
+// path. Each names the item (an inline one as "functionConfig spec.<role>[i]") and the
+// field.
 func Assign(items []*yaml.RNode, opts Options) ([]Item, error) {
 	valid := Modes[opts.Mode]
 	dirs := roleDirs(opts)
@@ -112,7 +117,11 @@ func Assign(items []*yaml.RNode, opts Options) ([]Item, error) {
 	parallel.ForEach(len(items), 64, func(i int) {
 		n := items[i]
 		it := NewItem(n, i)
-		annotated := n.GetAnnotations()[opts.Annotation]
+		annos := n.GetAnnotations()
+		if errs[i] = checkPaths(&it, annos, false); errs[i] != nil {
+			return
+		}
+		annotated := annos[opts.Annotation]
 		special := isKptfile(n) || isLocalConfig(n)
 		switch {
 		case annotated != "":
@@ -134,6 +143,9 @@ func Assign(items []*yaml.RNode, opts Options) ([]Item, error) {
 		case opts.inline():
 			it.Role = Dest
 		}
+		if it.Role != None {
+			errs[i] = checkPaths(&it, annos, true)
+		}
 		out[i] = it
 	})
 	for _, err := range errs {
@@ -149,6 +161,9 @@ func Assign(items []*yaml.RNode, opts Options) ([]Item, error) {
 			it := Item{Node: n, Role: inline.role, Position: len(items) + j, Inline: true}
 			it.RelFile, it.Index = location(n)
 			it.File = fmt.Sprintf("functionConfig spec.%s[%d]", inline.role, j)
+			if err := checkPaths(&it, n.GetAnnotations(), true); err != nil {
+				return nil, err
+			}
 			out = append(out, it)
 		}
 	}
@@ -299,4 +314,42 @@ func contains(roles []Role, r Role) bool {
 		}
 	}
 	return false
+}
+
+// pathAnnotations are the annotations an item's file path comes from, in the order
+// kioutil.GetFileAnnotations reads them.
+var pathAnnotations = []string{kioutil.PathAnnotation, kioutil.LegacyPathAnnotation}
+
+// checkPaths returns an error about the first path annotation (of annos, it's) that
+// CheckPath refuses: for an item with a role (withRole) any fault, else only a control
+// character. The value is quoted in the message, and an error about a control character
+// names no file: the raw path would reach the user's terminal.
+func checkPaths(it *Item, annos map[string]string, withRole bool) error {
+	for _, key := range pathAnnotations {
+		v, ok := annos[key]
+		if !ok {
+			continue
+		}
+		f := CheckPath(v)
+		if f == "" || (f != PathControl && !withRole) {
+			continue
+		}
+		var why string
+		switch {
+		case f == PathControl:
+			why = "a path annotation names a file of the package, and no file worth merging has such a name"
+		case it.Inline:
+			why = "an inline resource keeps its path in the output when it is added: give it a path inside the package " +
+				"(e.g. \"app/x.yaml\") or none"
+		default:
+			why = "an item with a role keeps its path in the output (an added item takes its source's path when no " +
+				"directory rebases it): paths are relative to the package root and stay inside it"
+		}
+		e := it.Errorf("metadata.annotations."+key, "path annotation %s %q %s; %s", key, v, f, why)
+		if f == PathControl && !it.Inline {
+			e.File = ""
+		}
+		return e
+	}
+	return nil
 }
