@@ -29,6 +29,9 @@ const krmMergeAsMain = "KRM_MERGE_TEST_AS_MAIN"
 func TestMain(m *testing.M) {
 	if os.Getenv(krmMergeAsMain) == "1" {
 		os.Args = os.Args[:1]
+		if a := os.Getenv(krmMergeArgs); a != "" {
+			os.Args = append(os.Args, strings.Split(a, "\x1f")...)
+		}
 		main()
 		os.Exit(0)
 	}

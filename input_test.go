@@ -3,6 +3,7 @@ package main
 import (
 	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -63,5 +64,36 @@ func TestMalformedInputThroughTheBinary(t *testing.T) {
 			}
 			t.Errorf("no error result with field %q and %q:\n%s", tc.field, tc.msg, r.out)
 		})
+	}
+}
+
+// krmMergeArgs passes arguments to the binary run as main by the test binary (TestMain),
+// separated by U+001F.
+const krmMergeArgs = "KRM_MERGE_TEST_ARGS"
+
+// Standalone with the functionConfig alone as argument (`krm-merge fn-config.yaml`): the
+// items come on stdin and are checked as item files are: a malformed head is an error
+// naming the document and field, exit 1, nothing written (kyaml's reader took it and
+// failed naming no place, or dropped the field).
+func TestStandaloneItemsOnStdinAreChecked(t *testing.T) {
+	dir := t.TempDir()
+	fc := filepath.Join(dir, "fn-config.yaml")
+	if err := os.WriteFile(fc, []byte("apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: cfg\ndata:\n  mode: 2way\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	cmd := exec.Command(os.Args[0])
+	cmd.Env = append(os.Environ(), krmMergeAsMain+"=1", krmMergeArgs+"="+fc)
+	cmd.Stdin = strings.NewReader("apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: x\n  annotations: [a, b]\n")
+	var stdout, stderr strings.Builder
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	err := cmd.Run()
+	if ee, ok := err.(*exec.ExitError); !ok || ee.ExitCode() != 1 {
+		t.Fatalf("exit %v, want 1\nstdout:\n%s\nstderr:\n%s", err, stdout.String(), stderr.String())
+	}
+	if stdout.Len() != 0 {
+		t.Errorf("items written:\n%s", stdout.String())
+	}
+	if want := "document 0 of stdin: metadata.annotations is a list"; !strings.Contains(stderr.String(), want) {
+		t.Errorf("stderr lacks %q:\n%s", want, stderr.String())
 	}
 }

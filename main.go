@@ -48,15 +48,19 @@ func main() {
 		if len(args) > 0 { // standalone: fn-config.yaml resources.yaml...
 			// kyaml writes only the items: the results go to stderr
 			proc.Report = c.ErrOrStderr()
-			if len(args) > 1 { // kyaml joins item files without a separator; join them here
-				in, err := function.StandaloneInput(args[1:], c.InOrStdin())
-				if err != nil {
-					fmt.Fprintln(c.ErrOrStderr(), err)
-					return err
-				}
-				c.SetIn(in)
-				args = []string{args[0], "-"}
+			// kyaml joins item files without a separator and checks no item's shape:
+			// join and check them here, the items on stdin when no file is named.
+			files := args[1:]
+			if len(files) == 0 {
+				files = []string{"-"}
 			}
+			in, err := function.StandaloneInput(files, c.InOrStdin())
+			if err != nil {
+				fmt.Fprintln(c.ErrOrStderr(), err)
+				return err
+			}
+			c.SetIn(in)
+			args = []string{args[0], "-"}
 			return run(c, args)
 		}
 		if stack, _ := c.Flags().GetBool("stack"); stack || os.Getenv("KUSTOMIZE_PLUGIN_CONFIG_STRING") != "" {
