@@ -183,7 +183,7 @@ type run struct {
 	warnings  framework.Results
 	notes     framework.Results // info results (field rules; apply's field changes)
 	values    []ValueMerge
-	fileEnds  map[string]int    // last index per dest file
+	fileEnds  map[string]int // last index per dest file
 }
 
 // prepareHook, when set, is called first in prepare; tests set it to panic, to check
