@@ -274,6 +274,7 @@ func TestPkgUpdateWrappedCRDKptCopy(t *testing.T) {
 	if after["namespace.yaml"] != before["namespace.yaml"] {
 		t.Errorf("namespace.yaml (changed locally only) changed:\n%s", after["namespace.yaml"])
 	}
+	wantUpstream(t, "Kptfile", after["Kptfile"], repo, kpSetup, kpNew, strings.TrimSpace(git(t, repo, "rev-parse", kpNew+"^{commit}")))
 
 	// The CRD reads as upstream's new release, with kpt pkg get's annotation.
 	const identifier = "internal.kpt.dev/upstream-identifier"
