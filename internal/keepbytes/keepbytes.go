@@ -25,15 +25,22 @@ const (
 	Kept
 	// KeptDest is dest's bytes with the merge's changed lines as encoded (C2).
 	KeptDest
+	// Upstream is the updated release's file as fetched, when the merged resources read
+	// exactly as it reads (the local copy changed nothing in it that the merge kept):
+	// the fallback of C1, whose line merges can misplace a change where upstream
+	// formats a whole block otherwise than the encoding.
+	Upstream
 )
 
-// String is the source's name: "encoded", "kept" or "kept-dest".
+// String is the source's name: "encoded", "kept", "kept-dest" or "upstream".
 func (s Source) String() string {
 	switch s {
 	case Kept:
 		return "kept"
 	case KeptDest:
 		return "kept-dest"
+	case Upstream:
+		return "upstream"
 	}
 	return "encoded"
 }
@@ -164,14 +171,22 @@ func File(in Input) Result {
 		if formatted && !bytes.Equal(first, merged) {
 			second = merge3(denc, dest, merged, textmerge.FavorUpdated)
 		}
-		order := []Source{Kept, KeptDest}
+		order := []Source{Kept, Upstream, KeptDest}
 		if second != nil && !bytes.Equal(first, second) && moved(dest, second) < moved(dest, first) {
-			order = []Source{KeptDest, Kept}
+			order = []Source{KeptDest, Kept, Upstream}
 		}
 		for _, src := range order {
-			out := first
-			if src == KeptDest {
+			var out []byte
+			switch src {
+			case Kept:
+				out = first
+			case KeptDest:
 				out = second
+			case Upstream:
+				if !formatted || bytes.Equal(updated, first) {
+					continue // tried as the first candidate, or read as merged by the encoding
+				}
+				out = updated
 			}
 			if out != nil && try(src, out) {
 				return res

@@ -2,6 +2,8 @@ package keepbytes
 
 import (
 	"bytes"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -300,8 +302,8 @@ func TestFileFallsBack(t *testing.T) {
 	dest := "apiVersion: example.com/v1\nkind: Thing\nmetadata:\n  name: a\nspec:\n  text: \"p\n  y: 0\n  m: 0\n  z: 0\n  q\"\n  y:   0\n  m:   0\n  z:   0\n"
 	merged := "apiVersion: example.com/v1\nkind: Thing\nmetadata:\n  name: a\nspec:\n  text: \"p y: 0 m: 0 z: 0 q\"\n  y: 0\n  m: 1\n  z: 0\n"
 	runFile(t, fileCase{dest: dest, merged: merged, want: merged, source: Encoded, rejected: 1})
-	// with an updated file, both candidates are tried
-	runFile(t, fileCase{dest: dest, updated: dest, merged: merged, want: merged, source: Encoded, rejected: 2})
+	// with an updated file, the three candidates are tried (C1, upstream's file, C2)
+	runFile(t, fileCase{dest: dest, updated: dest, merged: merged, want: merged, source: Encoded, rejected: 3})
 	// the line merge alone would have changed the string
 	out := textmerge.Merge(normalize(t, dest), []byte(dest), []byte(merged), textmerge.FavorUpdated).Merged
 	if !strings.Contains(string(out), "  m: 1\n  z: 0\n  q\"") {
@@ -346,3 +348,20 @@ func pod(meta, image string) string {
 }
 
 func crlf(s string) string { return strings.ReplaceAll(s, "\n", "\r\n") }
+
+// Upstream indents by 4 and changed one field inside a block (a file the property test
+// TestPropertyOneFieldChangedUpstream of pkg/pkgupdate generated): C1's line merges
+// misplace the change (git merge-file's conflict resolution puts upstream's reformatted
+// block after dest's), C1 and C2 do not read as merged, and upstream's file, which a
+// plain copy's merge reads as, is written.
+func TestPlainCopyOfAFourSpaceUpstream(t *testing.T) {
+	v1, err := os.ReadFile(filepath.Join("testdata", "fourspace-v1.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	v2, err := os.ReadFile(filepath.Join("testdata", "fourspace-v2.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	runFile(t, fileCase{dest: string(v1), updated: string(v2), merged: string(v2), want: string(v2), source: Upstream, rejected: 1})
+}
