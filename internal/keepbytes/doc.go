@@ -26,8 +26,12 @@
 //	                                        as encoded
 //
 // C1 is tried first, unless C2 keeps more of dest's lines (when upstream formats a
-// whole block otherwise, as a 4-space upstream against a kpt copy). Without an updated
-// file, C1 is C2; without dest (an added file), the candidate is X.
+// whole block otherwise, as a 4-space upstream against a kpt copy). After C1 comes the
+// updated file itself: where upstream reformats a whole block around a changed line,
+// git merge-file's resolution of the conflicting region can put upstream's block after
+// dest's in Z, and C1 then reads otherwise than merged; a plain copy the user did not
+// change there reads as the updated file, which is then written as upstream wrote it.
+// Without an updated file, C1 is C2; without dest (an added file), the candidate is X.
 //
 // The line merges know nothing of YAML, so a candidate is checked before it is used:
 // Normalize(candidate) must equal merged byte for byte, that is the candidate must
