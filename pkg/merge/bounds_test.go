@@ -28,7 +28,7 @@ func aliasBomb(extra string) string {
 // (compared field by field) merge without expanding it (before the alias memo in equal,
 // this took over a minute). The guard is against a hang, not a speed goal. (The 2-way
 // engine writes aliased values out expanded: the function refuses items whose aliases
-// expand past function.MaxExpandedNodes before any merge.)
+// expand past bounds.MaxExpandedNodes before any merge.)
 func TestAliasBombsAreNotExpanded(t *testing.T) {
 	done := make(chan string)
 	go func() {
