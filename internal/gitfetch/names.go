@@ -6,6 +6,8 @@ import (
 	"path"
 	"path/filepath"
 	"strings"
+
+	"github.com/krm-merge/krm-merge/internal/gitpath"
 )
 
 // AllowedProtocols is GIT_ALLOW_PROTOCOL in the environment of every git command: the
@@ -162,38 +164,10 @@ func checkName(name string) error {
 		return fmt.Errorf("the name %q holds a '/' or '\\'", name)
 	case controlChar(name) >= 0:
 		return fmt.Errorf("the name %q holds a control character (%U)", name, controlChar(name))
-	case isDotGit(name):
+	case gitpath.IsDotGit(name):
 		return fmt.Errorf("the name %q is (or a case-insensitive, NTFS or HFS+ file system takes it for) .git, a git repository", name)
 	}
 	return nil
-}
-
-// isDotGit reports whether a file system may take name for `.git` (see checkName).
-func isDotGit(name string) bool {
-	var b strings.Builder
-	for _, r := range name {
-		if !hfsIgnorable(r) {
-			b.WriteRune(r)
-		}
-	}
-	if strings.EqualFold(b.String(), ".git") {
-		return true
-	}
-	lower := strings.ToLower(name)
-	for _, p := range []string{".git", "git~1"} {
-		if rest, ok := strings.CutPrefix(lower, p); ok {
-			i := strings.IndexFunc(rest, func(r rune) bool { return r != '.' && r != ' ' })
-			if i < 0 || rest[i] == ':' {
-				return true
-			}
-		}
-	}
-	return false
-}
-
-// hfsIgnorable reports whether HFS+ ignores r in file names (git's is_hfs_dotgit list).
-func hfsIgnorable(r rune) bool {
-	return r >= 0x200c && r <= 0x200f || r >= 0x202a && r <= 0x202e || r >= 0x206a && r <= 0x206f || r == 0xfeff
 }
 
 // checkPath checks p, a slash-separated path under the export's root made of names

@@ -12,6 +12,8 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/krm-merge/krm-merge/internal/gitpath"
+
 	gitignore "github.com/monochromegane/go-gitignore"
 	"golang.org/x/sys/unix"
 	"sigs.k8s.io/kustomize/kyaml/kio"
@@ -172,7 +174,7 @@ func (w *walker) dir(fd int, rel, abs string, pkg gitignore.IgnoreMatcher, ignor
 			return &Error{Path: p, Err: err}
 		}
 		isDir := uint32(st.Mode)&unix.S_IFMT == unix.S_IFDIR
-		if gitName(name) {
+		if gitpath.IsDotGit(name) {
 			if w.opts.RefuseGitPaths {
 				return &Error{Path: p, Err: ErrGitPath}
 			}

@@ -8,6 +8,8 @@ import (
 	"unicode"
 	"unicode/utf8"
 
+	"github.com/krm-merge/krm-merge/internal/gitpath"
+
 	"golang.org/x/sys/unix"
 )
 
@@ -143,42 +145,10 @@ func retry(call func() error) error {
 	}
 }
 
-// GitPath reports whether the slash-separated path rel has a component that git takes
-// for .git on some filesystem: ".git" in any case, with trailing dots or spaces or an
-// NTFS stream suffix (".git.", ".git::$INDEX_ALLOCATION"), its NTFS short name
-// ("git~1"), or with the code points HFS+ ignores (".g\u200cit"). The rules are git's
-// own (verify_path in git's read-cache.c, is_hfs_dotgit and is_ntfs_dotgit in utf8.c
-// and path.c): a tree git would refuse to check out is refused here too.
-func GitPath(rel string) bool {
-	for _, c := range strings.Split(rel, "/") {
-		if gitName(c) {
-			return true
-		}
-	}
-	return false
-}
-
-func gitName(name string) bool {
-	if !strings.ContainsAny(name, "gG") {
-		return false
-	}
-	n := strings.ToLower(strings.Map(func(r rune) rune {
-		if hfsIgnorable(r) {
-			return -1
-		}
-		return r
-	}, name))
-	if i := strings.IndexByte(n, ':'); i >= 0 {
-		n = n[:i]
-	}
-	n = strings.TrimRight(n, ". ")
-	return n == ".git" || n == "git~1"
-}
-
-// hfsIgnorable reports the code points HFS+ drops when it compares names (git's list).
-func hfsIgnorable(r rune) bool {
-	return (r >= 0x200c && r <= 0x200f) || (r >= 0x202a && r <= 0x202e) || (r >= 0x206a && r <= 0x206f) || r == 0xfeff
-}
+// GitPath reports whether the slash-separated path rel has a component that a file
+// system may take for .git (gitpath.HasDotGit: any case, ".git.", "git~1",
+// ".g\u200cit"): a tree git would refuse to check out is refused here too.
+func GitPath(rel string) bool { return gitpath.HasDotGit(rel) }
 
 // Escape returns s with every character a terminal could act on written as a Go
 // escape: C0 controls and DEL as \xNN (ESC as \x1b; tab, newline and carriage return

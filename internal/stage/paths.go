@@ -5,13 +5,15 @@ import (
 	"path"
 	"strings"
 	"unicode"
+
+	"github.com/krm-merge/krm-merge/internal/gitpath"
 )
 
 // checkPath refuses a change's or a journal's path unless it is a clean
 // slash-separated path inside the directory: not empty or absolute, no "." or ".."
 // component, no backslash, no control character (NUL included), not the staging
 // directory inside the directory (any case), and no component that git or a
-// filesystem reads as .git (isDotGit).
+// filesystem reads as .git (gitpath.IsDotGit).
 func checkPath(p string) error {
 	first, _, _ := strings.Cut(p, "/")
 	switch {
@@ -25,29 +27,9 @@ func checkPath(p string) error {
 		return fmt.Errorf("%q: the name of the staging directory; the update never writes there", p)
 	}
 	for _, c := range strings.Split(p, "/") {
-		if isDotGit(c) {
+		if gitpath.IsDotGit(c) {
 			return fmt.Errorf("%q: the update never writes under .git (%q is .git to git or to a filesystem)", p, c)
 		}
 	}
 	return nil
-}
-
-// isDotGit reports whether a path component is .git, or a name that Windows (NTFS)
-// or macOS (HFS+) opens as .git, as git's verify_path refuses them (is_ntfs_dotgit,
-// is_hfs_dotgit): in any case; with trailing dots or spaces (".git."); with an NTFS
-// alternate data stream (".git::$INDEX_ALLOCATION"); the NTFS short name "git~1";
-// with the code points HFS+ ignores (zero-width joiners, direction marks, BOM).
-func isDotGit(name string) bool {
-	n := strings.ToLower(strings.Map(func(r rune) rune {
-		switch {
-		case r >= 0x200c && r <= 0x200f, r >= 0x202a && r <= 0x202e, r >= 0x206a && r <= 0x206f, r == 0xfeff:
-			return -1
-		}
-		return r
-	}, name))
-	if i := strings.IndexByte(n, ':'); i >= 0 {
-		n = n[:i]
-	}
-	n = strings.TrimRight(n, ". ")
-	return n == ".git" || n == "git~1"
 }
