@@ -18,7 +18,7 @@ import (
 // layer knows nothing of the functionConfig (package function turns it into options);
 // only the embedding packages and the command sit above the function.
 var layers = [][]string{
-	{"internal/gitpath"},
+	{"internal/gitpath", "internal/gittest"},
 	{"pkg/fieldpath", "pkg/listkind", "pkg/apply/patchmeta", "internal/bounds", "internal/parallel",
 		"internal/metanode", "internal/yamlenc", "internal/nodediff", "internal/fuzzseed", "internal/gitfetch",
 		"internal/kptfile", "internal/kptprep", "internal/pkgio", "internal/stage", "internal/textmerge", "internal/lintdoc", "internal/fuzzguard"},

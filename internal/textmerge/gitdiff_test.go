@@ -2,77 +2,16 @@ package textmerge
 
 import (
 	"bytes"
-	"errors"
 	"fmt"
 	"math/rand"
-	"os"
 	"os/exec"
-	"path/filepath"
 	"strings"
 	"testing"
 
+	"github.com/krm-merge/krm-merge/internal/gittest"
+
 	"github.com/krm-merge/krm-merge/bench/gen"
 )
-
-// gitMergeFile runs `git merge-file -p [flag] dest base updated` and returns its output
-// and exit code (without a flag, the number of conflicts).
-func gitMergeFile(t *testing.T, dir string, flag string) ([]byte, int) {
-	t.Helper()
-	args := []string{"merge-file", "-p"}
-	if flag != "" {
-		args = append(args, flag)
-	}
-	args = append(args, filepath.Join(dir, "dest"), filepath.Join(dir, "base"), filepath.Join(dir, "updated"))
-	cmd := exec.Command("git", args...)
-	var stderr bytes.Buffer
-	cmd.Stderr = &stderr
-	out, err := cmd.Output()
-	var exit *exec.ExitError
-	switch {
-	case err == nil:
-		return out, 0
-	case errors.As(err, &exit) && exit.ExitCode() > 0 && exit.ExitCode() < 128:
-		return out, exit.ExitCode()
-	default:
-		t.Fatalf("git %s: %v\n%s", strings.Join(args, " "), err, stderr.String())
-		return nil, 0
-	}
-}
-
-// mutate applies n random line edits (delete, replace, insert) to lines, new lines
-// drawn from fresh(); with blocks, also replaces runs of lines with new paragraphs
-// (new lines with a blank line among them).
-func mutate(r *rand.Rand, lines []string, n int, fresh func() string, blocks bool) []string {
-	out := append([]string(nil), lines...)
-	for k := 0; k < n; k++ {
-		op := r.Intn(3)
-		if blocks && r.Intn(4) == 0 {
-			i := r.Intn(len(out) + 1)
-			j := i + r.Intn(len(out)-i+1)
-			var para []string
-			for m := 0; m < 8+r.Intn(12); m++ {
-				if m%6 == 5 {
-					para = append(para, "")
-				} else {
-					para = append(para, fmt.Sprintf("new %d", r.Int()))
-				}
-			}
-			out = append(out[:i], append(para, out[j:]...)...)
-			continue
-		}
-		switch {
-		case op == 0 && len(out) > 0:
-			i := r.Intn(len(out))
-			out = append(out[:i], out[i+1:]...)
-		case op == 1 && len(out) > 0:
-			out[r.Intn(len(out))] = fresh()
-		default:
-			i := r.Intn(len(out) + 1)
-			out = append(out[:i], append([]string{fresh()}, out[i:]...)...)
-		}
-	}
-	return out
-}
 
 func join(lines []string, finalNewline bool) []byte {
 	s := strings.Join(lines, "\n")
@@ -122,32 +61,27 @@ func genCase(r *rand.Rand, family int) (base, dest, updated []byte) {
 		lines = append(lines, fresh())
 	}
 	blocks := family == longRepetitive
-	d := mutate(r, lines, r.Intn(edits), fresh, blocks)
-	u := mutate(r, lines, r.Intn(edits), fresh, blocks)
+	d := gittest.Mutate(r, lines, r.Intn(edits), fresh, blocks)
+	u := gittest.Mutate(r, lines, r.Intn(edits), fresh, blocks)
 	if r.Intn(5) == 0 { // the same change on both sides
 		u = append([]string(nil), d...)
-		u = mutate(r, u, r.Intn(2), fresh, blocks)
+		u = gittest.Mutate(r, u, r.Intn(2), fresh, blocks)
 	}
 	// mostly a final newline; sometimes one side drops it
 	nl := func() bool { return r.Intn(8) != 0 }
 	return join(lines, nl()), join(d, nl()), join(u, nl())
 }
 
-// compareWithGit merges base, dest and updated (written into dir) with Merge and with
+// compareWithGit merges base, dest and updated (git works in dir) with Merge and with
 // git merge-file, and returns how the two disagree, each difference of texts shown by
 // show(git's, Merge's), and git's number of conflicts: the verdict (clean or
 // conflicting) must be the same, the text the same when clean, and the texts the same
 // as git's --theirs with FavorUpdated and as git's --ours with FavorDest.
 func compareWithGit(t *testing.T, dir string, base, dest, updated []byte, show func(want, got []byte) string) ([]string, int) {
 	t.Helper()
-	for name, b := range map[string][]byte{"base": base, "dest": dest, "updated": updated} {
-		if err := os.WriteFile(filepath.Join(dir, name), b, 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	gitPlain, gitConflicts := gitMergeFile(t, dir, "")
-	gitTheirs, _ := gitMergeFile(t, dir, "--theirs")
-	gitOurs, _ := gitMergeFile(t, dir, "--ours")
+	gitPlain, gitConflicts := gittest.MergeFile(t, dir, base, dest, updated)
+	gitTheirs, _ := gittest.MergeFile(t, dir, base, dest, updated, "--theirs")
+	gitOurs, _ := gittest.MergeFile(t, dir, base, dest, updated, "--ours")
 	theirs := Merge(base, dest, updated, FavorUpdated)
 	ours := Merge(base, dest, updated, FavorDest)
 	var problems []string

@@ -2,14 +2,13 @@ package textmerge
 
 import (
 	"bytes"
-	"errors"
 	"fmt"
 	"math/rand"
-	"os"
 	"os/exec"
-	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/krm-merge/krm-merge/internal/gittest"
 )
 
 var labels = Labels{Dest: "local", Base: "v1", Updated: "v2"}
@@ -65,12 +64,7 @@ func TestMergeMarkedAgainstGit(t *testing.T) {
 	dir := t.TempDir()
 	hunks, sameSides := 0, 0
 	check := func(name string, base, dest, updated []byte) bool {
-		for file, b := range map[string][]byte{"base": base, "dest": dest, "updated": updated} {
-			if err := os.WriteFile(filepath.Join(dir, file), b, 0o644); err != nil {
-				t.Fatal(err)
-			}
-		}
-		want, conflicts := gitMergeFileDiff3(t, dir)
+		want, conflicts := gittest.MergeFile(t, dir, base, dest, updated, "--diff3", "-L", "local", "-L", "v1", "-L", "v2")
 		got := MergeMarked(base, dest, updated, labels)
 		var problems []string
 		if !bytes.Equal(got.Text, want) {
@@ -129,24 +123,6 @@ func TestMergeMarkedAgainstGit(t *testing.T) {
 	if hunks == 0 || sameSides == 0 {
 		t.Errorf("%d hunks, %d with the same lines on both sides: the generator needs both", hunks, sameSides)
 	}
-}
-
-// gitMergeFileDiff3 runs `git merge-file -p --diff3 -L local -L v1 -L v2 dest base
-// updated` in dir and returns its output and the number of conflicts it counts.
-func gitMergeFileDiff3(t *testing.T, dir string) ([]byte, int) {
-	t.Helper()
-	cmd := exec.Command("git", "merge-file", "-p", "--diff3", "-L", "local", "-L", "v1", "-L", "v2",
-		filepath.Join(dir, "dest"), filepath.Join(dir, "base"), filepath.Join(dir, "updated"))
-	out, err := cmd.Output()
-	var exit *exec.ExitError
-	switch {
-	case err == nil:
-		return out, 0
-	case errors.As(err, &exit) && exit.ExitCode() > 0 && exit.ExitCode() < 128:
-		return out, exit.ExitCode()
-	}
-	t.Fatalf("git merge-file --diff3: %v", err)
-	return nil, 0
 }
 
 func join2(lines [][]byte) []byte { return bytes.Join(lines, nil) }

@@ -8,6 +8,8 @@ import (
 	"reflect"
 	"strings"
 	"testing"
+
+	"github.com/krm-merge/krm-merge/internal/gittest"
 )
 
 // diff3 renders a sequence merge as `git merge-file -p --diff3 -L dest -L base -L
@@ -41,33 +43,6 @@ func diff3(lb, ld, lu [][]byte, list []Region) string {
 	}
 	write(ld[line:])
 	return b.String()
-}
-
-// sameSidesAsText replaces each conflict hunk of git's diff3 output whose dest and
-// updated sides are equal with that text: git's diff3 style does not refine conflicts
-// (it shows base), and its default style drops such a hunk (xdl_refine_conflicts), as
-// MergeSeq does.
-func sameSidesAsText(s string) string {
-	const head, base, sep, tail = "<<<<<<< dest\n", "||||||| base\n", "=======\n", ">>>>>>> updated\n"
-	var out strings.Builder
-	for {
-		i := strings.Index(s, head)
-		if i < 0 {
-			out.WriteString(s)
-			return out.String()
-		}
-		out.WriteString(s[:i])
-		hunk := s[i:]
-		end := strings.Index(hunk, tail) + len(tail)
-		hunk, s = hunk[:end], hunk[end:]
-		ours := hunk[len(head):strings.Index(hunk, base)]
-		theirs := hunk[strings.Index(hunk, sep)+len(sep) : len(hunk)-len(tail)]
-		if ours == theirs {
-			out.WriteString(ours)
-		} else {
-			out.WriteString(hunk)
-		}
-	}
 }
 
 // TestMergeSeqAgainstGitDiff3 compares MergeSeq's regions with git merge-file's
@@ -112,7 +87,7 @@ func TestMergeSeqAgainstGitDiff3(t *testing.T) {
 			in := interner{}
 			list := MergeSeq(in.ids(lb), in.ids(ld), in.ids(lu))
 			got := diff3(lb, ld, lu, list)
-			want := sameSidesAsText(string(gitOut))
+			want := gittest.SameSides(string(gitOut))
 			if strings.Contains(want, "<<<<<<< dest") {
 				conflicting++
 			}

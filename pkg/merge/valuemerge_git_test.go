@@ -1,14 +1,13 @@
 package merge_test
 
 import (
-	"errors"
 	"fmt"
 	"math/rand"
-	"os"
 	"os/exec"
-	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/krm-merge/krm-merge/internal/gittest"
 
 	"pgregory.net/rapid"
 	"sigs.k8s.io/kustomize/kyaml/yaml"
@@ -20,22 +19,10 @@ import (
 // property that valueMerge changes nothing where only one side changed a value.
 
 // gitMerge runs `git merge-file -p <flags> -L dest -L base -L updated` on the three
-// texts (written into dir) and returns its output.
+// texts (in dir) and returns its output.
 func gitMerge(t *testing.T, dir string, base, dest, updated string, flags ...string) string {
 	t.Helper()
-	for name, s := range map[string]string{"base": base, "dest": dest, "updated": updated} {
-		if err := os.WriteFile(filepath.Join(dir, name), []byte(s), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	args := append([]string{"merge-file", "-p"}, flags...)
-	args = append(args, "-L", "dest", "-L", "base", "-L", "updated",
-		filepath.Join(dir, "dest"), filepath.Join(dir, "base"), filepath.Join(dir, "updated"))
-	out, err := exec.Command("git", args...).Output()
-	var exit *exec.ExitError
-	if err != nil && !(errors.As(err, &exit) && exit.ExitCode() > 0 && exit.ExitCode() < 128) {
-		t.Fatalf("git %s: %v", strings.Join(args, " "), err)
-	}
+	out, _ := gittest.MergeFile(t, dir, []byte(base), []byte(dest), []byte(updated), append(flags, "-L", "dest", "-L", "base", "-L", "updated")...)
 	return string(out)
 }
 
@@ -63,50 +50,6 @@ func diff3Of(parts []merge.Part, o, u, d []string) string {
 	return b.String()
 }
 
-// sameSides replaces each conflict hunk of git's --diff3 output whose dest and updated
-// sides are equal with that text: --diff3 does not refine conflicts (it shows base);
-// git's default style drops such a hunk (xdl_refine_conflicts), and so does the merge.
-func sameSides(s string) string {
-	const head, base, sep, tail = "<<<<<<< dest\n", "||||||| base\n", "=======\n", ">>>>>>> updated\n"
-	var out strings.Builder
-	for {
-		i := strings.Index(s, head)
-		if i < 0 {
-			return out.String() + s
-		}
-		out.WriteString(s[:i])
-		hunk := s[i:]
-		end := strings.Index(hunk, tail) + len(tail)
-		hunk, s = hunk[:end], hunk[end:]
-		ours := hunk[len(head):strings.Index(hunk, base)]
-		theirs := hunk[strings.Index(hunk, sep)+len(sep) : len(hunk)-len(tail)]
-		if ours == theirs {
-			out.WriteString(ours)
-		} else {
-			out.WriteString(hunk)
-		}
-	}
-}
-
-// mutateItems applies n random edits (delete, replace, insert) to items, new items
-// drawn from fresh().
-func mutateItems(r *rand.Rand, items []string, n int, fresh func() string) []string {
-	out := append([]string(nil), items...)
-	for k := 0; k < n; k++ {
-		switch op := r.Intn(3); {
-		case op == 0 && len(out) > 0:
-			i := r.Intn(len(out))
-			out = append(out[:i], out[i+1:]...)
-		case op == 1 && len(out) > 0:
-			out[r.Intn(len(out))] = fresh()
-		default:
-			i := r.Intn(len(out) + 1)
-			out = append(out[:i], append([]string{fresh()}, out[i:]...)...)
-		}
-	}
-	return out
-}
-
 // genItems makes a base and two edited copies: from a small alphabet (so that diffs
 // are ambiguous and git's choice among them decides conflicts) or of distinct items.
 func genItems(r *rand.Rand, few bool) (o, u, d []string) {
@@ -121,10 +64,10 @@ func genItems(r *rand.Rand, few bool) (o, u, d []string) {
 	for i := r.Intn(10); i > 0; i-- {
 		o = append(o, fresh())
 	}
-	d = mutateItems(r, o, r.Intn(4), fresh)
-	u = mutateItems(r, o, r.Intn(4), fresh)
+	d = gittest.Mutate(r, o, r.Intn(4), fresh, false)
+	u = gittest.Mutate(r, o, r.Intn(4), fresh, false)
 	if r.Intn(5) == 0 { // the same change on both sides, and maybe more
-		u = mutateItems(r, d, r.Intn(2), fresh)
+		u = gittest.Mutate(r, d, r.Intn(2), fresh, false)
 	}
 	return o, u, d
 }
@@ -194,7 +137,7 @@ func TestValueMergeListsAgainstGit(t *testing.T) {
 					continue
 				}
 				if p == merge.TakeUpdated {
-					want := sameSides(gitMerge(t, dir, so, sd, su, "--diff3"))
+					want := gittest.SameSides(gitMerge(t, dir, so, sd, su, "--diff3"))
 					if strings.Contains(want, "<<<<<<<") {
 						conflicting++
 					}
@@ -268,7 +211,7 @@ func TestValueMergeTextAgainstGit(t *testing.T) {
 				problems = append(problems, fmt.Sprintf("%s: merged %q, git %q", flag, g, w))
 			}
 			if p == merge.TakeUpdated && allNL && len(res.ValueMerges) == 1 {
-				want := sameSides(gitMerge(t, dir, so, sd, su, "--diff3"))
+				want := gittest.SameSides(gitMerge(t, dir, so, sd, su, "--diff3"))
 				if strings.Contains(want, "<<<<<<<") {
 					conflicting++
 				}

@@ -12,6 +12,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/krm-merge/krm-merge/internal/gittest"
+
 	"github.com/krm-merge/krm-merge/internal/textmerge"
 	"github.com/krm-merge/krm-merge/pkg/config"
 )
@@ -610,14 +612,8 @@ func TestMarkTextFileAsGitWritesIt(t *testing.T) {
 	if _, err := update(dirs[0], cache, config.ConflictMark); err == nil {
 		t.Fatal("want conflicts marked")
 	}
-	tmp := t.TempDir()
-	for name, c := range map[string]string{"local": local, "base": markV1.files["README.md"], "upstream": markV2.files["README.md"]} {
-		if err := os.WriteFile(filepath.Join(tmp, name), []byte(c), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	cmd := gitCommand(tmp, "merge-file", "-p", "--diff3", "-L", "local", "-L", "v1", "-L", "v2", "local", "base", "upstream")
-	want, _ := cmd.Output() // exit status: the number of conflicts
+	want, _ := gittest.MergeFile(t, t.TempDir(), []byte(markV1.files["README.md"]), []byte(local), []byte(markV2.files["README.md"]),
+		"--diff3", "-L", "local", "-L", "v1", "-L", "v2")
 	if got := read(t, filepath.Join(dirs[0], "README.md")); got != string(want) {
 		t.Errorf("README.md:\n%s\ngit merge-file --diff3 writes:\n%s", got, want)
 	}
