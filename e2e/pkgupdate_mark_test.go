@@ -2,6 +2,7 @@ package e2e
 
 import (
 	"bytes"
+	"maps"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -128,7 +129,7 @@ func TestPkgUpdateMarkContinueAbort(t *testing.T) {
 		if r.code != 1 || !strings.Contains(r.stdout+r.stderr, "--continue") || !strings.Contains(r.stdout+r.stderr, "--abort") {
 			t.Errorf("%v while in progress: exit %d, want 1 pointing at --continue and --abort\n%s%s", args, r.code, r.stdout, r.stderr)
 		}
-		if got := snapshot(t, pkg); !equalSnapshots(got, inProgress) {
+		if got := snapshot(t, pkg); !maps.Equal(got, inProgress) {
 			t.Errorf("%v while in progress changed the package", args)
 		}
 	}
@@ -160,17 +161,4 @@ func TestPkgUpdateMarkContinueAbort(t *testing.T) {
 			t.Errorf("git status shows %q after --continue (state left behind?)", l)
 		}
 	}
-}
-
-// equalSnapshots compares two snapshots.
-func equalSnapshots(a, b map[string]string) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	for k, v := range a {
-		if b[k] != v {
-			return false
-		}
-	}
-	return true
 }

@@ -2,6 +2,7 @@ package pkgupdate
 
 import (
 	"context"
+	"maps"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -70,7 +71,7 @@ func TestSubpackagesMoveWithTheRoot(t *testing.T) {
 		for _, p := range rep.Packages {
 			to[p.Path] = p.To.Ref
 		}
-		if want := map[string]string{".": "v2", "test": "v2", "test/deep": "v2", "other": "v1", "foo": "v1"}; !equalMaps(to, want) {
+		if want := map[string]string{".": "v2", "test": "v2", "test/deep": "v2", "other": "v1", "foo": "v1"}; !maps.Equal(to, want) {
 			t.Errorf("packages updated to %v, want %v", to, want)
 		}
 	})
@@ -96,16 +97,4 @@ func TestSubpackagesMoveWithTheRoot(t *testing.T) {
 		v1 := git(t, strings.TrimPrefix(repo, "file://"), "rev-parse", "v1")
 		check(t, filepath.Join(app, "test"), "v1", v1, "1")
 	})
-}
-
-func equalMaps(a, b map[string]string) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	for k, v := range a {
-		if b[k] != v {
-			return false
-		}
-	}
-	return true
 }
