@@ -18,11 +18,13 @@ import (
 // layer knows nothing of the functionConfig (package function turns it into options);
 // only the embedding packages and the command sit above the function.
 var layers = [][]string{
-	{"pkg/fieldpath", "pkg/listkind", "pkg/apply/patchmeta", "internal/bounds", "internal/parallel",
-		"internal/metanode", "internal/yamlenc", "internal/nodediff", "internal/fuzzseed", "internal/gitfetch",
-		"internal/kptfile", "internal/kptprep", "internal/pkgio", "internal/stage", "internal/textmerge", "internal/lintdoc", "internal/fuzzguard"},
-	{"pkg/fieldrules", "pkg/plan", "pkg/apply/patchmeta/internal/kubescheme", "internal/keepbytes"},
-	{"pkg/merge", "pkg/apply/patchmeta/gen"},
+	{"pkg/fieldpath", "pkg/apply/patchmeta", "internal/bounds", "internal/parallel", "internal/metanode",
+		"internal/yamlenc", "internal/nodediff", "internal/fuzzseed", "internal/gitfetch", "internal/pkgio",
+		"internal/stage", "internal/textmerge", "internal/lintdoc", "internal/fuzzguard"},
+	{"pkg/vocab", "pkg/apply/patchmeta/internal/kubescheme", "internal/keepbytes"},
+	{"pkg/listkind", "pkg/fieldrules", "internal/kptfile", "internal/kptprep"},
+	{"pkg/plan", "pkg/apply/patchmeta/gen"},
+	{"pkg/merge"},
 	{"pkg/results", "internal/host", "internal/resourcelist"},
 	{"pkg/apply", "pkg/roles"},
 	{"pkg/resources", "pkg/config"},

@@ -53,12 +53,6 @@ const (
 	SchemaNone SchemaSource = "none"
 )
 
-// Defaults of the functionConfig keys (docs/function.md, "functionConfig" table).
-const (
-	// DefaultRoleAnnotation is the annotation kyaml's filters.Merge3 uses to name an item's role.
-	DefaultRoleAnnotation = "config.kubernetes.io/merge-source"
-)
-
 // Typed functionConfig identity.
 const (
 	// APIVersion is the apiVersion of the typed functionConfig.

@@ -4,6 +4,7 @@ import (
 	"strings"
 
 	"github.com/krm-merge/krm-merge/pkg/listkind"
+	"github.com/krm-merge/krm-merge/pkg/vocab"
 )
 
 // Key names, the same in both forms: data.<key> in the ConfigMap, spec.<key> in the
@@ -69,7 +70,7 @@ var keyDocs = []KeyDoc{
 		Meaning: "3way merges the change from original to updated onto dest (kyaml merge3); " +
 			"2way merges src into dest (kyaml merge2); apply merges local config (updated) onto a live object (dest) " +
 			"as kubectl client-side apply does, with the dest's kubectl.kubernetes.io/last-applied-configuration as original."},
-	{Name: KeyRoleAnnotation, Type: "string", Default: DefaultRoleAnnotation,
+	{Name: KeyRoleAnnotation, Type: "string", Default: vocab.DefaultRoleAnnotation,
 		Meaning: "Annotation whose value names an item's role (original, updated, dest or src). " +
 			"Must be a valid annotation key."},
 	{Name: KeyOriginalPath, Type: "string",

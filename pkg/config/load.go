@@ -11,6 +11,7 @@ import (
 	"github.com/krm-merge/krm-merge/internal/bounds"
 	"github.com/krm-merge/krm-merge/pkg/listkind"
 	"github.com/krm-merge/krm-merge/pkg/roles"
+	"github.com/krm-merge/krm-merge/pkg/vocab"
 )
 
 // The accepted functionConfig forms (docs/function.md, "functionConfig").
@@ -29,7 +30,7 @@ const (
 func Defaults() *Config {
 	return &Config{
 		Mode:            Mode3Way,
-		RoleAnnotation:  DefaultRoleAnnotation,
+		RoleAnnotation:  vocab.DefaultRoleAnnotation,
 		OnConflict:      ConflictUpdated,
 		Schema:          SchemaKubernetes,
 		AssociativeKeys: append([]string(nil), listkind.SeedKeys...),

@@ -8,8 +8,9 @@ import (
 	"testing"
 	"time"
 
-	"github.com/krm-merge/krm-merge/pkg/listkind"
 	"sigs.k8s.io/kustomize/kyaml/yaml"
+
+	"github.com/krm-merge/krm-merge/pkg/listkind"
 )
 
 // cm builds a ConfigMap functionConfig, as kpt makes from `-- k=v ...`, from key/value

@@ -6,9 +6,10 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/krm-merge/krm-merge/pkg/listkind"
 	"k8s.io/kube-openapi/pkg/validation/strfmt"
 	"k8s.io/kube-openapi/pkg/validation/validate"
+
+	"github.com/krm-merge/krm-merge/pkg/listkind"
 )
 
 func TestSchemaMatchesKeys(t *testing.T) {

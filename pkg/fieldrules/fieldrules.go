@@ -8,6 +8,7 @@ import (
 	"sigs.k8s.io/kustomize/kyaml/yaml"
 
 	"github.com/krm-merge/krm-merge/pkg/fieldpath"
+	"github.com/krm-merge/krm-merge/pkg/vocab"
 )
 
 // Policy says who owns the value at a rule's path.
@@ -113,14 +114,8 @@ func (m Match) Matches(n *yaml.RNode) bool {
 	if m.Kind != "" && n.GetKind() != m.Kind {
 		return false
 	}
-	if m.Group != "" {
-		group := ""
-		if i := strings.LastIndex(n.GetApiVersion(), "/"); i >= 0 {
-			group = n.GetApiVersion()[:i]
-		}
-		if group != m.Group {
-			return false
-		}
+	if m.Group != "" && vocab.Group(n.GetApiVersion()) != m.Group {
+		return false
 	}
 	if m.Name != "" && n.GetName() != m.Name {
 		return false

@@ -18,6 +18,7 @@ import (
 	"github.com/krm-merge/krm-merge/pkg/config"
 	"github.com/krm-merge/krm-merge/pkg/function"
 	"github.com/krm-merge/krm-merge/pkg/resources"
+	"github.com/krm-merge/krm-merge/pkg/vocab"
 )
 
 // onConflict mark (docs/pkg-update.md, "Resolving conflicts by hand"): every conflict
@@ -272,7 +273,7 @@ func keepUpstream(d *pkgio.Tree) func(*yaml.RNode) error {
 	var local *yaml.RNode
 	if f := d.Files[kptfile.Name]; f != nil {
 		for _, doc := range f.Docs {
-			if kptfile.IsKptfile(doc.Node) {
+			if vocab.IsKptfile(doc.Node) {
 				local = doc.Node
 			}
 		}
@@ -315,7 +316,7 @@ func recordKptfile(data []byte, file string, r recording) ([]byte, error) {
 	header := pkgio.TakeHeader(data, docs)
 	found := false
 	for _, doc := range docs {
-		if kptfile.IsKptfile(doc.Node) {
+		if vocab.IsKptfile(doc.Node) {
 			if err := kptfile.SetLock(doc.Node, r.Ref, kptfile.Git(r.Lock)); err != nil {
 				return nil, fmt.Errorf("%s: %w", file, err)
 			}

@@ -16,13 +16,13 @@ import (
 
 	"github.com/krm-merge/krm-merge/internal/keepbytes"
 	"github.com/krm-merge/krm-merge/internal/kptfile"
-	"github.com/krm-merge/krm-merge/internal/kptprep"
 	"github.com/krm-merge/krm-merge/internal/pkgio"
 	"github.com/krm-merge/krm-merge/internal/stage"
 	"github.com/krm-merge/krm-merge/pkg/config"
 	"github.com/krm-merge/krm-merge/pkg/function"
 	"github.com/krm-merge/krm-merge/pkg/results"
 	"github.com/krm-merge/krm-merge/pkg/roles"
+	"github.com/krm-merge/krm-merge/pkg/vocab"
 )
 
 // merge merges the three trees of the package at rel (whose subpackages with their own
@@ -177,7 +177,7 @@ func (u *updater) mergeResources(rel string, src *source, paths []string, o, up,
 		df := d.Files[p]
 		if p == kptfile.Name && u.record != nil {
 			for i, n := range nodes {
-				if kptfile.IsKptfile(n) {
+				if vocab.IsKptfile(n) {
 					cp := n.Copy()
 					c.alias(cp, n)
 					n = cp
@@ -557,16 +557,10 @@ func newComments(o, u, d *pkgio.Tree) *comments {
 // key identifies a resource across the three trees: kpt's upstream identifier when it
 // has one (every resource of a kpt package), else group, kind, namespace and name.
 func key(n *yaml.RNode) string {
-	if v := n.GetAnnotations()[kptprep.UpstreamIdentifier]; v != "" {
+	if v := n.GetAnnotations()[vocab.KptUpstreamIdentifier]; v != "" {
 		return v
 	}
-	group := n.GetApiVersion()
-	if i := strings.Index(group, "/"); i >= 0 {
-		group = group[:i]
-	} else {
-		group = ""
-	}
-	return strings.Join([]string{group, n.GetKind(), n.GetNamespace(), n.GetName()}, "|")
+	return strings.Join([]string{vocab.Group(n.GetApiVersion()), n.GetKind(), n.GetNamespace(), n.GetName()}, "|")
 }
 
 // own is a document's comments (none for nil).

@@ -20,6 +20,7 @@ import (
 	"github.com/krm-merge/krm-merge/internal/pkgio"
 	"github.com/krm-merge/krm-merge/internal/stage"
 	"github.com/krm-merge/krm-merge/pkg/config"
+	"github.com/krm-merge/krm-merge/pkg/vocab"
 )
 
 // updater is one Update run: the packages it visited and the file changes it collected.
@@ -360,7 +361,7 @@ func prepare(t *pkgio.Tree, role, name string, upstream *yaml.RNode, ref string,
 		t.Files[kptfile.Name] = f
 	}
 	for _, d := range f.Docs {
-		if kptfile.IsKptfile(d.Node) {
+		if vocab.IsKptfile(d.Node) {
 			return kptfile.Prepare(d.Node, name, upstream, ref, lock)
 		}
 	}

@@ -6,6 +6,8 @@ import (
 
 	"sigs.k8s.io/kustomize/kyaml/openapi"
 	"sigs.k8s.io/kustomize/kyaml/yaml"
+
+	"github.com/krm-merge/krm-merge/pkg/vocab"
 )
 
 // ID is a resource's identity: API group, kind, namespace and name, and the file path
@@ -65,7 +67,7 @@ func (id ID) String() string {
 // by its path (PathIdentified). Index refines it (same-named items in several files,
 // namespace default, cluster-scoped kinds, identity overrides).
 func Identity(it *Item, mergeOnPath bool) ID {
-	id := ID{Group: groupOf(it.Node.GetApiVersion()), Kind: it.Node.GetKind(), Namespace: it.Node.GetNamespace(), Name: it.Node.GetName()}
+	id := ID{Group: vocab.Group(it.Node.GetApiVersion()), Kind: it.Node.GetKind(), Namespace: it.Node.GetNamespace(), Name: it.Node.GetName()}
 	if PathIdentified(it) {
 		id.Name = ""
 		id.File = it.RelFile
@@ -84,41 +86,19 @@ func PathIdentified(it *Item) bool {
 	if it.Node.GetName() == "" {
 		return true
 	}
-	return it.RoleDir != "" && isKptfile(it.Node)
+	return it.RoleDir != "" && vocab.IsKptfile(it.Node)
 }
 
 // Identity overrides: a resource renamed or re-namespaced downstream (by hand, by kpt's
 // set-namespace, by a kustomization's namespace:) still pairs with its upstream copy when
 // it says which upstream resource it comes from. Three sources are read, strongest first:
-const (
-	// UpstreamIdentityAnnotation is krm-merge's own override, "namespace/name" (namespace
-	// may be empty: "/name"), the same syntax as kpt's merge comment. It is a plain,
-	// user-facing annotation, for hosts and tools that drop comments (kustomize) and for
-	// people writing an override by hand; kpt's own annotation is internal (kpt
-	// documents that users are not expected to touch internal.kpt.dev/ annotations).
-	UpstreamIdentityAnnotation = "fn.krm-merge.dev/upstream-identity"
-	// KptUpstreamIdentifier is the annotation kpt (1.0.0-beta.2x and later, kpt pkg get
-	// and update) records a resource's upstream origin in: "group|kind|namespace|name",
-	// group empty for the core group, namespace "~C" for a cluster-scoped (or unknown
-	// scope) resource and "default" for a namespaced resource written without one
-	// (kpt-functions-sdk go/fn: UpstreamIdentifier, UnknownNamespace, GetOriginId).
-	KptUpstreamIdentifier = "internal.kpt.dev/upstream-identifier"
-	// KptMergeComment starts the line comment kpt pkg get writes on the metadata: key of
-	// every resource it fetches: "metadata: # kpt-merge: namespace/name" (namespace may
-	// be empty), which kpt pkg update's resource-merge uses to match renamed resources.
-	KptMergeComment = "kpt-merge:"
-
-	// kptClusterScoped is kpt's namespace placeholder for cluster-scoped resources.
-	kptClusterScoped = "~C"
-	// kptDefaultNamespace is the namespace kpt writes for a namespaced resource with no
-	// metadata.namespace; it pairs with an upstream copy in "default" or without one.
-	kptDefaultNamespace = "default"
-)
+// vocab.UpstreamIdentityAnnotation, vocab.KptUpstreamIdentifier and kpt's merge comment
+// (vocab.KptMergeComment).
 
 // Override is an item's declared upstream identity, from one of the three sources.
 type Override struct {
 	// Group and Kind are the upstream's (the item's own for the comment and
-	// UpstreamIdentityAnnotation, which name only namespace and name).
+	// vocab.UpstreamIdentityAnnotation, which name only namespace and name).
 	Group, Kind string
 	// Namespace and Name are the upstream's.
 	Namespace, Name string
@@ -132,8 +112,8 @@ type Override struct {
 	Field string
 }
 
-// OverrideOf reads an item's upstream identity override: UpstreamIdentityAnnotation,
-// else KptUpstreamIdentifier, else the kpt-merge line comment on the metadata: key
+// OverrideOf reads an item's upstream identity override: vocab.UpstreamIdentityAnnotation,
+// else vocab.KptUpstreamIdentifier, else the kpt-merge line comment on the metadata: key
 // (a head comment there is read too). ok is false when the item has none.
 // A nameless item's kpt annotation or comment with an empty name, as kpt pkg get writes
 // them, is no override.
@@ -141,34 +121,34 @@ type Override struct {
 // "namespace/name" (annotation, comment) or "group|kind|namespace|name" (kpt's
 // annotation), or names no name (on an item that has one).
 func OverrideOf(it *Item) (o Override, ok bool, err error) {
-	group, kind := groupOf(it.Node.GetApiVersion()), it.Node.GetKind()
+	group, kind := vocab.Group(it.Node.GetApiVersion()), it.Node.GetKind()
 	annos := it.Node.GetAnnotations()
-	if v, found := annos[UpstreamIdentityAnnotation]; found {
-		f := "metadata.annotations." + UpstreamIdentityAnnotation
+	if v, found := annos[vocab.UpstreamIdentityAnnotation]; found {
+		f := "metadata.annotations." + vocab.UpstreamIdentityAnnotation
 		ns, name, perr := parseNamespaceName(v)
 		if perr != "" {
-			return o, false, it.Errorf(f, "%s %q %s; want namespace/name (namespace may be empty: /name)", UpstreamIdentityAnnotation, v, perr)
+			return o, false, it.Errorf(f, "%s %q %s; want namespace/name (namespace may be empty: /name)", vocab.UpstreamIdentityAnnotation, v, perr)
 		}
-		return Override{Group: group, Kind: kind, Namespace: ns, Name: name, Source: "annotation " + UpstreamIdentityAnnotation, Field: f}, true, nil
+		return Override{Group: group, Kind: kind, Namespace: ns, Name: name, Source: "annotation " + vocab.UpstreamIdentityAnnotation, Field: f}, true, nil
 	}
 	// kpt pkg get records a nameless resource that has a namespace or labels with an
 	// empty name ("group|kind|namespace|" and "# kpt-merge: namespace/"): it says nothing
 	// about the upstream copy, which is identified by its path like the item itself.
 	nameless := it.Node.GetName() == ""
-	if v, found := annos[KptUpstreamIdentifier]; found {
-		f := "metadata.annotations." + KptUpstreamIdentifier
+	if v, found := annos[vocab.KptUpstreamIdentifier]; found {
+		f := "metadata.annotations." + vocab.KptUpstreamIdentifier
 		parts := strings.Split(strings.TrimSpace(v), "|")
 		if nameless && len(parts) == 4 && parts[3] == "" {
 			return o, false, nil
 		}
 		if len(parts) != 4 || parts[1] == "" || parts[2] == "" || parts[3] == "" {
-			return o, false, it.Errorf(f, "%s %q is malformed; want group|kind|namespace|name as kpt writes it (group empty for the core group, namespace ~C for cluster-scoped)", KptUpstreamIdentifier, v)
+			return o, false, it.Errorf(f, "%s %q is malformed; want group|kind|namespace|name as kpt writes it (group empty for the core group, namespace ~C for cluster-scoped)", vocab.KptUpstreamIdentifier, v)
 		}
-		o = Override{Group: parts[0], Kind: parts[1], Namespace: parts[2], Name: parts[3], Source: "annotation " + KptUpstreamIdentifier, Field: f}
+		o = Override{Group: parts[0], Kind: parts[1], Namespace: parts[2], Name: parts[3], Source: "annotation " + vocab.KptUpstreamIdentifier, Field: f}
 		switch o.Namespace {
-		case kptClusterScoped:
+		case vocab.KptClusterScoped:
 			o.Namespace = ""
-		case kptDefaultNamespace:
+		case vocab.KptDefaultNamespace:
 			o.DefaultOrEmpty = true
 		}
 		return o, true, nil
@@ -179,9 +159,9 @@ func OverrideOf(it *Item) (o Override, ok bool, err error) {
 			return o, false, nil
 		}
 		if perr != "" {
-			return o, false, it.Errorf("metadata", "comment %q on metadata %s; want # %s namespace/name (namespace may be empty)", KptMergeComment+" "+c, perr, KptMergeComment)
+			return o, false, it.Errorf("metadata", "comment %q on metadata %s; want # %s namespace/name (namespace may be empty)", vocab.KptMergeComment+" "+c, perr, vocab.KptMergeComment)
 		}
-		return Override{Group: group, Kind: kind, Namespace: ns, Name: name, Source: "comment # " + KptMergeComment + " on metadata", Field: "metadata"}, true, nil
+		return Override{Group: group, Kind: kind, Namespace: ns, Name: name, Source: "comment # " + vocab.KptMergeComment + " on metadata", Field: "metadata"}, true, nil
 	}
 	return o, false, nil
 }
@@ -217,20 +197,13 @@ func mergeComment(n *yaml.RNode) (string, bool) {
 		for _, c := range []string{k.LineComment, k.HeadComment, root.Content[i+1].LineComment} {
 			for _, line := range strings.Split(c, "\n") {
 				line = strings.TrimSpace(strings.TrimPrefix(strings.TrimSpace(line), "#"))
-				if strings.HasPrefix(line, KptMergeComment) {
-					return strings.TrimSpace(strings.TrimPrefix(line, KptMergeComment)), true
+				if strings.HasPrefix(line, vocab.KptMergeComment) {
+					return strings.TrimSpace(strings.TrimPrefix(line, vocab.KptMergeComment)), true
 				}
 			}
 		}
 	}
 	return "", false
-}
-
-func groupOf(apiVersion string) string {
-	if i := strings.Index(apiVersion, "/"); i >= 0 {
-		return apiVersion[:i]
-	}
-	return ""
 }
 
 // Set is a resource identity with the item of each role that has it.

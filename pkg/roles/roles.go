@@ -10,6 +10,7 @@ import (
 
 	"github.com/krm-merge/krm-merge/internal/parallel"
 	"github.com/krm-merge/krm-merge/pkg/results"
+	"github.com/krm-merge/krm-merge/pkg/vocab"
 )
 
 // Role is an item's part in a merge.
@@ -122,7 +123,7 @@ func Assign(items []*yaml.RNode, opts Options) ([]Item, error) {
 			return
 		}
 		annotated := annos[opts.Annotation]
-		special := isKptfile(n) || isLocalConfig(n)
+		special := vocab.IsKptfile(n) || vocab.IsLocalConfig(n)
 		switch {
 		case annotated != "":
 			it.Role = Role(annotated)
@@ -294,17 +295,6 @@ func Rebase(rel, toDir string) string {
 		return rel
 	}
 	return path.Join(toDir, rel)
-}
-
-// IsKptfile reports whether n is a kpt package's Kptfile (kind Kptfile, group kpt.dev).
-func IsKptfile(n *yaml.RNode) bool { return isKptfile(n) }
-
-func isKptfile(n *yaml.RNode) bool {
-	return n.GetKind() == "Kptfile" && strings.HasPrefix(n.GetApiVersion(), "kpt.dev/")
-}
-
-func isLocalConfig(n *yaml.RNode) bool {
-	return n.GetAnnotations()["config.kubernetes.io/local-config"] == "true"
 }
 
 func contains(roles []Role, r Role) bool {
