@@ -5,18 +5,7 @@ import (
 
 	"github.com/krm-merge/krm-merge/pkg/fieldrules"
 	"github.com/krm-merge/krm-merge/pkg/listkind"
-)
-
-// Mode names the kind of merge a run performs (docs/function.md, "Modes").
-type Mode string
-
-const (
-	// Mode3Way merges the change from original to updated onto dest (kyaml merge3).
-	Mode3Way Mode = "3way"
-	// Mode2Way merges src into dest (kyaml merge2).
-	Mode2Way Mode = "2way"
-	// ModeApply merges local config onto a live object as kubectl client-side apply does.
-	ModeApply Mode = "apply"
+	"github.com/krm-merge/krm-merge/pkg/vocab"
 )
 
 // ConflictPolicy says which side wins a 3-way conflict: a field that original,
@@ -65,7 +54,7 @@ const (
 // every default.
 type Config struct {
 	// Mode is 3way (default), 2way or apply.
-	Mode Mode
+	Mode vocab.Mode
 	// RoleAnnotation is the annotation whose value names an item's role.
 	RoleAnnotation string
 	// OriginalPath, UpdatedPath, DestPath and SrcPath select roles by the directory an

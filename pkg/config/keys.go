@@ -56,7 +56,7 @@ type KeyDoc struct {
 
 // Valid values of the enum keys, in the order the contract lists them.
 var (
-	validModes     = []string{string(Mode3Way), string(Mode2Way), string(ModeApply)}
+	validModes     = []string{string(vocab.ThreeWay), string(vocab.TwoWay), string(vocab.Apply)}
 	validConflicts = []string{string(ConflictUpdated), string(ConflictDest), string(ConflictError), string(ConflictMark)}
 	validSchemas   = []string{string(SchemaKubernetes), string(SchemaNone)}
 	validBools     = []string{"true", "false"}
@@ -66,7 +66,7 @@ var (
 // (which compare it with the OpenAPI schema) all read it. Order: docs/function.md's table,
 // then the typed-only keys.
 var keyDocs = []KeyDoc{
-	{Name: KeyMode, Type: "string", Default: string(Mode3Way), Valid: validModes,
+	{Name: KeyMode, Type: "string", Default: string(vocab.ThreeWay), Valid: validModes,
 		Meaning: "3way merges the change from original to updated onto dest (kyaml merge3); " +
 			"2way merges src into dest (kyaml merge2); apply merges local config (updated) onto a live object (dest) " +
 			"as kubectl client-side apply does, with the dest's kubectl.kubernetes.io/last-applied-configuration as original."},

@@ -29,7 +29,7 @@ const (
 // table).
 func Defaults() *Config {
 	return &Config{
-		Mode:            Mode3Way,
+		Mode:            vocab.ThreeWay,
 		RoleAnnotation:  vocab.DefaultRoleAnnotation,
 		OnConflict:      ConflictUpdated,
 		Schema:          SchemaKubernetes,
@@ -390,7 +390,7 @@ func (l *loader) setString(name, s string) {
 	switch name {
 	case KeyMode:
 		if l.checkEnum(name, s, validModes) {
-			l.cfg.Mode = Mode(s)
+			l.cfg.Mode = vocab.Mode(s)
 		}
 	case KeyOnConflict:
 		if l.checkEnum(name, s, validConflicts) {
@@ -546,27 +546,27 @@ var (
 	// allPathKeys is in the order of every mode's list below: sources, then dest.
 	allPathKeys   = []string{KeyOriginalPath, KeyUpdatedPath, KeySrcPath, KeyDestPath}
 	allInlineKeys = []string{KeyOriginal, KeyUpdated, KeySrc}
-	modePathKeys  = map[Mode][]string{
-		Mode3Way:  {KeyOriginalPath, KeyUpdatedPath, KeyDestPath},
-		Mode2Way:  {KeySrcPath, KeyDestPath},
-		ModeApply: {KeyUpdatedPath, KeyDestPath},
+	modePathKeys  = map[vocab.Mode][]string{
+		vocab.ThreeWay: {KeyOriginalPath, KeyUpdatedPath, KeyDestPath},
+		vocab.TwoWay:   {KeySrcPath, KeyDestPath},
+		vocab.Apply:    {KeyUpdatedPath, KeyDestPath},
 	}
-	modeInlineKeys = map[Mode][]string{
-		Mode3Way:  {KeyOriginal, KeyUpdated},
-		Mode2Way:  {KeySrc},
-		ModeApply: {KeyUpdated},
+	modeInlineKeys = map[vocab.Mode][]string{
+		vocab.ThreeWay: {KeyOriginal, KeyUpdated},
+		vocab.TwoWay:   {KeySrc},
+		vocab.Apply:    {KeyUpdated},
 	}
-	keyRole = map[string]string{
-		KeyOriginalPath: "original", KeyUpdatedPath: "updated", KeyDestPath: "dest", KeySrcPath: "src",
-		KeyOriginal: "original", KeyUpdated: "updated", KeySrc: "src",
+	keyRole = map[string]vocab.Role{
+		KeyOriginalPath: vocab.Original, KeyUpdatedPath: vocab.Updated, KeyDestPath: vocab.Dest, KeySrcPath: vocab.Src,
+		KeyOriginal: vocab.Original, KeyUpdated: vocab.Updated, KeySrc: vocab.Src,
 	}
 )
 
 // modesWith names the modes whose key list holds k, e.g. "3way and apply modes".
-func modesWith(table map[Mode][]string, k string) string {
+func modesWith(table map[vocab.Mode][]string, k string) string {
 	var modes []string
 	for _, m := range validModes {
-		if contains(table[Mode(m)], k) {
+		if contains(table[vocab.Mode(m)], k) {
 			modes = append(modes, m)
 		}
 	}

@@ -14,6 +14,7 @@ import (
 	"github.com/krm-merge/krm-merge/pkg/config"
 	"github.com/krm-merge/krm-merge/pkg/filter"
 	"github.com/krm-merge/krm-merge/pkg/results"
+	"github.com/krm-merge/krm-merge/pkg/vocab"
 )
 
 // parse reads a multi-document string into items without reader annotations.
@@ -462,7 +463,7 @@ func TestPipelineEmptyResultDeletes(t *testing.T) {
 // applied onto the live object as kubectl apply would.
 func TestApplyMode(t *testing.T) {
 	cfg := config.Defaults()
-	cfg.Mode = config.ModeApply
+	cfg.Mode = vocab.Apply
 	m := &filter.Filter{Config: cfg}
 	out, err := m.Filter(parse(t, `apiVersion: v1
 kind: ConfigMap

@@ -11,6 +11,7 @@ import (
 	"github.com/krm-merge/krm-merge/pkg/merge"
 	"github.com/krm-merge/krm-merge/pkg/results"
 	"github.com/krm-merge/krm-merge/pkg/roles"
+	"github.com/krm-merge/krm-merge/pkg/vocab"
 )
 
 // checkHeads returns an *results.ItemError for the first item, the input items in
@@ -29,9 +30,9 @@ func checkHeads(items []*yaml.RNode, cfg *config.Config) error {
 		}
 	}
 	for _, src := range []struct {
-		role  roles.Role
+		role  vocab.Role
 		nodes []*yaml.RNode
-	}{{roles.Original, cfg.Original}, {roles.Updated, cfg.Updated}, {roles.Src, cfg.Src}} {
+	}{{vocab.Original, cfg.Original}, {vocab.Updated, cfg.Updated}, {vocab.Src, cfg.Src}} {
 		for j, n := range src.nodes {
 			if f := bounds.BadHead(n.YNode()); f != nil {
 				where := fmt.Sprintf("functionConfig spec.%s[%d]", src.role, j)
@@ -69,7 +70,7 @@ func checkItems(items []roles.Item) (anyAlias, anyNullElement bool, err error) {
 	nulls := make([]bool, len(items))
 	parallel.ForEach(len(items), 64, func(i int) {
 		reports[i] = bounds.Check(items[i].Node.YNode())
-		nulls[i] = items[i].Role != roles.None && merge.HasNullElement(items[i].Node.YNode())
+		nulls[i] = items[i].Role != vocab.None && merge.HasNullElement(items[i].Node.YNode())
 	})
 	for i := range items {
 		anyNullElement = anyNullElement || nulls[i]

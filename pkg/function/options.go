@@ -11,13 +11,14 @@ import (
 	"github.com/krm-merge/krm-merge/pkg/resources"
 	"github.com/krm-merge/krm-merge/pkg/results"
 	"github.com/krm-merge/krm-merge/pkg/roles"
+	"github.com/krm-merge/krm-merge/pkg/vocab"
 )
 
 // The functionConfig stops here: every package below gets its own narrow options.
 
 // roleOptions are roles.Assign's options from cfg.
 func roleOptions(cfg *config.Config) roles.Options {
-	return roles.Options{Mode: string(cfg.Mode), Annotation: cfg.RoleAnnotation,
+	return roles.Options{Mode: cfg.Mode, Annotation: cfg.RoleAnnotation,
 		OriginalDir: cfg.OriginalPath, UpdatedDir: cfg.UpdatedPath, DestDir: cfg.DestPath, SrcDir: cfg.SrcPath,
 		Original: cfg.Original, Updated: cfg.Updated, Src: cfg.Src}
 }
@@ -42,14 +43,14 @@ func resourceOptions(cfg *config.Config, assigned []roles.Item, aliasFree, nullE
 		}
 	}
 	return resources.Options{
-		Mode:           resources.Mode(cfg.Mode),
+		Mode:           cfg.Mode,
 		OnConflict:     policy,
 		KeepSources:    cfg.KeepSources,
 		MergeOnPath:    cfg.MergeOnPath,
 		RoleAnnotation: cfg.RoleAnnotation,
 		DestDir:        destDir,
 		Merge: merge.Options{Policy: engine, Lists: Lists(cfg, assigned), AliasFree: aliasFree, NullElementFree: nullElementFree,
-			PositionalHost: hostedByID(assigned), ValueMerge: cfg.ValueMerge && cfg.Mode == config.Mode3Way},
+			PositionalHost: hostedByID(assigned), ValueMerge: cfg.ValueMerge && cfg.Mode == vocab.ThreeWay},
 		FieldRules: cfg.FieldRules,
 		Plan:       cfg.Plan,
 	}
@@ -59,7 +60,7 @@ func resourceOptions(cfg *config.Config, assigned []roles.Item, aliasFree, nullE
 // field order by input id (kpt, kustomize): a dest item carries the id.
 func hostedByID(items []roles.Item) bool {
 	for i := range items {
-		if items[i].Role == roles.Dest && host.HasID(items[i].Node) {
+		if items[i].Role == vocab.Dest && host.HasID(items[i].Node) {
 			return true
 		}
 	}
@@ -83,7 +84,7 @@ func Lists(cfg *config.Config, items []roles.Item) *listkind.Resolver {
 	// package's CRD), the last one given wins: order them so that updated's (src's)
 	// does, the schema the merged resources will be applied with; then dest's.
 	var crds []*yaml.RNode
-	for _, role := range []roles.Role{roles.Original, roles.None, roles.Dest, roles.Src, roles.Updated} {
+	for _, role := range []vocab.Role{vocab.Original, vocab.None, vocab.Dest, vocab.Src, vocab.Updated} {
 		for i := range items {
 			if n := items[i].Node; items[i].Role == role && n.GetKind() == "CustomResourceDefinition" {
 				crds = append(crds, n)
@@ -104,7 +105,7 @@ func Lists(cfg *config.Config, items []roles.Item) *listkind.Resolver {
 func noFieldRuleAnnotations(items []roles.Item) error {
 	for i := range items {
 		it := &items[i]
-		if it.Role == roles.None {
+		if it.Role == vocab.None {
 			continue
 		}
 		if _, ok := it.Node.GetAnnotations()[fieldrules.Annotation]; ok {

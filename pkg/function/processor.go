@@ -15,6 +15,7 @@ import (
 	"github.com/krm-merge/krm-merge/pkg/resources"
 	"github.com/krm-merge/krm-merge/pkg/results"
 	"github.com/krm-merge/krm-merge/pkg/roles"
+	"github.com/krm-merge/krm-merge/pkg/vocab"
 )
 
 // Processor is the krm-merge function. The zero value is ready to use.
@@ -129,7 +130,7 @@ func Run(items []*yaml.RNode, cfg *config.Config) (*resources.Outcome, error) {
 	if err != nil {
 		return nil, err
 	}
-	if cfg.Mode == config.ModeApply {
+	if cfg.Mode == vocab.Apply {
 		if err := noFieldRuleAnnotations(assigned); err != nil {
 			return nil, err
 		}

@@ -18,6 +18,7 @@ import (
 	"github.com/krm-merge/krm-merge/internal/stage"
 	"github.com/krm-merge/krm-merge/internal/textmerge"
 	"github.com/krm-merge/krm-merge/pkg/config"
+	"github.com/krm-merge/krm-merge/pkg/vocab"
 )
 
 // Options says what to update and how.
@@ -323,7 +324,7 @@ func mergeConfig(in *config.Config) (*config.Config, error) {
 	}
 	c := *in
 	var bad []string
-	if c.Mode != config.Mode3Way {
+	if c.Mode != vocab.ThreeWay {
 		bad = append(bad, fmt.Sprintf("mode is %s; pkg update is a 3-way merge", c.Mode))
 	}
 	for _, f := range []struct{ key, v string }{{"originalPath", c.OriginalPath}, {"updatedPath", c.UpdatedPath},

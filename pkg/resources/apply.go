@@ -9,6 +9,7 @@ import (
 	"github.com/krm-merge/krm-merge/pkg/apply"
 	"github.com/krm-merge/krm-merge/pkg/results"
 	"github.com/krm-merge/krm-merge/pkg/roles"
+	"github.com/krm-merge/krm-merge/pkg/vocab"
 )
 
 // Apply mode's resource rules (docs/merge-semantics.md, "Apply mode"), per identity, role updated being the
@@ -44,7 +45,7 @@ func (r *run) applyOptions() apply.Options {
 
 // prepareApply computes a set's apply or create.
 func (r *run) prepareApply(s *roles.Set) prep {
-	u, d := s.Get(roles.Updated), s.Get(roles.Dest)
+	u, d := s.Get(vocab.Updated), s.Get(vocab.Dest)
 	switch {
 	case u != nil && d != nil:
 		res, err := apply.Apply(d.Node, u.Node, r.applyOptions())
@@ -87,7 +88,7 @@ func placeApplyError(err error, config, live *roles.Item) error {
 
 // applyRules applies apply mode's rules to one identity.
 func (r *run) applyRules(s *roles.Set, p *prep) error {
-	u, d := s.Get(roles.Updated), s.Get(roles.Dest)
+	u, d := s.Get(vocab.Updated), s.Get(vocab.Dest)
 	if p.err != nil {
 		return p.err
 	}

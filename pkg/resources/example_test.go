@@ -11,6 +11,7 @@ import (
 	"github.com/krm-merge/krm-merge/pkg/resources"
 	"github.com/krm-merge/krm-merge/pkg/results"
 	"github.com/krm-merge/krm-merge/pkg/roles"
+	"github.com/krm-merge/krm-merge/pkg/vocab"
 )
 
 const roleAnnotation = "config.kubernetes.io/merge-source"
@@ -50,7 +51,7 @@ func ExampleRun() {
 		log.Fatal(err)
 	}
 	out, err := resources.Run(assigned, resources.Options{
-		Mode:           resources.ThreeWay,
+		Mode:           vocab.ThreeWay,
 		OnConflict:     results.UpdatedWins,
 		RoleAnnotation: roleAnnotation,
 		Merge:          merge.Options{Lists: listkind.New(true, listkind.SeedKeys)},

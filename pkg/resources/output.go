@@ -8,6 +8,7 @@ import (
 
 	"github.com/krm-merge/krm-merge/internal/host"
 	"github.com/krm-merge/krm-merge/pkg/roles"
+	"github.com/krm-merge/krm-merge/pkg/vocab"
 )
 
 // OutputItems is the output order of every mode (docs/function.md, "Output"): the input
@@ -22,9 +23,9 @@ func OutputItems(items []roles.Item, keepSources bool, replace map[*roles.Item]*
 		it := &items[i]
 		switch {
 		case it.Inline:
-		case it.Role == roles.None:
+		case it.Role == vocab.None:
 			out = append(out, it.Node)
-		case it.Role == roles.Dest:
+		case it.Role == vocab.Dest:
 			if drop[it] {
 				continue
 			}

@@ -53,7 +53,7 @@ func (r *run) mergePlan(o *Outcome) (framework.Results, results.PlanCounts) {
 			changed = true
 			counts.Count(c.Op)
 			o.Changes = append(o.Changes, FieldChange{Item: d, Change: c})
-			out = append(out, results.PlanChange(at(d), c, string(r.opts.Mode)))
+			out = append(out, results.PlanChange(at(d), c, r.opts.Mode))
 		}
 		if changed || len(covered[d]) > 0 {
 			counts.Resources++

@@ -13,26 +13,14 @@ import (
 	"github.com/krm-merge/krm-merge/pkg/plan"
 	"github.com/krm-merge/krm-merge/pkg/results"
 	"github.com/krm-merge/krm-merge/pkg/roles"
-)
-
-// Mode is the kind of run.
-type Mode string
-
-const (
-	// ThreeWay applies the change from original to updated onto dest.
-	ThreeWay Mode = "3way"
-	// TwoWay merges src into dest.
-	TwoWay Mode = "2way"
-	// Apply previews kubectl client-side apply of the local config (role updated) onto
-	// the live objects (role dest).
-	Apply Mode = "apply"
+	"github.com/krm-merge/krm-merge/pkg/vocab"
 )
 
 // Options say how Run applies the rules. Package function builds them from the
 // functionConfig.
 type Options struct {
 	// Mode is the run's mode.
-	Mode Mode
+	Mode vocab.Mode
 	// OnConflict decides conflicts: results.UpdatedWins (kyaml's behaviour),
 	// results.DestWins, or results.Refuse (the caller fails the run; in apply mode,
 	// kubectl apply --overwrite=false). DestWins does not apply in apply mode.
@@ -201,9 +189,9 @@ func (r *run) prepare(s *roles.Set) (p prep) {
 		prepareHook(s)
 	}
 	switch r.opts.Mode {
-	case TwoWay:
+	case vocab.TwoWay:
 		return r.prepareTwoWay(s)
-	case Apply:
+	case vocab.Apply:
 		return r.prepareApply(s)
 	default:
 		return r.prepareThreeWay(s)
@@ -218,7 +206,7 @@ func (r *run) resource(s *roles.Set, p *prep) (err error) {
 		}
 		if p.panicked != nil {
 			verb := "merging"
-			if r.opts.Mode == Apply {
+			if r.opts.Mode == vocab.Apply {
 				verb = "applying"
 			}
 			err = first(s).Errorf("", "internal error %s %s: %v (please report this with the input)", verb, s.ID, p.panicked)
@@ -228,9 +216,9 @@ func (r *run) resource(s *roles.Set, p *prep) (err error) {
 		return nil
 	}
 	switch r.opts.Mode {
-	case TwoWay:
+	case vocab.TwoWay:
 		return r.twoWay(s, p)
-	case Apply:
+	case vocab.Apply:
 		return r.applyRules(s, p)
 	default:
 		return r.threeWay(s, p)
@@ -240,7 +228,7 @@ func (r *run) resource(s *roles.Set, p *prep) (err error) {
 // first is the item of s that names the resource in errors: dest's, else updated's,
 // src's, original's.
 func first(s *roles.Set) *roles.Item {
-	for _, role := range []roles.Role{roles.Dest, roles.Updated, roles.Src, roles.Original} {
+	for _, role := range []vocab.Role{vocab.Dest, vocab.Updated, vocab.Src, vocab.Original} {
 		if it := s.Get(role); it != nil {
 			return it
 		}

@@ -11,6 +11,7 @@ import (
 	"github.com/krm-merge/krm-merge/pkg/resources"
 	"github.com/krm-merge/krm-merge/pkg/results"
 	"github.com/krm-merge/krm-merge/pkg/roles"
+	"github.com/krm-merge/krm-merge/pkg/vocab"
 )
 
 func cm(t *testing.T, role, name, data string) *yaml.RNode {
@@ -30,7 +31,7 @@ func defaults() *setup {
 	const annotation = "config.kubernetes.io/merge-source"
 	return &setup{
 		roles: roles.Options{Mode: "3way", Annotation: annotation},
-		run: resources.Options{Mode: resources.ThreeWay, OnConflict: results.UpdatedWins, RoleAnnotation: annotation,
+		run: resources.Options{Mode: vocab.ThreeWay, OnConflict: results.UpdatedWins, RoleAnnotation: annotation,
 			Merge: merge.Options{Lists: listkind.New(true, listkind.SeedKeys)}},
 	}
 }

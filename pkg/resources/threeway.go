@@ -4,6 +4,7 @@ import (
 	"github.com/krm-merge/krm-merge/pkg/merge"
 	"github.com/krm-merge/krm-merge/pkg/results"
 	"github.com/krm-merge/krm-merge/pkg/roles"
+	"github.com/krm-merge/krm-merge/pkg/vocab"
 )
 
 // The 3-way resource rules (docs/merge-semantics.md, "Resources"), per identity,
@@ -18,7 +19,7 @@ import (
 
 // prepareThreeWay computes a set's 3-way merge and comparisons.
 func (r *run) prepareThreeWay(s *roles.Set) prep {
-	o, u, d := s.Get(roles.Original), s.Get(roles.Updated), s.Get(roles.Dest)
+	o, u, d := s.Get(vocab.Original), s.Get(vocab.Updated), s.Get(vocab.Dest)
 	switch {
 	case u != nil && d != nil:
 		on := r.normalized(o, d)
@@ -50,7 +51,7 @@ func (r *run) prepareThreeWay(s *roles.Set) prep {
 
 // threeWay applies the 3-way rules to one identity.
 func (r *run) threeWay(s *roles.Set, p *prep) error {
-	o, u, d := s.Get(roles.Original), s.Get(roles.Updated), s.Get(roles.Dest)
+	o, u, d := s.Get(vocab.Original), s.Get(vocab.Updated), s.Get(vocab.Dest)
 	switch {
 	case u != nil && d != nil:
 		if p.err != nil {

@@ -3,6 +3,7 @@ package resources
 import (
 	"github.com/krm-merge/krm-merge/pkg/merge"
 	"github.com/krm-merge/krm-merge/pkg/roles"
+	"github.com/krm-merge/krm-merge/pkg/vocab"
 )
 
 // The 2-way resource rules (docs/merge-semantics.md, "Resources"), per identity,
@@ -12,7 +13,7 @@ import (
 
 // prepareTwoWay computes a set's 2-way merge.
 func (r *run) prepareTwoWay(s *roles.Set) prep {
-	src, d := s.Get(roles.Src), s.Get(roles.Dest)
+	src, d := s.Get(vocab.Src), s.Get(vocab.Dest)
 	switch {
 	case src != nil && d != nil:
 		sn := r.normalized(src, d)
@@ -45,7 +46,7 @@ func (r *run) prepareTwoWay(s *roles.Set) prep {
 
 // twoWay applies the 2-way rules to one identity.
 func (r *run) twoWay(s *roles.Set, p *prep) error {
-	src, d := s.Get(roles.Src), s.Get(roles.Dest)
+	src, d := s.Get(vocab.Src), s.Get(vocab.Dest)
 	switch {
 	case src != nil && d != nil:
 		if p.err != nil {

@@ -9,6 +9,7 @@ import (
 
 	"github.com/krm-merge/krm-merge/pkg/merge"
 	"github.com/krm-merge/krm-merge/pkg/plan"
+	"github.com/krm-merge/krm-merge/pkg/vocab"
 )
 
 // Every result message of a run is built here, from typed values: the summaries, the
@@ -240,7 +241,7 @@ func (p *PlanCounts) Count(op plan.Op) {
 // PlanSummary is the info result heading a 3-way or 2-way plan, e.g. "3way plan,
 // nothing written: 2 merged (1 would change), 1 added, 0 deleted, 3 kept, 1 conflicts;
 // fields: 2 changed, 1 added, 0 deleted, 0 reordered".
-func PlanSummary(mode string, c Counts, p PlanCounts) *framework.Result {
+func PlanSummary(mode vocab.Mode, c Counts, p PlanCounts) *framework.Result {
 	msg := fmt.Sprintf("%s plan, nothing written: %d merged (%d would change), %d added, %d deleted, %d kept, %d conflicts; fields: %d changed, %d added, %d deleted, %d reordered",
 		mode, c.Merged, p.Resources, c.Added, c.Deleted, c.Kept, c.Conflicts, p.Changed, p.Added, p.Deleted, p.Reordered)
 	if c.StayedDeleted > 0 {
@@ -252,9 +253,9 @@ func PlanSummary(mode string, c Counts, p PlanCounts) *framework.Result {
 // PlanChange is the info result of one field a 3-way or 2-way plan would change (at.Path
 // is the change's path): "3way plan: would change this field: 1 -> 3", currentValue
 // dest's, proposedValue the merge's.
-func PlanChange(at At, c plan.Change, mode string) *framework.Result {
+func PlanChange(at At, c plan.Change, mode vocab.Mode) *framework.Result {
 	at.Path = c.Path.String()
-	return withValues(at.result(framework.Info, mode+" plan: "+ChangeText(c)), c.Current, c.Proposed)
+	return withValues(at.result(framework.Info, string(mode)+" plan: "+ChangeText(c)), c.Current, c.Proposed)
 }
 
 // ChangeText says what a merge would do to one field, e.g. "would change this field: 1
@@ -274,17 +275,17 @@ func ChangeText(c plan.Change) string {
 
 // PlanAdd and PlanDelete are the info results of a resource a plan would add (at its new
 // file) or delete, naming no field (at.Path is ignored): "3way plan: would add this
-// resource"; mode is the run's mode as the message starts with it ("3way", "2way").
-func PlanAdd(at At, mode string) *framework.Result {
+// resource"; the message starts with mode ("3way", "2way").
+func PlanAdd(at At, mode vocab.Mode) *framework.Result {
 	at.Path = ""
-	return at.result(framework.Info, mode+" plan: would add this resource")
+	return at.result(framework.Info, string(mode)+" plan: would add this resource")
 }
 
 // PlanDelete is the info result of a resource a plan would delete (deleted upstream);
 // see PlanAdd.
-func PlanDelete(at At, mode string) *framework.Result {
+func PlanDelete(at At, mode vocab.Mode) *framework.Result {
 	at.Path = ""
-	return at.result(framework.Info, mode+" plan: would delete this resource (deleted upstream)")
+	return at.result(framework.Info, string(mode)+" plan: would delete this resource (deleted upstream)")
 }
 
 // ApplyCounts are the outcomes of an apply run.

@@ -7,6 +7,8 @@ import (
 
 	"sigs.k8s.io/kustomize/kyaml/fn/framework"
 	"sigs.k8s.io/kustomize/kyaml/yaml"
+
+	"github.com/krm-merge/krm-merge/pkg/vocab"
 )
 
 // ItemError is bad input tied to a place: which resource, which file, which field.
@@ -120,7 +122,7 @@ type Counts struct {
 
 // Summary is the run's info result, e.g.
 // "3way merge: 12 merged, 1 added, 1 deleted, 3 kept, 2 conflicts".
-func Summary(mode string, c Counts) *framework.Result {
+func Summary(mode vocab.Mode, c Counts) *framework.Result {
 	msg := fmt.Sprintf("%s merge: %d merged, %d added, %d deleted, %d kept, %d conflicts",
 		mode, c.Merged, c.Added, c.Deleted, c.Kept, c.Conflicts)
 	if c.StayedDeleted > 0 {

@@ -7,6 +7,7 @@ import (
 	"sigs.k8s.io/kustomize/kyaml/yaml"
 
 	"github.com/krm-merge/krm-merge/pkg/roles"
+	"github.com/krm-merge/krm-merge/pkg/vocab"
 )
 
 // parse reads items as a KRM host gives them, each YAML text a document.
@@ -55,7 +56,7 @@ metadata:
     config.kubernetes.io/merge-source: updated
 `)
 	assigned, err := roles.Assign(items, roles.Options{
-		Mode:        "3way",
+		Mode:        vocab.ThreeWay,
 		Annotation:  "config.kubernetes.io/merge-source",
 		OriginalDir: "upstream/v1",
 		UpdatedDir:  "upstream/v2",
@@ -73,7 +74,7 @@ metadata:
 	}
 	for _, s := range sets {
 		fmt.Printf("%s:", s.ID)
-		for _, r := range roles.Modes["3way"] {
+		for _, r := range vocab.ThreeWay.Roles() {
 			if it := s.Get(r); it != nil {
 				fmt.Printf(" %s=%s", r, it.File)
 			}
@@ -110,7 +111,7 @@ kind: ConfigMap
 metadata:
   name: unrelated
 `)
-	opts := roles.Options{Mode: "2way", Annotation: "config.kubernetes.io/merge-source"}
+	opts := roles.Options{Mode: vocab.TwoWay, Annotation: "config.kubernetes.io/merge-source"}
 	assigned, err := roles.Assign(items, opts)
 	if err != nil {
 		log.Fatal(err)
@@ -118,7 +119,7 @@ metadata:
 	for _, it := range assigned {
 		fmt.Printf("%q %s\n", it.Role, it.Node.GetName())
 	}
-	opts.Mode = "3way"
+	opts.Mode = vocab.ThreeWay
 	_, err = roles.Assign(items, opts)
 	fmt.Println(err)
 	// Output:
@@ -144,7 +145,7 @@ metadata: # kpt-merge: /settings
   namespace: prod
   annotations: {config.kubernetes.io/merge-source: dest}
 `)
-	assigned, err := roles.Assign(items, roles.Options{Mode: "3way", Annotation: "config.kubernetes.io/merge-source"})
+	assigned, err := roles.Assign(items, roles.Options{Mode: vocab.ThreeWay, Annotation: "config.kubernetes.io/merge-source"})
 	if err != nil {
 		log.Fatal(err)
 	}
@@ -153,8 +154,8 @@ metadata: # kpt-merge: /settings
 		log.Fatal(err)
 	}
 	for _, s := range sets {
-		fmt.Printf("%s: updated=%s dest=%s/%s\n", s.ID, s.Get(roles.Updated).Node.GetName(),
-			s.Get(roles.Dest).Node.GetNamespace(), s.Get(roles.Dest).Node.GetName())
+		fmt.Printf("%s: updated=%s dest=%s/%s\n", s.ID, s.Get(vocab.Updated).Node.GetName(),
+			s.Get(vocab.Dest).Node.GetNamespace(), s.Get(vocab.Dest).Node.GetName())
 	}
 	// Output:
 	// ConfigMap settings: updated=settings dest=prod/prod-settings

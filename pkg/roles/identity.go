@@ -212,11 +212,11 @@ type Set struct {
 	// items' own.
 	ID ID
 	// Items holds one item per role present.
-	Items map[Role]*Item
+	Items map[vocab.Role]*Item
 }
 
 // Get returns the item of a role, or nil.
-func (s *Set) Get(r Role) *Item { return s.Items[r] }
+func (s *Set) Get(r vocab.Role) *Item { return s.Items[r] }
 
 // IndexOptions say how Index builds identities.
 type IndexOptions struct {
@@ -262,7 +262,7 @@ func Index(items []Item, opts IndexOptions) ([]*Set, error) {
 	exists := make(map[ID]bool, len(items))
 	for i := range items {
 		it := &items[i]
-		if it.Role == None {
+		if it.Role == vocab.None {
 			continue
 		}
 		ids[i] = Identity(it, opts.MergeOnPath)
@@ -298,13 +298,13 @@ func Index(items []Item, opts IndexOptions) ([]*Set, error) {
 	var order []*Set
 	for i := range items {
 		it := &items[i]
-		if it.Role == None {
+		if it.Role == vocab.None {
 			continue
 		}
 		id := ids[i]
 		s := byID[id]
 		if s == nil {
-			s = &Set{ID: id, Items: map[Role]*Item{}}
+			s = &Set{ID: id, Items: map[vocab.Role]*Item{}}
 			byID[id] = s
 			order = append(order, s)
 		}
@@ -320,12 +320,12 @@ func Index(items []Item, opts IndexOptions) ([]*Set, error) {
 // file, in input order (ID.Nth).
 func numberNameless(items []Item, ids []ID) {
 	type key struct {
-		role Role
+		role vocab.Role
 		id   ID
 	}
 	var seen map[key]int
 	for i := range items {
-		if items[i].Role == None || ids[i].Name != "" || ids[i].File == "" {
+		if items[i].Role == vocab.None || ids[i].Name != "" || ids[i].File == "" {
 			continue
 		}
 		if seen == nil {
@@ -343,12 +343,12 @@ func numberNameless(items []Item, ids []ID) {
 // identity override, are left colliding for Index's duplicate error.
 func splitByFile(items []Item, ids, natural []ID, overrides map[*Item]*Override) error {
 	type key struct {
-		role Role
+		role vocab.Role
 		id   ID
 	}
 	count := make(map[key][]int, len(items))
 	for i := range items {
-		if items[i].Role == None || ids[i].File != "" {
+		if items[i].Role == vocab.None || ids[i].File != "" {
 			continue
 		}
 		k := key{items[i].Role, ids[i]}
@@ -377,7 +377,7 @@ func splitByFile(items []Item, ids, natural []ID, overrides map[*Item]*Override)
 		return nil
 	}
 	for i := range items {
-		if items[i].Role != None && ids[i].File == "" && split[ids[i]] {
+		if items[i].Role != vocab.None && ids[i].File == "" && split[ids[i]] {
 			ids[i].File = items[i].RelFile
 		}
 	}
@@ -404,19 +404,19 @@ func pairNamespaces(items []Item, ids []ID, namespaced func(apiVersion, kind str
 	// role holds both "" and "default".
 	type seen struct {
 		ns   map[string]bool
-		role map[Role]uint8 // bit 1: "", bit 2: "default"
+		role map[vocab.Role]uint8 // bit 1: "", bit 2: "default"
 		both bool
 	}
 	all := map[ID]*seen{}
 	for i := range items {
-		if items[i].Role == None {
+		if items[i].Role == vocab.None {
 			continue
 		}
 		k := ids[i]
 		k.Namespace = ""
 		s := all[k]
 		if s == nil {
-			s = &seen{ns: map[string]bool{}, role: map[Role]uint8{}}
+			s = &seen{ns: map[string]bool{}, role: map[vocab.Role]uint8{}}
 			all[k] = s
 		}
 		s.ns[ids[i].Namespace] = true
@@ -434,7 +434,7 @@ func pairNamespaces(items []Item, ids []ID, namespaced func(apiVersion, kind str
 		namespaced = builtinNamespaced
 	}
 	for i := range items {
-		if items[i].Role == None {
+		if items[i].Role == vocab.None {
 			continue
 		}
 		k := ids[i]

@@ -8,6 +8,7 @@ import (
 	"sigs.k8s.io/kustomize/kyaml/yaml"
 
 	"github.com/krm-merge/krm-merge/pkg/results"
+	"github.com/krm-merge/krm-merge/pkg/vocab"
 )
 
 func asItemError(t *testing.T, err error) *results.ItemError {
@@ -52,7 +53,7 @@ func setsOf(t *testing.T, items ...*yaml.RNode) []string {
 	var out []string
 	for _, s := range sets {
 		var parts []string
-		for _, r := range []Role{Original, Updated, Dest} {
+		for _, r := range []vocab.Role{vocab.Original, vocab.Updated, vocab.Dest} {
 			if it := s.Get(r); it != nil {
 				n := it.Node.GetName()
 				if ns := it.Node.GetNamespace(); ns != "" {
@@ -187,7 +188,7 @@ func pathSets(t *testing.T, items ...*yaml.RNode) ([]string, error) {
 	var out []string
 	for _, s := range sets {
 		var parts []string
-		for _, r := range []Role{Original, Updated, Dest} {
+		for _, r := range []vocab.Role{vocab.Original, vocab.Updated, vocab.Dest} {
 			if it := s.Get(r); it != nil {
 				parts = append(parts, string(r)+"="+it.File)
 			}

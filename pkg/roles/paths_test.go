@@ -9,6 +9,7 @@ import (
 	"sigs.k8s.io/kustomize/kyaml/yaml"
 
 	"github.com/krm-merge/krm-merge/pkg/results"
+	"github.com/krm-merge/krm-merge/pkg/vocab"
 )
 
 func TestCheckPath(t *testing.T) {
@@ -118,19 +119,19 @@ func TestPathAnnotationOutsideThePackage(t *testing.T) {
 // item whose path leaves the package, so an inline item keeps no such path.
 func TestInlinePathAnnotations(t *testing.T) {
 	for _, bad := range []string{"../../x.yaml", "/x.yaml", `a\..\..\x.yaml`, "x\x00.yaml", `\\h\s\x.yaml`} {
-		for _, role := range []Role{Original, Updated, Src} {
+		for _, role := range []vocab.Role{vocab.Original, vocab.Updated, vocab.Src} {
 			opts := defaults()
 			inline := []*yaml.RNode{
 				node(t, "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: ok, annotations: {config.kubernetes.io/path: app/ok.yaml}}\n"),
 				node(t, "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: x, annotations: {config.kubernetes.io/path: "+strconv.Quote(bad)+"}}\n"),
 			}
 			switch role {
-			case Original:
+			case vocab.Original:
 				opts.Original, opts.Updated = inline, []*yaml.RNode{}
-			case Updated:
+			case vocab.Updated:
 				opts.Original, opts.Updated = []*yaml.RNode{}, inline
-			case Src:
-				opts.Mode, opts.Src = "2way", inline
+			case vocab.Src:
+				opts.Mode, opts.Src = vocab.TwoWay, inline
 			}
 			ie := itemError(t, nil, opts)
 			name := string(role) + " " + strconv.Quote(bad)

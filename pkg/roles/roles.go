@@ -13,36 +13,11 @@ import (
 	"github.com/krm-merge/krm-merge/pkg/vocab"
 )
 
-// Role is an item's part in a merge.
-type Role string
-
-const (
-	// None marks an item that passes through unchanged.
-	None Role = ""
-	// Original is the old upstream (3-way).
-	Original Role = "original"
-	// Updated is the new upstream (3-way).
-	Updated Role = "updated"
-	// Dest is the local copy the change is applied to (3-way, 2-way).
-	Dest Role = "dest"
-	// Src is what is merged into dest (2-way).
-	Src Role = "src"
-)
-
-// Modes are the modes' names, with the roles of each in the order messages list them:
-// "3way" original, updated, dest; "2way" src, dest; "apply" updated (the local config),
-// dest (the live object).
-var Modes = map[string][]Role{
-	"3way":  {Original, Updated, Dest},
-	"2way":  {Src, Dest},
-	"apply": {Updated, Dest},
-}
-
 // Options say how Assign gives items their roles. Package function builds them from the
 // functionConfig.
 type Options struct {
-	// Mode names the run's mode, a key of Modes; its roles are the valid ones.
-	Mode string
+	// Mode is the run's mode; its roles (vocab.Mode.Roles) are the valid ones.
+	Mode vocab.Mode
 	// Annotation is the annotation naming an item's role.
 	Annotation string
 	// OriginalDir, UpdatedDir, DestDir and SrcDir select roles by the directory an item's
@@ -61,8 +36,8 @@ func (o Options) inline() bool { return o.Original != nil || o.Updated != nil ||
 type Item struct {
 	// Node is the item as read; never modified by this package.
 	Node *yaml.RNode
-	// Role is the item's role; None passes through.
-	Role Role
+	// Role is the item's role; vocab.None passes through.
+	Role vocab.Role
 	// Position is the item's position in the input (inline items follow the input).
 	Position int
 	// File is the item's path annotation, cleaned ("" for inline items).
@@ -109,7 +84,7 @@ func (it *Item) Errorf(field, format string, args ...interface{}) *results.ItemE
 // path. Each names the item (an inline one as "functionConfig spec.<role>[i]") and the
 // field.
 func Assign(items []*yaml.RNode, opts Options) ([]Item, error) {
-	valid := Modes[opts.Mode]
+	valid := opts.Mode.Roles()
 	dirs := roleDirs(opts)
 	out := make([]Item, len(items), len(items)+len(opts.Original)+len(opts.Updated)+len(opts.Src))
 	errs := make([]error, len(items))
@@ -126,8 +101,8 @@ func Assign(items []*yaml.RNode, opts Options) ([]Item, error) {
 		special := vocab.IsKptfile(n) || vocab.IsLocalConfig(n)
 		switch {
 		case annotated != "":
-			it.Role = Role(annotated)
-			if !contains(valid, it.Role) {
+			it.Role = vocab.Role(annotated)
+			if !opts.Mode.Has(it.Role) {
 				errs[i] = invalidRole(&it, opts, annotated, valid)
 				return
 			}
@@ -142,9 +117,9 @@ func Assign(items []*yaml.RNode, opts Options) ([]Item, error) {
 		case special:
 			// Kptfile and local-config pass through unless their own annotation selects them.
 		case opts.inline():
-			it.Role = Dest
+			it.Role = vocab.Dest
 		}
-		if it.Role != None {
+		if it.Role != vocab.None {
 			errs[i] = checkPaths(&it, annos, true)
 		}
 		out[i] = it
@@ -155,9 +130,9 @@ func Assign(items []*yaml.RNode, opts Options) ([]Item, error) {
 		}
 	}
 	for _, inline := range []struct {
-		role  Role
+		role  vocab.Role
 		nodes []*yaml.RNode
-	}{{Original, opts.Original}, {Updated, opts.Updated}, {Src, opts.Src}} {
+	}{{vocab.Original, opts.Original}, {vocab.Updated, opts.Updated}, {vocab.Src, opts.Src}} {
 		for j, n := range inline.nodes {
 			it := Item{Node: n, Role: inline.role, Position: len(items) + j, Inline: true}
 			it.RelFile, it.Index = location(n)
@@ -170,7 +145,7 @@ func Assign(items []*yaml.RNode, opts Options) ([]Item, error) {
 	}
 	errs = make([]error, len(out))
 	parallel.ForEach(len(out), 64, func(i int) {
-		if out[i].Role != None {
+		if out[i].Role != vocab.None {
 			errs[i] = requireIdentity(&out[i])
 		}
 	})
@@ -182,14 +157,14 @@ func Assign(items []*yaml.RNode, opts Options) ([]Item, error) {
 	return out, nil
 }
 
-func invalidRole(it *Item, opts Options, value string, valid []Role) error {
+func invalidRole(it *Item, opts Options, value string, valid []vocab.Role) error {
 	names := make([]string, len(valid))
 	for i, r := range valid {
 		names[i] = string(r)
 	}
 	msg := fmt.Sprintf("role %q is not a role of mode %s; valid roles: %s", value, opts.Mode, strings.Join(names, ", "))
-	for _, m := range []string{"3way", "2way"} {
-		if m != opts.Mode && contains(Modes[m], Role(value)) {
+	for _, m := range []vocab.Mode{vocab.ThreeWay, vocab.TwoWay} {
+		if m != opts.Mode && m.Has(vocab.Role(value)) {
 			msg += fmt.Sprintf(" (%q is a role of mode %s: set mode: %s, or change the annotation)", value, m, m)
 			break
 		}
@@ -234,14 +209,14 @@ func Clean(p string) string {
 }
 
 type roleDir struct {
-	role Role
+	role vocab.Role
 	dir  string
 }
 
 // roleDirs lists the configured role directories.
 func roleDirs(opts Options) []roleDir {
 	var out []roleDir
-	for _, rd := range []roleDir{{Original, opts.OriginalDir}, {Updated, opts.UpdatedDir}, {Dest, opts.DestDir}, {Src, opts.SrcDir}} {
+	for _, rd := range []roleDir{{vocab.Original, opts.OriginalDir}, {vocab.Updated, opts.UpdatedDir}, {vocab.Dest, opts.DestDir}, {vocab.Src, opts.SrcDir}} {
 		if rd.dir != "" {
 			out = append(out, roleDir{rd.role, Clean(rd.dir)})
 		}
@@ -249,7 +224,7 @@ func roleDirs(opts Options) []roleDir {
 	return out
 }
 
-func dirFor(dirs []roleDir, role Role) string {
+func dirFor(dirs []roleDir, role vocab.Role) string {
 	for _, d := range dirs {
 		if d.role == role {
 			return d.dir
@@ -260,11 +235,11 @@ func dirFor(dirs []roleDir, role Role) string {
 
 // byPath returns the role whose directory holds file, the most specific one winning;
 // whole directory names only ("dest" does not hold "destination/x.yaml").
-func byPath(dirs []roleDir, file string) (Role, string, bool) {
+func byPath(dirs []roleDir, file string) (vocab.Role, string, bool) {
 	if file == "" {
-		return None, "", false
+		return vocab.None, "", false
 	}
-	best, bestDir, found := None, "", false
+	best, bestDir, found := vocab.None, "", false
 	for _, d := range dirs {
 		if !under(file, d.dir) {
 			continue
@@ -295,15 +270,6 @@ func Rebase(rel, toDir string) string {
 		return rel
 	}
 	return path.Join(toDir, rel)
-}
-
-func contains(roles []Role, r Role) bool {
-	for _, x := range roles {
-		if x == r {
-			return true
-		}
-	}
-	return false
 }
 
 // pathAnnotations are the annotations an item's file path comes from, in the order

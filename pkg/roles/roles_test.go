@@ -8,11 +8,12 @@ import (
 	"sigs.k8s.io/kustomize/kyaml/yaml"
 
 	"github.com/krm-merge/krm-merge/pkg/results"
+	"github.com/krm-merge/krm-merge/pkg/vocab"
 )
 
 // defaults are the roles of a 3-way run by the default role annotation.
 func defaults() Options {
-	return Options{Mode: "3way", Annotation: "config.kubernetes.io/merge-source"}
+	return Options{Mode: vocab.ThreeWay, Annotation: "config.kubernetes.io/merge-source"}
 }
 
 func node(t *testing.T, s string) *yaml.RNode {
@@ -53,16 +54,16 @@ func TestAssignByPath(t *testing.T) {
 		t.Fatal(err)
 	}
 	want := []struct {
-		role Role
+		role vocab.Role
 		rel  string
 	}{
-		{Original, "a.yaml"},
-		{Updated, "sub/a.yaml"},
-		{Dest, "app/a.yaml"},
-		{Dest, "upstream/older/b.yaml"}, // "upstream/old" must not select "upstream/older"
-		{Dest, "Kptfile"},               // Kptfiles are selected by path too
-		{Dest, "fn.yaml"},               // and so are local-config items
-		{Updated, "x.yaml"},             // the annotation wins over the path
+		{vocab.Original, "a.yaml"},
+		{vocab.Updated, "sub/a.yaml"},
+		{vocab.Dest, "app/a.yaml"},
+		{vocab.Dest, "upstream/older/b.yaml"}, // "upstream/old" must not select "upstream/older"
+		{vocab.Dest, "Kptfile"},               // Kptfiles are selected by path too
+		{vocab.Dest, "fn.yaml"},               // and so are local-config items
+		{vocab.Updated, "x.yaml"},             // the annotation wins over the path
 	}
 	for i, w := range want {
 		if got[i].Role != w.role || got[i].RelFile != w.rel {
@@ -81,7 +82,7 @@ func TestAssignByAnnotationAndPassThrough(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got[0].Role != Dest || got[1].Role != None {
+	if got[0].Role != vocab.Dest || got[1].Role != vocab.None {
 		t.Errorf("roles = %q, %q; want dest (configured annotation) and none", got[0].Role, got[1].Role)
 	}
 }
@@ -96,7 +97,7 @@ func TestAssignInlineMakesUnannotatedItemsDest(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(got) != 3 || got[0].Role != Dest || got[1].Role != None || got[2].Role != Updated || !got[2].Inline {
+	if len(got) != 3 || got[0].Role != vocab.Dest || got[1].Role != vocab.None || got[2].Role != vocab.Updated || !got[2].Inline {
 		t.Fatalf("got %+v", got)
 	}
 }

@@ -5,6 +5,9 @@
 //
 // # Shapes
 //
+//   - Mode (3way, 2way, apply) and its roles; Role (original, updated, dest, src; apply
+//     mode's Config and Live, which are the roles updated and dest under their apply
+//     names: the annotation values and path keys stay updated and dest);
 //   - the annotation names krm-merge, kpt and kyaml give items (DefaultRoleAnnotation,
 //     UpstreamIdentityAnnotation, KptUpstreamIdentifier, KptMergeComment,
 //     LocalConfigAnnotation), IsKptfile, IsLocalConfig and Group.
@@ -15,8 +18,10 @@
 //
 // # Neighbours
 //
-// Package roles reads the role annotation and picks out Kptfiles and local-config
-// items; package roles also reads the identity annotations; packages listkind,
+// Package config reads the Mode from the functionConfig; package roles gives items
+// their Role under it, reads the role annotation, picks out Kptfiles and local-config
+// items and reads the identity annotations; package results starts summaries with the
+// Mode; packages listkind,
 // fieldrules and kptprep cut groups with Group.
 //
 // # Errors
