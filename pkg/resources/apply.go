@@ -12,8 +12,9 @@ import (
 	"github.com/krm-merge/krm-merge/pkg/vocab"
 )
 
-// Apply mode's resource rules (docs/merge-semantics.md, "Apply mode"), per identity, role updated being the
-// local config and dest the live object:
+// Apply mode's resource rules (docs/merge-semantics.md, "Apply mode"), per identity, the
+// local config (vocab.Config, the role updated) and the live object (vocab.Live, the role
+// dest):
 //
 //	config and live  applied: the live object as kubectl apply leaves it (apply.Apply),
 //	                 with its comments, order, path and host annotations kept
@@ -45,26 +46,26 @@ func (r *run) applyOptions() apply.Options {
 
 // prepareApply computes a set's apply or create.
 func (r *run) prepareApply(s *roles.Set) prep {
-	u, d := s.Get(vocab.Updated), s.Get(vocab.Dest)
+	config, live := s.Get(vocab.Config), s.Get(vocab.Live)
 	switch {
-	case u != nil && d != nil:
-		res, err := apply.Apply(d.Node, u.Node, r.applyOptions())
+	case config != nil && live != nil:
+		res, err := apply.Apply(live.Node, config.Node, r.applyOptions())
 		var ce *apply.ConflictError
 		switch {
 		case errors.As(err, &ce):
 			return prep{applied: &appliedObject{refused: ce}}
 		case err != nil:
-			return prep{err: placeApplyError(err, u, d)}
+			return prep{err: placeApplyError(err, config, live)}
 		}
-		out, copied := r.finish(d.Node, res.Object)
+		out, copied := r.finish(live.Node, res.Object)
 		return prep{out: out, copied: copied, applied: &appliedObject{result: res}}
-	case u != nil:
-		n, err := apply.Create(u.Node, r.applyOptions())
+	case config != nil:
+		n, err := apply.Create(config.Node, r.applyOptions())
 		if err != nil {
-			return prep{err: placeApplyError(err, u, u)}
+			return prep{err: placeApplyError(err, config, config)}
 		}
 		n = r.addCopy(n)
-		return prep{applied: &appliedObject{created: n, createdHosted: r.hosted(u.Node, n)}}
+		return prep{applied: &appliedObject{created: n, createdHosted: r.hosted(config.Node, n)}}
 	}
 	return prep{}
 }
@@ -88,27 +89,27 @@ func placeApplyError(err error, config, live *roles.Item) error {
 
 // applyRules applies apply mode's rules to one identity.
 func (r *run) applyRules(s *roles.Set, p *prep) error {
-	u, d := s.Get(vocab.Updated), s.Get(vocab.Dest)
+	config, live := s.Get(vocab.Config), s.Get(vocab.Live)
 	if p.err != nil {
 		return p.err
 	}
 	switch {
-	case u != nil && d != nil:
+	case config != nil && live != nil:
 		a := p.applied
 		if a.refused != nil {
 			r.apply.Refused++
 			r.counts.Conflicts++
 			for i := range a.refused.Fields {
 				f := a.refused.Fields[i]
-				r.conflicts = append(r.conflicts, Conflict{Item: d, Refused: &f, Result: results.ApplyRefusedField(at(d), f)})
+				r.conflicts = append(r.conflicts, Conflict{Item: live, Refused: &f, Result: results.ApplyRefusedField(at(live), f)})
 			}
 			if a.refused.Reason != "" || len(a.refused.Fields) == 0 {
-				r.conflicts = append(r.conflicts, Conflict{Item: d, Reason: a.refused.Reason, Result: results.ApplyRefusedObject(at(d), a.refused.Reason)})
+				r.conflicts = append(r.conflicts, Conflict{Item: live, Reason: a.refused.Reason, Result: results.ApplyRefusedObject(at(live), a.refused.Reason)})
 			}
 			return nil
 		}
-		r.hostCopied(d, p.copied)
-		r.replace[d] = p.out
+		r.hostCopied(live, p.copied)
+		r.replace[live] = p.out
 		r.apply.Applied++
 		r.counts.Merged++
 		if string(a.result.Patch) != "{}" {
@@ -116,19 +117,19 @@ func (r *run) applyRules(s *roles.Set, p *prep) error {
 		}
 		for _, c := range a.result.Plan {
 			r.apply.Count(c)
-			r.notes = append(r.notes, results.ApplyChange(at(d), c))
+			r.notes = append(r.notes, results.ApplyChange(at(live), c))
 		}
-	case u != nil:
-		n := r.place(u, p.applied.created, p.applied.createdHosted)
+	case config != nil:
+		n := r.place(config, p.applied.created, p.applied.createdHosted)
 		r.added = append(r.added, n)
 		r.apply.Created++
 		r.counts.Added++
-		file, idx := u.File, u.Index
+		file, idx := config.File, config.Index
 		if f, i, ok := locationOf(n); ok {
 			file, idx = f, i
 		}
 		r.notes = append(r.notes, results.ApplyCreate(results.At{Resource: results.ResourceRef(n), File: file, Index: idx}))
-	case d != nil:
+	case live != nil:
 		r.apply.Kept++
 		r.counts.Kept++
 	}
