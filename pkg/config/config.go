@@ -8,30 +8,6 @@ import (
 	"github.com/krm-merge/krm-merge/pkg/vocab"
 )
 
-// ConflictPolicy says which side wins a 3-way conflict: a field that original,
-// updated and dest all hold differently (docs/merge-semantics.md, "Conflict").
-type ConflictPolicy string
-
-const (
-	// ConflictUpdated lets updated win, as kyaml merge3 does. The default.
-	ConflictUpdated ConflictPolicy = "updated"
-	// ConflictDest lets dest (the local copy) win.
-	ConflictDest ConflictPolicy = "dest"
-	// ConflictError fails the run and lists every conflict.
-	ConflictError ConflictPolicy = "error"
-	// ConflictMark writes every conflict into its file as git-style conflict markers
-	// for a person to resolve: only `krm-merge pkg update` (package pkgupdate) does
-	// that (docs/pkg-update.md, "Resolving conflicts by hand"). Load accepts it, for
-	// pkg update's --config; the function refuses it (function.Run and the
-	// processor, naming the field): a function returns resources, not files.
-	ConflictMark ConflictPolicy = "mark"
-	// ConflictOriginal gives every conflict original's value (absent where original
-	// has none; merge.KeepOriginal): the base that conflict markers show between the
-	// two sides, which package pkgupdate computes through function.Run. It is no
-	// functionConfig value: Load and Validate refuse it.
-	ConflictOriginal ConflictPolicy = "original"
-)
-
 // SchemaSource says where merge keys and list types come from.
 type SchemaSource string
 
@@ -64,7 +40,7 @@ type Config struct {
 	// MergeOnPath makes the file path relative to the role directory part of identity.
 	MergeOnPath bool
 	// OnConflict decides 3-way conflicts.
-	OnConflict ConflictPolicy
+	OnConflict vocab.ConflictPolicy
 	// KeepSources also emits the original/updated/src items unchanged.
 	KeepSources bool
 	// AssociativeKeys are the keys that make a list associative when no schema names its

@@ -70,7 +70,7 @@ func checkValid(t *testing.T, cfg *Config) {
 		t.Fatalf("invalid mode %q", cfg.Mode)
 	}
 	switch cfg.OnConflict {
-	case ConflictUpdated, ConflictDest, ConflictError:
+	case vocab.UpdatedWins, vocab.DestWins, vocab.FailOnConflict:
 	default:
 		t.Fatalf("invalid onConflict %q", cfg.OnConflict)
 	}

@@ -57,7 +57,7 @@ type KeyDoc struct {
 // Valid values of the enum keys, in the order the contract lists them.
 var (
 	validModes     = []string{string(vocab.ThreeWay), string(vocab.TwoWay), string(vocab.Apply)}
-	validConflicts = []string{string(ConflictUpdated), string(ConflictDest), string(ConflictError), string(ConflictMark)}
+	validConflicts = []string{string(vocab.UpdatedWins), string(vocab.DestWins), string(vocab.FailOnConflict), string(vocab.MarkConflicts)}
 	validSchemas   = []string{string(SchemaKubernetes), string(SchemaNone)}
 	validBools     = []string{"true", "false"}
 )
@@ -84,7 +84,7 @@ var keyDocs = []KeyDoc{
 		Meaning: "Select src items by path (see originalPath). 2way mode."},
 	{Name: KeyMergeOnPath, Type: "boolean", Default: "false", Valid: validBools,
 		Meaning: "Make the file path, relative to the role's directory, part of a resource's identity."},
-	{Name: KeyOnConflict, Type: "string", Default: string(ConflictUpdated), Valid: validConflicts,
+	{Name: KeyOnConflict, Type: "string", Default: string(vocab.UpdatedWins), Valid: validConflicts,
 		Meaning: "A field changed on both sides to different values: updated wins (kyaml behaviour), dest wins, " +
 			"or error fails the run listing every conflict; mark is for krm-merge pkg update only (conflict markers written into the files), " +
 			"and the function refuses it. 3way and apply modes (apply: updated or error, as kubectl's --overwrite)."},

@@ -31,7 +31,7 @@ func Defaults() *Config {
 	return &Config{
 		Mode:            vocab.ThreeWay,
 		RoleAnnotation:  vocab.DefaultRoleAnnotation,
-		OnConflict:      ConflictUpdated,
+		OnConflict:      vocab.UpdatedWins,
 		Schema:          SchemaKubernetes,
 		AssociativeKeys: append([]string(nil), listkind.SeedKeys...),
 		ValueMerge:      true,
@@ -394,7 +394,7 @@ func (l *loader) setString(name, s string) {
 		}
 	case KeyOnConflict:
 		if l.checkEnum(name, s, validConflicts) {
-			l.cfg.OnConflict = ConflictPolicy(s)
+			l.cfg.OnConflict = vocab.ConflictPolicy(s)
 		}
 	case KeySchema:
 		if l.checkEnum(name, s, validSchemas) {

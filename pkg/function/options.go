@@ -26,15 +26,6 @@ func roleOptions(cfg *config.Config) roles.Options {
 // resourceOptions are resources.Run's options from cfg, for the assigned items:
 // aliasFree and nullElementFree say what checkItems found.
 func resourceOptions(cfg *config.Config, assigned []roles.Item, aliasFree, nullElementFree bool) resources.Options {
-	policy, engine := results.UpdatedWins, merge.TakeUpdated
-	switch cfg.OnConflict {
-	case config.ConflictDest:
-		policy = results.DestWins
-	case config.ConflictError:
-		policy = results.Refuse
-	case config.ConflictOriginal: // the field engine's own policy; resources then decide as under updated
-		engine = merge.KeepOriginal
-	}
 	destDir := ""
 	if cfg.ByPath() {
 		destDir = roles.Clean(cfg.DestPath)
@@ -44,12 +35,12 @@ func resourceOptions(cfg *config.Config, assigned []roles.Item, aliasFree, nullE
 	}
 	return resources.Options{
 		Mode:           cfg.Mode,
-		OnConflict:     policy,
+		OnConflict:     cfg.OnConflict,
 		KeepSources:    cfg.KeepSources,
 		MergeOnPath:    cfg.MergeOnPath,
 		RoleAnnotation: cfg.RoleAnnotation,
 		DestDir:        destDir,
-		Merge: merge.Options{Policy: engine, Lists: Lists(cfg, assigned), AliasFree: aliasFree, NullElementFree: nullElementFree,
+		Merge: merge.Options{Lists: Lists(cfg, assigned), AliasFree: aliasFree, NullElementFree: nullElementFree,
 			PositionalHost: hostedByID(assigned), ValueMerge: cfg.ValueMerge && cfg.Mode == vocab.ThreeWay},
 		FieldRules: cfg.FieldRules,
 		Plan:       cfg.Plan,

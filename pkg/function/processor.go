@@ -54,13 +54,13 @@ func (p Processor) Process(rl *framework.ResourceList) (err error) {
 	if err != nil {
 		return err
 	}
-	if cfg.OnConflict == config.ConflictMark {
+	if cfg.OnConflict == vocab.MarkConflicts {
 		field := "spec." + config.KeyOnConflict
 		if rl.FunctionConfig.GetKind() == config.ConfigMapKind {
 			field = "data." + config.KeyOnConflict
 		}
 		return located(config.Errors{{Field: field, Value: string(cfg.OnConflict),
-			Valid:   []string{string(config.ConflictUpdated), string(config.ConflictDest), string(config.ConflictError)},
+			Valid:   []string{string(vocab.UpdatedWins), string(vocab.DestWins), string(vocab.FailOnConflict)},
 			Message: errMark.Error()}}, rl.FunctionConfig)
 	}
 	out, err := Run(rl.Items, cfg)
@@ -116,7 +116,7 @@ func LoadConfig(fc *yaml.RNode) (*config.Config, error) {
 // with onConflict: error and any conflict, a framework.Results error holding a heading
 // error result (results.Refused), then the run's results (a plan's) or its conflicts.
 func Run(items []*yaml.RNode, cfg *config.Config) (*resources.Outcome, error) {
-	if cfg.OnConflict == config.ConflictMark {
+	if cfg.OnConflict == vocab.MarkConflicts {
 		return nil, fmt.Errorf("%s%w", config.ErrorPrefix, errMark)
 	}
 	if err := checkHeads(items, cfg); err != nil {
@@ -139,7 +139,7 @@ func Run(items []*yaml.RNode, cfg *config.Config) (*resources.Outcome, error) {
 	if err != nil {
 		return nil, err
 	}
-	if cfg.OnConflict == config.ConflictError && len(out.Conflicts) > 0 {
+	if cfg.OnConflict == vocab.FailOnConflict && len(out.Conflicts) > 0 {
 		refused := framework.Results{results.Refused(len(out.Conflicts), cfg.Plan)}
 		if cfg.Plan {
 			return nil, append(refused, out.Results...)

@@ -6,6 +6,7 @@ import (
 
 	"github.com/krm-merge/krm-merge/pkg/fieldrules"
 	"github.com/krm-merge/krm-merge/pkg/merge"
+	"github.com/krm-merge/krm-merge/pkg/vocab"
 )
 
 // rules parses "path=policy, ..." (the annotation syntax) for a test.
@@ -35,9 +36,9 @@ func (c fieldRuleCase) run(t *testing.T) {
 	var cs []merge.Conflict
 	var err error
 	if c.twoWay {
-		out, err = merge.TwoWayShared(u, d, kubeOpts(merge.TakeUpdated))
+		out, err = merge.TwoWayShared(u, d, kubeOpts(vocab.UpdatedWins))
 	} else {
-		out, cs, err = merge.ThreeWayShared(o, u, d, kubeOpts(merge.TakeUpdated))
+		out, cs, err = merge.ThreeWayShared(o, u, d, kubeOpts(vocab.UpdatedWins))
 	}
 	if err != nil {
 		t.Fatal(err)

@@ -1,9 +1,9 @@
 package merge_test
 
-// KeepOriginal: every conflict (and every conflicting part of a value merged inside)
+// vocab.OriginalWins: every conflict (and every conflicting part of a value merged inside)
 // takes original's value, absent where original has none, while the rest merges as
-// under the other policies. Each case also runs under TakeUpdated and KeepDest, so that
-// it fails if KeepOriginal fell back to either side.
+// under the other policies. Each case also runs under vocab.UpdatedWins and vocab.DestWins, so that
+// it fails if vocab.OriginalWins fell back to either side.
 
 import (
 	"fmt"
@@ -11,6 +11,7 @@ import (
 
 	"github.com/krm-merge/krm-merge/pkg/listkind"
 	"github.com/krm-merge/krm-merge/pkg/merge"
+	"github.com/krm-merge/krm-merge/pkg/vocab"
 )
 
 func TestKeepOriginal(t *testing.T) {
@@ -19,7 +20,7 @@ func TestKeepOriginal(t *testing.T) {
 		name                 string
 		o, u, d              string
 		valueMerge           bool
-		want                 string // under KeepOriginal, as YAML text
+		want                 string // under vocab.OriginalWins, as YAML text
 		wantUpdated, wantDst string // under the other policies
 		conflicts            []conflictWant
 	}{
@@ -91,10 +92,10 @@ func TestKeepOriginal(t *testing.T) {
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			for _, p := range []struct {
-				policy merge.Policy
+				policy vocab.ConflictPolicy
 				want   string
 				winner string
-			}{{merge.KeepOriginal, c.want, "original"}, {merge.TakeUpdated, c.wantUpdated, "updated"}, {merge.KeepDest, c.wantDst, "dest"}} {
+			}{{vocab.OriginalWins, c.want, "original"}, {vocab.UpdatedWins, c.wantUpdated, "updated"}, {vocab.DestWins, c.wantDst, "dest"}} {
 				o, u, d := parse(t, c.o), parse(t, c.u), parse(t, c.d)
 				in := [3]string{str(o), str(u), str(d)}
 				opts := merge.Options{Policy: p.policy, Lists: listkind.New(true, listkind.SeedKeys), ValueMerge: c.valueMerge}

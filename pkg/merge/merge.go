@@ -9,29 +9,18 @@ import (
 
 	"github.com/krm-merge/krm-merge/pkg/fieldpath"
 	"github.com/krm-merge/krm-merge/pkg/listkind"
-)
-
-// Policy decides a 3-way conflict (docs/merge-semantics.md, "Conflict").
-type Policy int
-
-const (
-	// TakeUpdated lets updated win a conflict, as kyaml merge3 does. The zero value.
-	TakeUpdated Policy = iota
-	// KeepDest lets dest win a conflict.
-	KeepDest
-	// KeepOriginal gives every conflict original's value (absent where original has
-	// none) and every conflicting part of a value merged inside original's part, while
-	// everything else merges as under the other policies: the common ancestor of the
-	// two sides of each conflict, which conflict markers show between them (package
-	// pkgupdate's onConflict mark; docs/pkg-update.md, "Resolving conflicts by hand").
-	KeepOriginal
+	"github.com/krm-merge/krm-merge/pkg/vocab"
 )
 
 // Options tune a merge. The zero value merges with heuristic keys only and lets updated
 // win conflicts.
 type Options struct {
-	// Policy decides 3-way conflicts; 2-way merges have none.
-	Policy Policy
+	// Policy decides 3-way conflicts (docs/merge-semantics.md, "Conflict"): the output
+	// holds the value of its Winner (updated for the zero value, as in kyaml merge3;
+	// dest under vocab.DestWins; original's under vocab.OriginalWins, while everything
+	// else merges as under the other policies: the common ancestor of each conflict's
+	// two sides, which conflict markers show between them). 2-way merges have none.
+	Policy vocab.ConflictPolicy
 	// Lists decides which lists are associative and by which merge keys. Nil means
 	// listkind.New(false, listkind.SeedKeys): the seed's associative keys only, without
 	// kyaml's built-in Kubernetes schema.
@@ -90,7 +79,7 @@ type Conflict struct {
 	// Original, Updated and Dest are the three values at Path; nil where absent.
 	Original, Updated, Dest *yaml.RNode
 	// Winner is the side whose value the output holds: "updated", "dest", or under
-	// KeepOriginal "original"; for a conflicting Part, the side whose version of the
+	// vocab.OriginalWins "original"; for a conflicting Part, the side whose version of the
 	// part it holds.
 	Winner string
 	// Part is, for a value merged inside (Options.ValueMerge), the part both sides

@@ -5,6 +5,7 @@ import (
 
 	"github.com/krm-merge/krm-merge/internal/bounds"
 	"github.com/krm-merge/krm-merge/pkg/listkind"
+	"github.com/krm-merge/krm-merge/pkg/vocab"
 )
 
 // ThreeWay merges the change from original to updated onto dest, one resource (or any
@@ -57,7 +58,7 @@ type Result struct {
 // which values were merged inside (Options.ValueMerge; package resources reports each
 // as an info result). Errors: as ThreeWay's (none for well-formed YAML).
 func ThreeWayResult(original, updated, dest *yaml.RNode, opts Options) (Result, error) {
-	e := &threeWay{lists: opts.lists(), policy: opts.Policy, positional: opts.PositionalHost, valueMerge: opts.ValueMerge}
+	e := &threeWay{lists: opts.lists(), winner: opts.Policy.Winner(), positional: opts.PositionalHost, valueMerge: opts.ValueMerge}
 	o, u, d := ynode(original), ynode(updated), ynode(dest)
 	if !opts.NullElementFree {
 		o, u, d = withoutNullElements(o), withoutNullElements(u), withoutNullElements(d)
@@ -91,7 +92,7 @@ func copyNode(n *yaml.Node) *yaml.Node {
 
 type threeWay struct {
 	lists     *listkind.Resolver
-	policy    Policy
+	winner    vocab.Role // the side a conflict's output takes (Options.Policy)
 	conflicts []Conflict
 	// nulls memoises hasNullField per map and list node, so that asking it at every
 	// level of a subtree costs the subtree's size once, not times its depth.
@@ -250,7 +251,7 @@ func (e *threeWay) atomic(o, u, d *yaml.Node, sch listkind.Node, path *at, quiet
 		}
 	}
 	out := e.conflict(path, BothChanged, quiet, o, u, d, u, d)
-	if e.policy == KeepOriginal && !quiet {
+	if e.winner == vocab.Original && !quiet {
 		return out // original's value, as original has it
 	}
 	if out == d {
@@ -300,20 +301,14 @@ func (e *threeWay) hasNullField(n *yaml.Node) bool {
 // dest deleted (mapDelta, mergeKeyed without dest): there the value is always updated's,
 // whatever the policy, because the policy is applied once, by the DeletedLocally
 // conflict at the deleted place. Deciding inner conflicts for dest there emptied the
-// delta under KeepDest, and the deletion's conflict was then never reported.
+// delta under vocab.DestWins, and the deletion's conflict was then never reported.
 func (e *threeWay) conflict(path *at, kind ConflictKind, quiet bool, o, u, d, takeU, keepD *yaml.Node) *yaml.Node {
 	if quiet {
 		return takeU
 	}
-	winner, out := "updated", takeU
-	switch e.policy {
-	case KeepDest:
-		winner, out = "dest", keepD
-	case KeepOriginal:
-		winner, out = "original", o
-	}
+	out := pick(e, o, takeU, keepD)
 	e.conflicts = append(e.conflicts, Conflict{
-		Path: path.path(), Kind: kind, Winner: winner,
+		Path: path.path(), Kind: kind, Winner: string(e.winner),
 		Original: rnode(copyNode(o)), Updated: rnode(copyNode(u)), Dest: rnode(copyNode(d)),
 	})
 	return out

@@ -17,6 +17,7 @@ import (
 
 	"github.com/krm-merge/krm-merge/pkg/listkind"
 	"github.com/krm-merge/krm-merge/pkg/merge"
+	"github.com/krm-merge/krm-merge/pkg/vocab"
 )
 
 // parse parses YAML; "" is an absent input (nil).
@@ -32,7 +33,7 @@ func parse(t *testing.T, s string) *yaml.RNode {
 	return r
 }
 
-func kubeOpts(p merge.Policy) merge.Options {
+func kubeOpts(p vocab.ConflictPolicy) merge.Options {
 	return merge.Options{Policy: p, Lists: listkind.New(true, listkind.SeedKeys)}
 }
 
@@ -47,7 +48,7 @@ type conflictWant struct {
 type rule3 struct {
 	name    string
 	o, u, d string
-	policy  merge.Policy
+	policy  vocab.ConflictPolicy
 	// want is the expected output; "" means absent (nil).
 	want string
 	// text compares want as YAML text, byte for byte; else semantically (map field
@@ -277,7 +278,7 @@ func TestThreeWayConflicts(t *testing.T) {
 			conflicts: []conflictWant{{"spec.replicas", merge.BothChanged, "updated"}},
 		},
 		{
-			name: "changed on both sides, dest wins", policy: merge.KeepDest,
+			name: "changed on both sides, dest wins", policy: vocab.DestWins,
 			o: deployHead + "spec:\n  replicas: 1\n", u: deployHead + "spec:\n  replicas: 2\n", d: deployHead + "spec:\n  replicas: 3\n",
 			want:      deployHead + "spec:\n  replicas: 3\n",
 			conflicts: []conflictWant{{"spec.replicas", merge.BothChanged, "dest"}},
@@ -289,7 +290,7 @@ func TestThreeWayConflicts(t *testing.T) {
 			conflicts: []conflictWant{{"b", merge.BothChanged, "updated"}},
 		},
 		{
-			name: "atomic list changed on both sides, dest wins", policy: merge.KeepDest,
+			name: "atomic list changed on both sides, dest wins", policy: vocab.DestWins,
 			o:         deployHead + "spec:\n  template:\n    spec:\n      containers:\n      - name: app\n        args: [a]\n",
 			u:         deployHead + "spec:\n  template:\n    spec:\n      containers:\n      - name: app\n        args: [b]\n",
 			d:         deployHead + "spec:\n  template:\n    spec:\n      containers:\n      - name: app\n        args: [c]\n",
@@ -303,7 +304,7 @@ func TestThreeWayConflicts(t *testing.T) {
 			conflicts: []conflictWant{{"a", merge.DeletedLocally, "updated"}},
 		},
 		{
-			name: "scalar deleted locally, changed upstream: dest wins", policy: merge.KeepDest,
+			name: "scalar deleted locally, changed upstream: dest wins", policy: vocab.DestWins,
 			o: "a: 1\nb: 0\n", u: "a: 2\nb: 0\n", d: "b: 0\n",
 			want:      "b: 0\n",
 			conflicts: []conflictWant{{"a", merge.DeletedLocally, "dest"}},
@@ -315,7 +316,7 @@ func TestThreeWayConflicts(t *testing.T) {
 			conflicts: []conflictWant{{"a", merge.DeletedUpstream, "updated"}},
 		},
 		{
-			name: "scalar deleted upstream, changed locally: dest wins", policy: merge.KeepDest,
+			name: "scalar deleted upstream, changed locally: dest wins", policy: vocab.DestWins,
 			o: "a: 1\nb: 0\n", u: "b: 0\n", d: "a: 2\nb: 0\n",
 			want:      "a: 2\nb: 0\n",
 			conflicts: []conflictWant{{"a", merge.DeletedUpstream, "dest"}},
@@ -329,7 +330,7 @@ func TestThreeWayConflicts(t *testing.T) {
 			conflicts: []conflictWant{{"spec.template.spec.containers[name=old]", merge.DeletedUpstream, "updated"}},
 		},
 		{
-			name: "keyed element deleted upstream, changed in D: dest keeps it whole", policy: merge.KeepDest,
+			name: "keyed element deleted upstream, changed in D: dest keeps it whole", policy: vocab.DestWins,
 			o:         deployHead + "spec:\n  template:\n    spec:\n      containers:\n      - name: app\n        image: a:1\n      - name: old\n        image: o:1\n",
 			u:         deployHead + "spec:\n  template:\n    spec:\n      containers:\n      - name: app\n        image: a:1\n",
 			d:         deployHead + "spec:\n  template:\n    spec:\n      containers:\n      - name: app\n        image: a:1\n      - name: old\n        image: o:2\n",
@@ -360,7 +361,7 @@ func TestThreeWayConflicts(t *testing.T) {
 			conflicts: []conflictWant{{"metadata.finalizers", merge.DeletedLocally, "updated"}},
 		},
 		{
-			name: "set deleted locally, values added upstream: dest keeps it deleted", policy: merge.KeepDest,
+			name: "set deleted locally, values added upstream: dest keeps it deleted", policy: vocab.DestWins,
 			o: deployHead + "  labels: {a: b}\n  finalizers: [a]\n", u: deployHead + "  labels: {a: b}\n  finalizers: [a, c]\n", d: deployHead + "  labels: {a: b}\n",
 			want:      deployHead + "  labels: {a: b}\n",
 			conflicts: []conflictWant{{"metadata.finalizers", merge.DeletedLocally, "dest"}},
@@ -395,7 +396,7 @@ func TestThreeWayConflicts(t *testing.T) {
 }
 
 func TestThreeWayConflictString(t *testing.T) {
-	_, cs, _ := merge.ThreeWay(parse(t, "spec:\n  replicas: 1\n"), parse(t, "spec:\n  replicas: 2\n"), parse(t, "spec:\n  replicas: 3\n"), kubeOpts(merge.TakeUpdated))
+	_, cs, _ := merge.ThreeWay(parse(t, "spec:\n  replicas: 1\n"), parse(t, "spec:\n  replicas: 2\n"), parse(t, "spec:\n  replicas: 3\n"), kubeOpts(vocab.UpdatedWins))
 	if len(cs) != 1 {
 		t.Fatalf("conflicts: %v", cs)
 	}
@@ -415,7 +416,7 @@ func TestThreeWayConflictDescribeShowsTheDifference(t *testing.T) {
 	rules := func(path string) string {
 		return "rules:\n- host: docs.example.com\n  http:\n    paths:\n    - path: /" + path + "\n      pathType: Prefix\n"
 	}
-	_, cs, _ := merge.ThreeWay(parse(t, rules("a")), parse(t, rules("b")), parse(t, rules("c")), kubeOpts(merge.TakeUpdated))
+	_, cs, _ := merge.ThreeWay(parse(t, rules("a")), parse(t, rules("b")), parse(t, rules("c")), kubeOpts(vocab.UpdatedWins))
 	if len(cs) != 1 {
 		t.Fatalf("conflicts: %v", cs)
 	}
@@ -425,7 +426,7 @@ func TestThreeWayConflictDescribeShowsTheDifference(t *testing.T) {
 			t.Errorf("Describe() = %q lacks %q", got, want)
 		}
 	}
-	_, cs, _ = merge.ThreeWay(parse(t, "x: é\n"), parse(t, "x: "+strings.Repeat("é", 40)+"\n"), parse(t, "x: b\n"), kubeOpts(merge.TakeUpdated))
+	_, cs, _ = merge.ThreeWay(parse(t, "x: é\n"), parse(t, "x: "+strings.Repeat("é", 40)+"\n"), parse(t, "x: b\n"), kubeOpts(vocab.UpdatedWins))
 	if got := cs[0].Describe(); !utf8.ValidString(got) || !strings.Contains(got, "original é,") || !strings.Contains(got, "...") {
 		t.Errorf("Describe() = %q: want short values whole and long ones cut on a character boundary", got)
 	}
@@ -471,7 +472,7 @@ func TestThreeWayMaps(t *testing.T) {
 			conflicts: []conflictWant{{"m", merge.DeletedLocally, "updated"}},
 		},
 		{
-			name: "map deleted in D, upstream changed inside: dest keeps it deleted", policy: merge.KeepDest,
+			name: "map deleted in D, upstream changed inside: dest keeps it deleted", policy: vocab.DestWins,
 			o: "a: 0\nm:\n  x: 1\n", u: "a: 0\nm:\n  x: 2\n", d: "a: 0\n",
 			want:      "a: 0\n",
 			text:      true,
@@ -526,7 +527,7 @@ func TestThreeWayKeyedLists(t *testing.T) {
 			conflicts: []conflictWant{{"spec.template.spec.containers[name=app]", merge.DeletedLocally, "updated"}},
 		},
 		{
-			name: "element deleted in D, changed upstream: dest keeps it deleted", policy: merge.KeepDest,
+			name: "element deleted in D, changed upstream: dest keeps it deleted", policy: vocab.DestWins,
 			o:         pod + "      - name: app\n        image: a:1\n      - name: side\n",
 			u:         pod + "      - name: app\n        image: a:2\n      - name: side\n",
 			d:         pod + "      - name: side\n",
@@ -602,7 +603,7 @@ const kustHead = "apiVersion: kustomize.config.k8s.io/v1beta1\nkind: Kustomizati
 // Under a host that copies comments by position (kpt, kustomize), elements new upstream
 // go as late as updated's order allows, so dest's elements keep their positions.
 func TestThreeWayElementOrderUnderPositionalHost(t *testing.T) {
-	opts := kubeOpts(merge.TakeUpdated)
+	opts := kubeOpts(vocab.UpdatedWins)
 	opts.PositionalHost = true
 	for _, c := range []struct{ name, o, u, d, want string }{
 		{"before the nearest successor dest has",
@@ -822,7 +823,7 @@ func TestThreeWayListDecisions(t *testing.T) {
 				}
 				checkOutput(t, got, c.want, false)
 				// with the seed keys only, the list is atomic: dest's element is lost
-				got, _, _ = merge.ThreeWay(parse(t, c.o), parse(t, c.u), parse(t, c.d), kubeOpts(merge.TakeUpdated))
+				got, _, _ = merge.ThreeWay(parse(t, c.o), parse(t, c.u), parse(t, c.d), kubeOpts(vocab.UpdatedWins))
 				checkOutput(t, got, c.u, false)
 			})
 			continue
@@ -855,7 +856,7 @@ spec:
 `
 	o := deployHead + "spec:\n  replicas: 1\n  template:\n    spec:\n      containers:\n      - name: app\n        image: a:1\n"
 	for _, u := range []string{o, strings.Replace(o, "replicas: 1", "replicas:   !!int 1", 1)} {
-		got, cs, err := merge.ThreeWay(parse(t, o), parse(t, u), parse(t, d), kubeOpts(merge.TakeUpdated))
+		got, cs, err := merge.ThreeWay(parse(t, o), parse(t, u), parse(t, d), kubeOpts(vocab.UpdatedWins))
 		if err != nil || len(cs) > 0 {
 			t.Fatalf("err %v conflicts %v", err, cs)
 		}
@@ -870,7 +871,7 @@ func TestThreeWayDoesNotMutateInputs(t *testing.T) {
 	u := parse(t, deployHead+"spec:\n  replicas: 2\n  template:\n    spec:\n      containers:\n      - name: n\n      - name: a\n        image: y\n")
 	d := parse(t, deployHead+"spec:\n  template:\n    spec:\n      containers:\n      - name: b\n      - name: a\n        image: z\n")
 	before := [3]string{o.MustString(), u.MustString(), d.MustString()}
-	out, _, err := merge.ThreeWay(o, u, d, kubeOpts(merge.TakeUpdated))
+	out, _, err := merge.ThreeWay(o, u, d, kubeOpts(vocab.UpdatedWins))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -956,7 +957,7 @@ func TestThreeWaySeedMerge3(t *testing.T) {
 	// revisionHistoryLimit: only in dest, kept; containers: nginx merged, gone deleted
 	// upstream, sidecar added after its predecessor, local kept; volumes: deleted locally
 	// and unchanged upstream, stays deleted.
-	got, cs, err := merge.ThreeWay(parse(t, o), parse(t, u), parse(t, d), kubeOpts(merge.TakeUpdated))
+	got, cs, err := merge.ThreeWay(parse(t, o), parse(t, u), parse(t, d), kubeOpts(vocab.UpdatedWins))
 	if err != nil || len(cs) > 0 {
 		t.Fatalf("err %v conflicts %v", err, cs)
 	}

@@ -10,6 +10,7 @@ import (
 	"github.com/krm-merge/krm-merge/internal/textmerge"
 	"github.com/krm-merge/krm-merge/pkg/fieldpath"
 	"github.com/krm-merge/krm-merge/pkg/listkind"
+	"github.com/krm-merge/krm-merge/pkg/vocab"
 )
 
 // Merging inside a value (docs/merge-semantics.md, "Merging inside a value"): with
@@ -240,7 +241,7 @@ func (e *threeWay) mergeInside(o, u, d *yaml.Node, sch listkind.Node, path *at) 
 	p := path.path()
 	merged := rnode(copyNode(out))
 	orig, upd, dst := rnode(copyNode(o)), rnode(copyNode(u)), rnode(copyNode(d))
-	winner := pick(e, "original", "updated", "dest")
+	winner := string(e.winner)
 	for i := range parts {
 		if parts[i].Change == ChangedBoth {
 			part := parts[i]
@@ -278,13 +279,14 @@ func plainTree(n *yaml.Node) bool {
 	return true
 }
 
-// pick returns the side of a conflicting part the policy takes: original's under
-// KeepOriginal, dest's under KeepDest, else updated's.
+// pick returns the side of a conflict (or of a conflicting part) the policy takes, its
+// winner's: original's under vocab.OriginalWins, dest's under vocab.DestWins, else
+// updated's.
 func pick[T any](e *threeWay, o, u, d T) T {
-	switch e.policy {
-	case KeepDest:
+	switch e.winner {
+	case vocab.Dest:
 		return d
-	case KeepOriginal:
+	case vocab.Original:
 		return o
 	}
 	return u

@@ -14,6 +14,7 @@ import (
 	"sigs.k8s.io/kustomize/kyaml/yaml"
 
 	"github.com/krm-merge/krm-merge/pkg/merge"
+	"github.com/krm-merge/krm-merge/pkg/vocab"
 )
 
 // Differential tests of the merge inside a value against git merge-file, and the
@@ -173,7 +174,7 @@ func TestValueMergeListsAgainstGit(t *testing.T) {
 			}
 			tried++
 			var problems []string
-			for _, p := range []merge.Policy{merge.TakeUpdated, merge.KeepDest} {
+			for _, p := range []vocab.ConflictPolicy{vocab.UpdatedWins, vocab.DestWins} {
 				res, err := merge.ThreeWayResult(strList(o), strList(u), strList(d), merge.Options{Policy: p, ValueMerge: true})
 				if err != nil {
 					t.Fatal(err)
@@ -183,7 +184,7 @@ func TestValueMergeListsAgainstGit(t *testing.T) {
 					got = append(got, el.Value+"\n")
 				}
 				flag := "--theirs"
-				if p == merge.KeepDest {
+				if p == vocab.DestWins {
 					flag = "--ours"
 				}
 				if g, w := strings.Join(got, ""), gitMerge(t, dir, so, sd, su, flag); g != w {
@@ -193,7 +194,7 @@ func TestValueMergeListsAgainstGit(t *testing.T) {
 					problems = append(problems, fmt.Sprintf("%d values merged inside", len(res.ValueMerges)))
 					continue
 				}
-				if p == merge.TakeUpdated {
+				if p == vocab.UpdatedWins {
 					want := sameSides(gitMerge(t, dir, so, sd, su, "--diff3"))
 					if strings.Contains(want, "<<<<<<<") {
 						conflicting++
@@ -255,19 +256,19 @@ func TestValueMergeTextAgainstGit(t *testing.T) {
 				{Kind: yaml.ScalarNode, Tag: yaml.NodeTagString, Value: s, Style: yaml.LiteralStyle}}})
 		}
 		var problems []string
-		for _, p := range []merge.Policy{merge.TakeUpdated, merge.KeepDest} {
+		for _, p := range []vocab.ConflictPolicy{vocab.UpdatedWins, vocab.DestWins} {
 			res, err := merge.ThreeWayResult(doc(so), doc(su), doc(sd), merge.Options{Policy: p, ValueMerge: true})
 			if err != nil {
 				t.Fatal(err)
 			}
 			flag := "--theirs"
-			if p == merge.KeepDest {
+			if p == vocab.DestWins {
 				flag = "--ours"
 			}
 			if g, w := res.Value.Field("s").Value.YNode().Value, gitMerge(t, dir, so, sd, su, flag); g != w {
 				problems = append(problems, fmt.Sprintf("%s: merged %q, git %q", flag, g, w))
 			}
-			if p == merge.TakeUpdated && allNL && len(res.ValueMerges) == 1 {
+			if p == vocab.UpdatedWins && allNL && len(res.ValueMerges) == 1 {
 				want := sameSides(gitMerge(t, dir, so, sd, su, "--diff3"))
 				if strings.Contains(want, "<<<<<<<") {
 					conflicting++
@@ -338,7 +339,7 @@ func TestValueMergeOneSidedProperty(t *testing.T) {
 			fmt.Fprintf(&d, "%s: %s\n", name, dv)
 		}
 		on, un, dn := yaml.MustParse(o.String()), yaml.MustParse(u.String()), yaml.MustParse(d.String())
-		for _, p := range []merge.Policy{merge.TakeUpdated, merge.KeepDest} {
+		for _, p := range []vocab.ConflictPolicy{vocab.UpdatedWins, vocab.DestWins} {
 			off, err := merge.ThreeWayResult(on, un, dn, merge.Options{Policy: p})
 			if err != nil {
 				t.Fatal(err)

@@ -28,7 +28,7 @@ import (
 //
 // A KRM file with conflicts is merged three times with the one encoder: L, every
 // conflict decided for dest (onConflict dest); U, for updated; B, for original
-// (config.ConflictOriginal: each conflicting field or part original's, absent where
+// (vocab.OriginalWins: each conflicting field or part original's, absent where
 // original has none; a resource deleted upstream but changed locally is original's
 // document in dest's place). Outside the conflicts the three are the same, so every run
 // of lines where L and U differ (textmerge.MarkDifferences) surrounds a conflict's
@@ -125,28 +125,28 @@ func (u *updater) markResources(rel string, src *source, paths []string, o, up, 
 	// U and B work on copies made before any run, since a run may change the nodes it
 	// is given; L, whose report is the package's, on the trees themselves, first: when it
 	// meets no conflict the three are the same and U and B are not run.
-	copies := map[config.ConflictPolicy][3]*pkgio.Tree{}
-	for _, side := range []config.ConflictPolicy{config.ConflictUpdated, config.ConflictOriginal} {
+	copies := map[vocab.ConflictPolicy][3]*pkgio.Tree{}
+	for _, side := range []vocab.ConflictPolicy{vocab.UpdatedWins, vocab.OriginalWins} {
 		copies[side] = [3]*pkgio.Tree{copyTree(o), copyTree(up), copyTree(d)}
 	}
-	runs := map[config.ConflictPolicy]map[string]fileChange{}
+	runs := map[vocab.ConflictPolicy]map[string]fileChange{}
 	first := len(pr.Conflicts)
-	for _, side := range []config.ConflictPolicy{config.ConflictDest, config.ConflictUpdated, config.ConflictOriginal} {
+	for _, side := range []vocab.ConflictPolicy{vocab.DestWins, vocab.UpdatedWins, vocab.OriginalWins} {
 		c := *cfg
 		c.OnConflict = side
 		u.cfg, u.changes, u.base = &c, nil, nil
 		to, tu, td, rep := o, up, d, pr
 		u.opts.Plan = plan
-		if side != config.ConflictDest {
+		if side != vocab.DestWins {
 			if len(pr.Conflicts) == first {
-				runs[side] = runs[config.ConflictDest]
+				runs[side] = runs[vocab.DestWins]
 				continue
 			}
 			t := copies[side]
 			to, tu, td, rep = t[0], t[1], t[2], &PackageReport{}
 			u.opts.Plan = false
 		}
-		if side == config.ConflictOriginal {
+		if side == vocab.OriginalWins {
 			u.base = to
 		}
 		if record != nil {
@@ -160,7 +160,7 @@ func (u *updater) markResources(rel string, src *source, paths []string, o, up, 
 			runs[side][fc.change.Path] = fc
 		}
 	}
-	l, up2, b := runs[config.ConflictDest], runs[config.ConflictUpdated], runs[config.ConflictOriginal]
+	l, up2, b := runs[vocab.DestWins], runs[vocab.UpdatedWins], runs[vocab.OriginalWins]
 	targets := map[string]bool{}
 	for _, run := range runs {
 		for t := range run {
@@ -329,13 +329,13 @@ func recordKptfile(data []byte, file string, r recording) ([]byte, error) {
 	return pkgio.Encode(header, docs)
 }
 
-// run is function.Run for mergeResources. Under config.ConflictOriginal (the B run of
+// run is function.Run for mergeResources. Under vocab.OriginalWins (the B run of
 // onConflict mark) a resource deleted upstream but changed locally, which that run
 // deletes as under updated, is original's document (found in u.base by key) in dest's
 // place, so that the markers show it as the base of that conflict.
 func (u *updater) run(items []*yaml.RNode, cfg *config.Config) (*resources.Outcome, error) {
 	out, err := function.Run(items, cfg)
-	if err != nil || cfg.OnConflict != config.ConflictOriginal || u.base == nil {
+	if err != nil || cfg.OnConflict != vocab.OriginalWins || u.base == nil {
 		return out, err
 	}
 	for _, c := range out.Conflicts {

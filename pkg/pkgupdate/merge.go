@@ -18,7 +18,6 @@ import (
 	"github.com/krm-merge/krm-merge/internal/kptfile"
 	"github.com/krm-merge/krm-merge/internal/pkgio"
 	"github.com/krm-merge/krm-merge/internal/stage"
-	"github.com/krm-merge/krm-merge/pkg/config"
 	"github.com/krm-merge/krm-merge/pkg/function"
 	"github.com/krm-merge/krm-merge/pkg/results"
 	"github.com/krm-merge/krm-merge/pkg/roles"
@@ -63,7 +62,7 @@ func (u *updater) merge(rel string, src *source, trees map[string]*pkgio.Tree, s
 		}
 	}
 	mergeResources := u.mergeResources
-	if u.cfg.OnConflict == config.ConflictMark {
+	if u.cfg.OnConflict == vocab.MarkConflicts {
 		mergeResources = u.markResources // mark.go
 	}
 	if err := mergeResources(rel, src, krm, o, up, d, pr); err != nil {
@@ -90,9 +89,9 @@ func (u *updater) mergeResources(rel string, src *source, paths []string, o, up,
 	// Under onConflict error the merge runs as under updated, so that the report has
 	// every count and change; the conflicts then fail the update before any write.
 	cfg := *u.cfg
-	failOnConflict := cfg.OnConflict == config.ConflictError
+	failOnConflict := cfg.OnConflict == vocab.FailOnConflict
 	if failOnConflict {
-		cfg.OnConflict = config.ConflictUpdated
+		cfg.OnConflict = vocab.UpdatedWins
 	}
 	cfg.Plan = false
 	out, err := u.run(items, &cfg)
@@ -114,12 +113,12 @@ func (u *updater) mergeResources(rel string, src *source, paths []string, o, up,
 	oc := out.Counts
 	pr.Counts = Counts{Merged: oc.Merged, Added: oc.Added, Deleted: oc.Deleted, Kept: oc.Kept,
 		StayedDeleted: oc.StayedDeleted, Conflicts: oc.Conflicts}
-	policy := results.UpdatedWins
+	policy := vocab.UpdatedWins
 	switch {
 	case failOnConflict:
-		policy = results.Refuse
-	case cfg.OnConflict == config.ConflictDest:
-		policy = results.DestWins
+		policy = vocab.FailOnConflict
+	case cfg.OnConflict == vocab.DestWins:
+		policy = vocab.DestWins
 	}
 	isConflict := map[*framework.Result]bool{}
 	for _, c := range out.Conflicts {
@@ -295,9 +294,9 @@ func (u *updater) fileOrDir(rel string, src *source, o, up, d *pkgio.Tree, subs 
 			msg := fmt.Sprintf("a file on one side, a directory on the other: upstream %s has %s, the local copy %s (upstream %s had %s)",
 				src.toRef, shape(eu, p), local, src.fromRef, shape(eo, p))
 			switch u.cfg.OnConflict {
-			case config.ConflictDest:
+			case vocab.DestWins:
 				msg += "; dest wins: the local copy's is kept"
-			case config.ConflictMark:
+			case vocab.MarkConflicts:
 				beside := path.Join(rel, besideName(p, pr))
 				msg += "; marked: the local copy's is kept, upstream's written beside it as " + beside
 				u.marks = append(u.marks, Mark{File: target, Beside: beside})
@@ -307,7 +306,7 @@ func (u *updater) fileOrDir(rel string, src *source, o, up, d *pkgio.Tree, subs 
 						return nil, err
 					}
 				}
-			case config.ConflictError:
+			case vocab.FailOnConflict:
 				msg += "; onConflict is error, so nothing is written"
 			default:
 				if hasSub {
@@ -318,7 +317,7 @@ func (u *updater) fileOrDir(rel string, src *source, o, up, d *pkgio.Tree, subs 
 			}
 			pr.Conflicts = append(pr.Conflicts, Conflict{File: target, Message: msg})
 			pr.Counts.Conflicts++
-			takeUpdated = u.cfg.OnConflict != config.ConflictDest && u.cfg.OnConflict != config.ConflictMark && !hasSub
+			takeUpdated = u.cfg.OnConflict != vocab.DestWins && u.cfg.OnConflict != vocab.MarkConflicts && !hasSub
 		}
 		if !takeUpdated {
 			continue

@@ -182,8 +182,8 @@ func Update(ctx context.Context, opts Options) (*Report, error) {
 	if err := u.checkChanges(); err != nil {
 		return nil, err
 	}
-	marking := cfg.OnConflict == config.ConflictMark && len(u.marks) > 0
-	if cfg.OnConflict == config.ConflictMark && !marking { // nothing marked: recorded as by any update
+	marking := cfg.OnConflict == vocab.MarkConflicts && len(u.marks) > 0
+	if cfg.OnConflict == vocab.MarkConflicts && !marking { // nothing marked: recorded as by any update
 		if u.changes, err = finishRecords(u.changes, u.pending, u.localKptfiles); err != nil {
 			return nil, err
 		}
@@ -205,7 +205,7 @@ func Update(ctx context.Context, opts Options) (*Report, error) {
 		}
 		rep.Files = append(rep.Files, fc)
 	}
-	if n := rep.Conflicts(); n > 0 && cfg.OnConflict == config.ConflictError {
+	if n := rep.Conflicts(); n > 0 && cfg.OnConflict == vocab.FailOnConflict {
 		return rep, &ConflictError{Conflicts: n}
 	}
 	if opts.Plan || len(u.changes) == 0 {

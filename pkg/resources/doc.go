@@ -6,7 +6,7 @@
 // # Shapes
 //
 // Run takes the items as roles.Assign returns them (each with its role, file and
-// index) and Options (the mode, the conflict policy as a results.Policy, keepSources,
+// index) and Options (the mode, the conflict policy as a vocab.ConflictPolicy, keepSources,
 // mergeOnPath, the role annotation, the dest directory of path roles, the engine's
 // merge.Options with its listkind.Resolver, the field rules, plan), and returns an
 // *Outcome: the output items (pass-through and merged items in input order, then added
@@ -51,5 +51,5 @@
 // annotation that does not parse; in apply mode the errors of apply.Apply and
 // apply.Create, placed at the item at fault; a panic while handling a resource,
 // recovered into an error naming it. Conflicts are not errors: they are in
-// Outcome.Conflicts, and the caller fails the run on any under results.Refuse.
+// Outcome.Conflicts, and the caller fails the run on any under vocab.FailOnConflict.
 package resources

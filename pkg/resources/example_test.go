@@ -9,7 +9,6 @@ import (
 	"github.com/krm-merge/krm-merge/pkg/listkind"
 	"github.com/krm-merge/krm-merge/pkg/merge"
 	"github.com/krm-merge/krm-merge/pkg/resources"
-	"github.com/krm-merge/krm-merge/pkg/results"
 	"github.com/krm-merge/krm-merge/pkg/roles"
 	"github.com/krm-merge/krm-merge/pkg/vocab"
 )
@@ -52,7 +51,7 @@ func ExampleRun() {
 	}
 	out, err := resources.Run(assigned, resources.Options{
 		Mode:           vocab.ThreeWay,
-		OnConflict:     results.UpdatedWins,
+		OnConflict:     vocab.UpdatedWins,
 		RoleAnnotation: roleAnnotation,
 		Merge:          merge.Options{Lists: listkind.New(true, listkind.SeedKeys)},
 	})

@@ -37,7 +37,7 @@ func TestPanicInAResourceNamesIt(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		out, err := Run(assigned, Options{Mode: mode, OnConflict: results.UpdatedWins, RoleAnnotation: "config.kubernetes.io/merge-source"})
+		out, err := Run(assigned, Options{Mode: mode, OnConflict: vocab.UpdatedWins, RoleAnnotation: "config.kubernetes.io/merge-source"})
 		var ie *results.ItemError
 		if out != nil || !errors.As(err, &ie) {
 			t.Fatalf("%s: want an ItemError and no outcome, got %v, %T %v", mode, out != nil, err, err)

@@ -21,10 +21,13 @@ import (
 type Options struct {
 	// Mode is the run's mode.
 	Mode vocab.Mode
-	// OnConflict decides conflicts: results.UpdatedWins (kyaml's behaviour),
-	// results.DestWins, or results.Refuse (the caller fails the run; in apply mode,
-	// kubectl apply --overwrite=false). DestWins does not apply in apply mode.
-	OnConflict results.Policy
+	// OnConflict decides conflicts, of fields (the engine's Merge.Policy is set from it)
+	// and of whole resources: vocab.UpdatedWins (kyaml's behaviour, also the zero
+	// value), vocab.DestWins, vocab.FailOnConflict (the caller fails the run; in apply
+	// mode, kubectl apply --overwrite=false) or vocab.OriginalWins (fields take
+	// original's value; resources are decided as under UpdatedWins). DestWins does not
+	// apply in apply mode.
+	OnConflict vocab.ConflictPolicy
 	// KeepSources also emits the original, updated and src items unchanged.
 	KeepSources bool
 	// MergeOnPath makes the file path relative to the role directory part of identity.
@@ -36,8 +39,8 @@ type Options struct {
 	// package root); "" otherwise (an added item keeps its own path).
 	DestDir string
 	// Merge tunes the field engine (lists, aliases, the host's pairing, merging inside
-	// values, whose merges Run reports as info results); its Policy is
-	// set from OnConflict.
+	// values, whose merges Run reports as info results); its Policy is not read: Run
+	// sets it to OnConflict.
 	Merge merge.Options
 	// FieldRules are the functionConfig's field rules (3way and 2way).
 	FieldRules []fieldrules.Rule
@@ -58,7 +61,7 @@ type Outcome struct {
 	// merged, created as added).
 	Counts results.Counts
 	// Conflicts are the conflicts found, each with its result (also in Results); under
-	// results.Refuse the caller fails the run on any.
+	// vocab.FailOnConflict the caller fails the run on any.
 	Conflicts []Conflict
 	// ValueMerges are the values merged inside (valueMerge) that took something from
 	// each side, each with its info result (also in Results).
@@ -124,9 +127,7 @@ func Run(items []roles.Item, opts Options) (*Outcome, error) {
 		return nil, err
 	}
 	r := &run{opts: opts, replace: map[*roles.Item]*yaml.RNode{}, drop: map[*roles.Item]bool{}, fileEnds: lastIndexes(items)}
-	if opts.OnConflict == results.DestWins {
-		r.opts.Merge.Policy = merge.KeepDest
-	}
+	r.opts.Merge.Policy = opts.OnConflict
 	// The engines' work on different resources is independent: compute it on all cores,
 	// then apply the rules in set order, so results and output are as a serial run
 	// makes them.

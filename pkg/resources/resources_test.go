@@ -9,7 +9,6 @@ import (
 	"github.com/krm-merge/krm-merge/pkg/listkind"
 	"github.com/krm-merge/krm-merge/pkg/merge"
 	"github.com/krm-merge/krm-merge/pkg/resources"
-	"github.com/krm-merge/krm-merge/pkg/results"
 	"github.com/krm-merge/krm-merge/pkg/roles"
 	"github.com/krm-merge/krm-merge/pkg/vocab"
 )
@@ -31,7 +30,7 @@ func defaults() *setup {
 	const annotation = "config.kubernetes.io/merge-source"
 	return &setup{
 		roles: roles.Options{Mode: "3way", Annotation: annotation},
-		run: resources.Options{Mode: vocab.ThreeWay, OnConflict: results.UpdatedWins, RoleAnnotation: annotation,
+		run: resources.Options{Mode: vocab.ThreeWay, OnConflict: vocab.UpdatedWins, RoleAnnotation: annotation,
 			Merge: merge.Options{Lists: listkind.New(true, listkind.SeedKeys)}},
 	}
 }
@@ -59,9 +58,9 @@ func names(out *resources.Outcome) string {
 
 func TestDeletedUpstreamChangedLocally(t *testing.T) {
 	for _, tt := range []struct {
-		policy results.Policy
+		policy vocab.ConflictPolicy
 		items  string
-	}{{results.UpdatedWins, ""}, {results.DestWins, "x"}} {
+	}{{vocab.UpdatedWins, ""}, {vocab.DestWins, "x"}} {
 		cfg := defaults()
 		cfg.run.OnConflict = tt.policy
 		out := mergeItems(t, cfg, cm(t, "original", "x", "{a: '1'}"), cm(t, "dest", "x", "{a: '2'}"))

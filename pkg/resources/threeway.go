@@ -78,7 +78,7 @@ func (r *run) threeWay(s *roles.Set, p *prep) error {
 			r.counts.Deleted++
 			return nil
 		}
-		if r.opts.OnConflict == results.DestWins {
+		if r.opts.OnConflict == vocab.DestWins {
 			r.counts.Kept++ // dest's copy stays: the summary counts every resource once
 		} else {
 			r.drop[d] = true

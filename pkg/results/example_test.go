@@ -9,11 +9,12 @@ import (
 
 	"github.com/krm-merge/krm-merge/pkg/merge"
 	"github.com/krm-merge/krm-merge/pkg/results"
+	"github.com/krm-merge/krm-merge/pkg/vocab"
 )
 
 // A 3-way field conflict as the function reports it: a warning on the dest item with
 // resourceRef, file and field.path, the three values in the message, currentValue
-// dest's and proposedValue the winner's. Under onConflict: error (results.Refuse) the
+// dest's and proposedValue the winner's. Under onConflict: error (vocab.FailOnConflict) the
 // same conflict is an error without a proposed value.
 func ExampleFieldConflict() {
 	original := yaml.MustParse("spec: {replicas: 1}\n")
@@ -29,14 +30,14 @@ spec: {replicas: 5}
 	}
 	c := conflicts[0]
 	at := results.At{Resource: results.ResourceRef(dest), File: "deploy.yaml", Path: c.Path.String()}
-	r := results.FieldConflict(at, c, results.UpdatedWins)
+	r := results.FieldConflict(at, c, vocab.UpdatedWins)
 	fmt.Println(r)
 	b, err := yaml.Marshal(r)
 	if err != nil {
 		log.Fatal(err)
 	}
 	fmt.Print(string(b))
-	fmt.Println(results.FieldConflict(at, c, results.Refuse))
+	fmt.Println(results.FieldConflict(at, c, vocab.FailOnConflict))
 	// Output:
 	// [warning] apps/v1/Deployment/prod/web spec.replicas: conflict: changed on both sides (original 1, updated 2, dest 5); updated wins
 	// message: 'conflict: changed on both sides (original 1, updated 2, dest 5); updated wins'

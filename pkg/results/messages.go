@@ -47,33 +47,20 @@ func withValues(r *framework.Result, current, proposed interface{}) *framework.R
 	return r
 }
 
-// Policy is how a run decides conflicts, as the messages say it.
-type Policy string
-
-const (
-	// UpdatedWins: updated (src) wins a conflict; the result is a warning.
-	UpdatedWins Policy = "updated"
-	// DestWins: dest wins; a warning.
-	DestWins Policy = "dest"
-	// Refuse: the run fails (onConflict: error); the result is an error and nothing is
-	// written.
-	Refuse Policy = "error"
-)
-
-// decided ends a conflict's text with its outcome: "; <winner> wins", or under Refuse
+// decided ends a conflict's text with its outcome: "; <winner> wins", or under vocab.FailOnConflict
 // "; onConflict is error, so nothing is written".
-func decided(what string, p Policy, winner string) string {
-	if p == Refuse {
+func decided(what string, p vocab.ConflictPolicy, winner string) string {
+	if p == vocab.FailOnConflict {
 		return what + "; onConflict is error, so nothing is written"
 	}
 	return what + "; " + winner + " wins"
 }
 
 // conflictResult is a conflict's result: "conflict: " and its text, a warning, or under
-// Refuse an error without a proposed value.
-func conflictResult(at At, text string, p Policy, current, proposed interface{}) *framework.Result {
+// vocab.FailOnConflict an error without a proposed value.
+func conflictResult(at At, text string, p vocab.ConflictPolicy, current, proposed interface{}) *framework.Result {
 	sev := framework.Warning
-	if p == Refuse {
+	if p == vocab.FailOnConflict {
 		sev = framework.Error
 		proposed = nil
 	}
@@ -82,7 +69,7 @@ func conflictResult(at At, text string, p Policy, current, proposed interface{})
 
 // ConflictText says what a 3-way field conflict is and how it was decided, e.g.
 // "changed on both sides (original 1, updated 2, dest 3); updated wins".
-func ConflictText(c merge.Conflict, p Policy) string {
+func ConflictText(c merge.Conflict, p vocab.ConflictPolicy) string {
 	return decided(c.Describe(), p, c.Winner)
 }
 
@@ -92,7 +79,7 @@ func ConflictText(c merge.Conflict, p Policy) string {
 // output holds (c.Merged: every part merged, this one decided by the policy), e.g.
 // "conflict: changed on both sides: the tag (original v3.4.0, updated v3.5.0, dest
 // v3.4.1); updated wins".
-func FieldConflict(at At, c merge.Conflict, p Policy) *framework.Result {
+func FieldConflict(at At, c merge.Conflict, p vocab.ConflictPolicy) *framework.Result {
 	at.Path = c.Path.String()
 	proposed := Value(c.Updated)
 	switch {
@@ -151,11 +138,11 @@ func ValueMerged(at At, v merge.ValueMerge) *framework.Result {
 }
 
 // DeletedUpstreamText says a resource (id names it) was deleted upstream but changed
-// locally, and how that was decided: dest's copy deleted (UpdatedWins, Refuse) or kept
-// (DestWins).
-func DeletedUpstreamText(id string, p Policy) string {
+// locally, and how that was decided: dest's copy deleted (every policy but DestWins) or
+// kept (vocab.DestWins).
+func DeletedUpstreamText(id string, p vocab.ConflictPolicy) string {
 	winner := "updated"
-	if p == DestWins {
+	if p == vocab.DestWins {
 		winner = "dest"
 	}
 	return decided(id+" was deleted upstream but changed locally", p, winner)
@@ -163,7 +150,7 @@ func DeletedUpstreamText(id string, p Policy) string {
 
 // DeletedUpstreamChangedLocally is the conflict result of a resource upstream deleted and
 // dest changed: DeletedUpstreamText, naming no field.
-func DeletedUpstreamChangedLocally(at At, id string, p Policy) *framework.Result {
+func DeletedUpstreamChangedLocally(at At, id string, p vocab.ConflictPolicy) *framework.Result {
 	at.Path = ""
 	return conflictResult(at, DeletedUpstreamText(id, p), p, nil, nil)
 }

@@ -8,6 +8,9 @@
 //   - Mode (3way, 2way, apply) and its roles; Role (original, updated, dest, src; apply
 //     mode's Config and Live, which are the roles updated and dest under their apply
 //     names: the annotation values and path keys stay updated and dest);
+//   - ConflictPolicy, how a run decides a conflict (the functionConfig's onConflict:
+//     updated, dest, error, mark; and original, the policy pkg update's markers use),
+//     with the Role whose value the output holds (ConflictPolicy.Winner);
 //   - the annotation names krm-merge, kpt and kyaml give items (DefaultRoleAnnotation,
 //     UpstreamIdentityAnnotation, KptUpstreamIdentifier, KptMergeComment,
 //     LocalConfigAnnotation), IsKptfile, IsLocalConfig and Group.
@@ -15,10 +18,14 @@
 // # Rules
 //
 // Group cuts an apiVersion at its first slash, as kyaml's resid.ParseGroupVersion does.
+// A ConflictPolicy's winner is updated for the zero value, as kyaml's merge3 lets
+// updated win.
 //
 // # Neighbours
 //
-// Package config reads the Mode from the functionConfig; package roles gives items
+// Package config reads the Mode and the ConflictPolicy from the functionConfig;
+// package merge decides field conflicts by the ConflictPolicy, package resources
+// resource conflicts, and package results says how; package roles gives items
 // their Role under it, reads the role annotation, picks out Kptfiles and local-config
 // items and reads the identity annotations; package results starts summaries with the
 // Mode; packages listkind,

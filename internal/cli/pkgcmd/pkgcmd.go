@@ -25,6 +25,7 @@ import (
 	"github.com/krm-merge/krm-merge/pkg/config"
 	"github.com/krm-merge/krm-merge/pkg/function"
 	"github.com/krm-merge/krm-merge/pkg/pkgupdate"
+	"github.com/krm-merge/krm-merge/pkg/vocab"
 )
 
 // New returns the `pkg` command with its `update` subcommand.
@@ -250,8 +251,8 @@ func runUpdate(ctx context.Context, f *updateFlags, arg string, out io.Writer) e
 		return err
 	}
 	if f.onConflict != "" {
-		switch p := config.ConflictPolicy(f.onConflict); p {
-		case config.ConflictUpdated, config.ConflictDest, config.ConflictError, config.ConflictMark:
+		switch p := vocab.ConflictPolicy(f.onConflict); p {
+		case vocab.UpdatedWins, vocab.DestWins, vocab.FailOnConflict, vocab.MarkConflicts:
 			cfg.OnConflict = p
 		default:
 			return fmt.Errorf("--on-conflict %q: want updated, dest, error or mark", f.onConflict)
