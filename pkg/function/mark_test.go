@@ -57,7 +57,7 @@ func TestConflictOriginal(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(out.Conflicts) != 1 || out.Conflicts[0].Field == nil || out.Conflicts[0].Field.Winner != "original" {
+	if len(out.Conflicts) != 1 || out.Conflicts[0].Field == nil || out.Conflicts[0].Field.Winner != vocab.Original {
 		t.Fatalf("conflicts: %+v", out.Conflicts)
 	}
 	web := out.Items[0].MustString()

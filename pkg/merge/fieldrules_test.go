@@ -33,7 +33,7 @@ type fieldRuleCase struct {
 func (c fieldRuleCase) run(t *testing.T) {
 	t.Helper()
 	var out, o, u, d = parse(t, ""), parse(t, c.o), parse(t, c.u), parse(t, c.d)
-	var cs []merge.Conflict
+	var cs []vocab.Conflict
 	var err error
 	if c.twoWay {
 		out, err = merge.TwoWayShared(u, d, kubeOpts(vocab.UpdatedWins))
@@ -118,7 +118,7 @@ func TestThreeWayFieldRules(t *testing.T) {
 			rules: "spec.replicas=keepDest",
 			o:     hpaO, u: strings.Replace(hpaO, "app:1", "app:2", 1), d: strings.Replace(hpaO, "app:1", "mirror/app:1", 1),
 			want:      strings.Replace(hpaO, "app:1", "app:2", 1),
-			conflicts: []conflictWant{{"spec.template.spec.containers[name=app].image", merge.BothChanged, "updated"}},
+			conflicts: []conflictWant{{"spec.template.spec.containers[name=app].image", vocab.BothChanged, "updated"}},
 		},
 		{
 			name:  "the more specific rule wins inside its parent's",

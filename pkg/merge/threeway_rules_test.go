@@ -40,7 +40,7 @@ func kubeOpts(p vocab.ConflictPolicy) merge.Options {
 // conflictWant is the expected shape of one conflict.
 type conflictWant struct {
 	path   string
-	kind   merge.ConflictKind
+	kind   vocab.ConflictKind
 	winner string
 }
 
@@ -97,11 +97,11 @@ func checkOutput(t *testing.T, got *yaml.RNode, want string, text bool) {
 	}
 }
 
-func checkConflicts(t *testing.T, got []merge.Conflict, want []conflictWant) {
+func checkConflicts(t *testing.T, got []vocab.Conflict, want []conflictWant) {
 	t.Helper()
 	var g, w []string
 	for _, c := range got {
-		g = append(g, c.Path.String()+" | "+string(c.Kind)+" | "+c.Winner)
+		g = append(g, c.Path.String()+" | "+string(c.Kind)+" | "+string(c.Winner))
 	}
 	for _, c := range want {
 		w = append(w, c.path+" | "+string(c.kind)+" | "+c.winner)
@@ -262,7 +262,7 @@ func TestThreeWayScalarsAndAtomicLists(t *testing.T) {
 			name: "atomic list of maps without any seed key is never an error",
 			o:    widgetHead + "steps:\n- run: a\n- run: b\n", u: widgetHead + "steps:\n- run: a\n- run: c\n", d: widgetHead + "steps:\n- run: a\n- run: b\n- run: local\n",
 			want:      widgetHead + "steps:\n- run: a\n- run: c\n",
-			conflicts: []conflictWant{{"steps", merge.BothChanged, "updated"}},
+			conflicts: []conflictWant{{"steps", vocab.BothChanged, "updated"}},
 		},
 	} {
 		t.Run(c.name, c.run)
@@ -275,19 +275,19 @@ func TestThreeWayConflicts(t *testing.T) {
 			name: "changed on both sides, updated wins",
 			o:    deployHead + "spec:\n  replicas: 1\n", u: deployHead + "spec:\n  replicas: 2\n", d: deployHead + "spec:\n  replicas: 3\n",
 			want:      deployHead + "spec:\n  replicas: 2\n",
-			conflicts: []conflictWant{{"spec.replicas", merge.BothChanged, "updated"}},
+			conflicts: []conflictWant{{"spec.replicas", vocab.BothChanged, "updated"}},
 		},
 		{
 			name: "changed on both sides, dest wins", policy: vocab.DestWins,
 			o: deployHead + "spec:\n  replicas: 1\n", u: deployHead + "spec:\n  replicas: 2\n", d: deployHead + "spec:\n  replicas: 3\n",
 			want:      deployHead + "spec:\n  replicas: 3\n",
-			conflicts: []conflictWant{{"spec.replicas", merge.BothChanged, "dest"}},
+			conflicts: []conflictWant{{"spec.replicas", vocab.BothChanged, "dest"}},
 		},
 		{
 			name: "added on both sides with different values",
 			o:    "a: 0\n", u: "a: 0\nb: 1\n", d: "a: 0\nb: 2\n",
 			want:      "a: 0\nb: 1\n",
-			conflicts: []conflictWant{{"b", merge.BothChanged, "updated"}},
+			conflicts: []conflictWant{{"b", vocab.BothChanged, "updated"}},
 		},
 		{
 			name: "atomic list changed on both sides, dest wins", policy: vocab.DestWins,
@@ -295,31 +295,31 @@ func TestThreeWayConflicts(t *testing.T) {
 			u:         deployHead + "spec:\n  template:\n    spec:\n      containers:\n      - name: app\n        args: [b]\n",
 			d:         deployHead + "spec:\n  template:\n    spec:\n      containers:\n      - name: app\n        args: [c]\n",
 			want:      deployHead + "spec:\n  template:\n    spec:\n      containers:\n      - name: app\n        args: [c]\n",
-			conflicts: []conflictWant{{"spec.template.spec.containers[name=app].args", merge.BothChanged, "dest"}},
+			conflicts: []conflictWant{{"spec.template.spec.containers[name=app].args", vocab.BothChanged, "dest"}},
 		},
 		{
 			name: "scalar deleted locally, changed upstream: updated wins",
 			o:    "a: 1\nb: 0\n", u: "a: 2\nb: 0\n", d: "b: 0\n",
 			want:      "b: 0\na: 2\n",
-			conflicts: []conflictWant{{"a", merge.DeletedLocally, "updated"}},
+			conflicts: []conflictWant{{"a", vocab.DeletedLocally, "updated"}},
 		},
 		{
 			name: "scalar deleted locally, changed upstream: dest wins", policy: vocab.DestWins,
 			o: "a: 1\nb: 0\n", u: "a: 2\nb: 0\n", d: "b: 0\n",
 			want:      "b: 0\n",
-			conflicts: []conflictWant{{"a", merge.DeletedLocally, "dest"}},
+			conflicts: []conflictWant{{"a", vocab.DeletedLocally, "dest"}},
 		},
 		{
 			name: "scalar deleted upstream, changed locally: updated wins",
 			o:    "a: 1\nb: 0\n", u: "b: 0\n", d: "a: 2\nb: 0\n",
 			want:      "b: 0\n",
-			conflicts: []conflictWant{{"a", merge.DeletedUpstream, "updated"}},
+			conflicts: []conflictWant{{"a", vocab.DeletedUpstream, "updated"}},
 		},
 		{
 			name: "scalar deleted upstream, changed locally: dest wins", policy: vocab.DestWins,
 			o: "a: 1\nb: 0\n", u: "b: 0\n", d: "a: 2\nb: 0\n",
 			want:      "a: 2\nb: 0\n",
-			conflicts: []conflictWant{{"a", merge.DeletedUpstream, "dest"}},
+			conflicts: []conflictWant{{"a", vocab.DeletedUpstream, "dest"}},
 		},
 		{
 			name:      "keyed element deleted upstream, changed in D: removed whole, never a key-only stub",
@@ -327,7 +327,7 @@ func TestThreeWayConflicts(t *testing.T) {
 			u:         deployHead + "spec:\n  template:\n    spec:\n      containers:\n      - name: app\n        image: a:1\n",
 			d:         deployHead + "spec:\n  template:\n    spec:\n      containers:\n      - name: app\n        image: a:1\n      - name: old\n        image: o:2\n        env:\n        - name: X\n          value: \"1\"\n",
 			want:      deployHead + "spec:\n  template:\n    spec:\n      containers:\n      - name: app\n        image: a:1\n",
-			conflicts: []conflictWant{{"spec.template.spec.containers[name=old]", merge.DeletedUpstream, "updated"}},
+			conflicts: []conflictWant{{"spec.template.spec.containers[name=old]", vocab.DeletedUpstream, "updated"}},
 		},
 		{
 			name: "keyed element deleted upstream, changed in D: dest keeps it whole", policy: vocab.DestWins,
@@ -335,7 +335,7 @@ func TestThreeWayConflicts(t *testing.T) {
 			u:         deployHead + "spec:\n  template:\n    spec:\n      containers:\n      - name: app\n        image: a:1\n",
 			d:         deployHead + "spec:\n  template:\n    spec:\n      containers:\n      - name: app\n        image: a:1\n      - name: old\n        image: o:2\n",
 			want:      deployHead + "spec:\n  template:\n    spec:\n      containers:\n      - name: app\n        image: a:1\n      - name: old\n        image: o:2\n",
-			conflicts: []conflictWant{{"spec.template.spec.containers[name=old]", merge.DeletedUpstream, "dest"}},
+			conflicts: []conflictWant{{"spec.template.spec.containers[name=old]", vocab.DeletedUpstream, "dest"}},
 		},
 		{
 			name: "keyed element deleted upstream, unchanged in D: removed, no conflict",
@@ -346,25 +346,25 @@ func TestThreeWayConflicts(t *testing.T) {
 			name: "map deleted upstream, changed in D: removed whole + conflict",
 			o:    "m:\n  a: 1\n  b: 2\nx: 0\n", u: "x: 0\n", d: "m:\n  a: 1\n  b: 3\n  c: 4\nx: 0\n",
 			want:      "x: 0\n",
-			conflicts: []conflictWant{{"m", merge.DeletedUpstream, "updated"}},
+			conflicts: []conflictWant{{"m", vocab.DeletedUpstream, "updated"}},
 		},
 		{
 			name: "whole keyed list deleted upstream, changed in D: removed + conflict",
 			o:    widgetHead + "items:\n- name: a\n", u: widgetHead, d: widgetHead + "items:\n- name: a\n- name: local\n",
 			want:      widgetHead,
-			conflicts: []conflictWant{{"items", merge.DeletedUpstream, "updated"}},
+			conflicts: []conflictWant{{"items", vocab.DeletedUpstream, "updated"}},
 		},
 		{
 			name: "set deleted locally, values added upstream: updated's whole set comes back + conflict",
 			o:    deployHead + "  labels: {a: b}\n  finalizers: [a, b]\n", u: deployHead + "  labels: {a: b}\n  finalizers: [a, c]\n", d: deployHead + "  labels: {a: b}\n",
 			want:      deployHead + "  labels: {a: b}\n  finalizers: [a, c]\n",
-			conflicts: []conflictWant{{"metadata.finalizers", merge.DeletedLocally, "updated"}},
+			conflicts: []conflictWant{{"metadata.finalizers", vocab.DeletedLocally, "updated"}},
 		},
 		{
 			name: "set deleted locally, values added upstream: dest keeps it deleted", policy: vocab.DestWins,
 			o: deployHead + "  labels: {a: b}\n  finalizers: [a]\n", u: deployHead + "  labels: {a: b}\n  finalizers: [a, c]\n", d: deployHead + "  labels: {a: b}\n",
 			want:      deployHead + "  labels: {a: b}\n",
-			conflicts: []conflictWant{{"metadata.finalizers", merge.DeletedLocally, "dest"}},
+			conflicts: []conflictWant{{"metadata.finalizers", vocab.DeletedLocally, "dest"}},
 		},
 		{
 			name: "no stub: set deleted locally, upstream only removed a value",
@@ -377,7 +377,7 @@ func TestThreeWayConflicts(t *testing.T) {
 			u:         deployHead + "spec:\n  template:\n    spec:\n      containers:\n      - name: app\n        ports:\n        - containerPort: 80\n          protocol: UDP\n          name: b\n",
 			d:         deployHead + "spec:\n  template:\n    spec:\n      containers:\n      - name: app\n        ports:\n        - containerPort: 80\n          protocol: UDP\n          name: c\n",
 			want:      deployHead + "spec:\n  template:\n    spec:\n      containers:\n      - name: app\n        ports:\n        - containerPort: 80\n          protocol: UDP\n          name: b\n",
-			conflicts: []conflictWant{{"spec.template.spec.containers[name=app].ports[containerPort=80,protocol=UDP].name", merge.BothChanged, "updated"}},
+			conflicts: []conflictWant{{"spec.template.spec.containers[name=app].ports[containerPort=80,protocol=UDP].name", vocab.BothChanged, "updated"}},
 		},
 		{
 			name: "explicit nulls are never conflicts",
@@ -388,7 +388,7 @@ func TestThreeWayConflicts(t *testing.T) {
 			name: "added on both sides (no original): differing fields are conflicts",
 			o:    "", u: "a: 1\nb: 2\n", d: "a: 1\nb: 3\nc: 4\n",
 			want:      "a: 1\nb: 2\nc: 4\n",
-			conflicts: []conflictWant{{"b", merge.BothChanged, "updated"}},
+			conflicts: []conflictWant{{"b", vocab.BothChanged, "updated"}},
 		},
 	} {
 		t.Run(c.name, c.run)
@@ -469,21 +469,21 @@ func TestThreeWayMaps(t *testing.T) {
 			o:    "a: 0\nm:\n  x: 1\n  y: 2\n  z: 3\n", u: "a: 0\nm:\n  x: 1\n  y: 5\n  n: 6\n", d: "a: 0\n",
 			want:      "a: 0\nm:\n  x: 1\n  y: 5\n  n: 6\n",
 			text:      true,
-			conflicts: []conflictWant{{"m", merge.DeletedLocally, "updated"}},
+			conflicts: []conflictWant{{"m", vocab.DeletedLocally, "updated"}},
 		},
 		{
 			name: "map deleted in D, upstream changed inside: dest keeps it deleted", policy: vocab.DestWins,
 			o: "a: 0\nm:\n  x: 1\n", u: "a: 0\nm:\n  x: 2\n", d: "a: 0\n",
 			want:      "a: 0\n",
 			text:      true,
-			conflicts: []conflictWant{{"m", merge.DeletedLocally, "dest"}},
+			conflicts: []conflictWant{{"m", vocab.DeletedLocally, "dest"}},
 		},
 		{
 			name: "nested maps deleted in D: updated's whole map comes back, its null fields dropped",
 			o:    "a: 0\nm:\n  p:\n    x: 1\n  q:\n    y: 1\n", u: "a: 0\nm:\n  p:\n    x: 1\n    gone: null\n  q:\n    y: 2\n", d: "a: 0\n",
 			want:      "a: 0\nm:\n  p:\n    x: 1\n  q:\n    y: 2\n",
 			text:      true,
-			conflicts: []conflictWant{{"m", merge.DeletedLocally, "updated"}},
+			conflicts: []conflictWant{{"m", vocab.DeletedLocally, "updated"}},
 		},
 	} {
 		t.Run(c.name, c.run)
@@ -524,7 +524,7 @@ func TestThreeWayKeyedLists(t *testing.T) {
 			d:         pod + "      - name: side\n",
 			want:      pod + "      - name: side\n      - name: app\n        image: a:2\n        args: [x]\n",
 			text:      true,
-			conflicts: []conflictWant{{"spec.template.spec.containers[name=app]", merge.DeletedLocally, "updated"}},
+			conflicts: []conflictWant{{"spec.template.spec.containers[name=app]", vocab.DeletedLocally, "updated"}},
 		},
 		{
 			name: "element deleted in D, changed upstream: dest keeps it deleted", policy: vocab.DestWins,
@@ -533,7 +533,7 @@ func TestThreeWayKeyedLists(t *testing.T) {
 			d:         pod + "      - name: side\n",
 			want:      pod + "      - name: side\n",
 			text:      true,
-			conflicts: []conflictWant{{"spec.template.spec.containers[name=app]", merge.DeletedLocally, "dest"}},
+			conflicts: []conflictWant{{"spec.template.spec.containers[name=app]", vocab.DeletedLocally, "dest"}},
 		},
 		{
 			name:      "whole keyed list deleted in D, one element changed upstream: updated's whole list comes back",
@@ -542,7 +542,7 @@ func TestThreeWayKeyedLists(t *testing.T) {
 			d:         widgetHead + "spec:\n  x: 0\n",
 			want:      widgetHead + "spec:\n  x: 0\n  items:\n  - name: a\n    v: 1\n  - name: b\n    v: 2\n",
 			text:      true,
-			conflicts: []conflictWant{{"spec.items", merge.DeletedLocally, "updated"}},
+			conflicts: []conflictWant{{"spec.items", vocab.DeletedLocally, "updated"}},
 		},
 		{
 			name: "no stub: whole keyed list deleted in D, upstream only deleted an element",
@@ -558,7 +558,7 @@ func TestThreeWayKeyedLists(t *testing.T) {
 			name: "element added on both sides: merged field by field",
 			o:    widgetHead + "items:\n- name: a\n", u: widgetHead + "items:\n- name: a\n- name: n\n  v: 1\n  w: 1\n", d: widgetHead + "items:\n- name: a\n- name: n\n  v: 2\n  x: 3\n",
 			want:      widgetHead + "items:\n- name: a\n- name: n\n  v: 1\n  x: 3\n  w: 1\n",
-			conflicts: []conflictWant{{"items[name=n].v", merge.BothChanged, "updated"}},
+			conflicts: []conflictWant{{"items[name=n].v", vocab.BothChanged, "updated"}},
 		},
 	} {
 		t.Run(c.name, c.run)
@@ -735,7 +735,7 @@ func TestThreeWayListDecisions(t *testing.T) {
 			u:         deployHead + "spec:\n  template:\n    spec:\n      containers: # {\"type\":\"array\"}\n      - name: a\n        image: x\n",
 			d:         deployHead + "spec:\n  template:\n    spec:\n      containers: # {\"type\":\"array\"}\n      - name: a\n      - name: mine\n",
 			want:      deployHead + "spec:\n  template:\n    spec:\n      containers: # {\"type\":\"array\"}\n      - name: a\n        image: x\n",
-			conflicts: []conflictWant{{"spec.template.spec.containers", merge.BothChanged, "updated"}},
+			conflicts: []conflictWant{{"spec.template.spec.containers", vocab.BothChanged, "updated"}},
 		},
 		{
 			name:      "schema: tolerations has no strategy, so it is atomic although elements carry no key",
@@ -743,7 +743,7 @@ func TestThreeWayListDecisions(t *testing.T) {
 			u:         deployHead + "spec:\n  template:\n    spec:\n      tolerations:\n      - {key: a, effect: NoExecute}\n",
 			d:         deployHead + "spec:\n  template:\n    spec:\n      tolerations:\n      - {key: a, effect: NoSchedule}\n      - {key: mine}\n",
 			want:      deployHead + "spec:\n  template:\n    spec:\n      tolerations:\n      - {key: a, effect: NoExecute}\n",
-			conflicts: []conflictWant{{"spec.template.spec.tolerations", merge.BothChanged, "updated"}},
+			conflicts: []conflictWant{{"spec.template.spec.tolerations", vocab.BothChanged, "updated"}},
 		},
 		{
 			name:      "schema: a list without strategy is atomic even when elements carry a seed key (volumeClaimTemplates)",
@@ -751,7 +751,7 @@ func TestThreeWayListDecisions(t *testing.T) {
 			u:         "apiVersion: apps/v1\nkind: StatefulSet\nmetadata:\n  name: s\nspec:\n  volumeClaimTemplates:\n  - metadata: {name: a}\n    spec: {x: 2}\n",
 			d:         "apiVersion: apps/v1\nkind: StatefulSet\nmetadata:\n  name: s\nspec:\n  volumeClaimTemplates:\n  - metadata: {name: a}\n    spec: {x: 1}\n  - metadata: {name: mine}\n",
 			want:      "apiVersion: apps/v1\nkind: StatefulSet\nmetadata:\n  name: s\nspec:\n  volumeClaimTemplates:\n  - metadata: {name: a}\n    spec: {x: 2}\n",
-			conflicts: []conflictWant{{"spec.volumeClaimTemplates", merge.BothChanged, "updated"}},
+			conflicts: []conflictWant{{"spec.volumeClaimTemplates", vocab.BothChanged, "updated"}},
 		},
 		{
 			name: "schema: list-map-keys over patch-merge-key (ports keyed by containerPort and protocol)",
@@ -795,7 +795,7 @@ func TestThreeWayListDecisions(t *testing.T) {
 			d:         widgetHead + "items:\n- {name: a, v: 1}\n- {v: keyless}\n",
 			want:      widgetHead + "items:\n- {name: a, v: 2}\n",
 			text:      true,
-			conflicts: []conflictWant{{"items", merge.BothChanged, "updated"}},
+			conflicts: []conflictWant{{"items", vocab.BothChanged, "updated"}},
 		},
 		{
 			name:      "duplicate merge keys make a list atomic (nothing lost by pairing)",
@@ -804,7 +804,7 @@ func TestThreeWayListDecisions(t *testing.T) {
 			d:         pod + "        env:\n        - {name: A, value: \"1\"}\n        - {name: A, value: dup}\n",
 			want:      pod + "        env:\n        - {name: A, value: \"2\"}\n",
 			text:      true,
-			conflicts: []conflictWant{{"spec.template.spec.containers[name=app].env", merge.BothChanged, "updated"}},
+			conflicts: []conflictWant{{"spec.template.spec.containers[name=app].env", vocab.BothChanged, "updated"}},
 		},
 		{
 			name: "configured keys: another heuristic key list",
@@ -1009,5 +1009,5 @@ spec:
 		t.Fatal(err)
 	}
 	checkOutput(t, got, want, true)
-	checkConflicts(t, cs, []conflictWant{{"spec.stages", merge.BothChanged, "updated"}})
+	checkConflicts(t, cs, []conflictWant{{"spec.stages", vocab.BothChanged, "updated"}})
 }

@@ -49,11 +49,11 @@ func withValues(r *framework.Result, current, proposed interface{}) *framework.R
 
 // decided ends a conflict's text with its outcome: "; <winner> wins", or under vocab.FailOnConflict
 // "; onConflict is error, so nothing is written".
-func decided(what string, p vocab.ConflictPolicy, winner string) string {
+func decided(what string, p vocab.ConflictPolicy, winner vocab.Role) string {
 	if p == vocab.FailOnConflict {
 		return what + "; onConflict is error, so nothing is written"
 	}
-	return what + "; " + winner + " wins"
+	return what + "; " + string(winner) + " wins"
 }
 
 // conflictResult is a conflict's result: "conflict: " and its text, a warning, or under
@@ -69,7 +69,7 @@ func conflictResult(at At, text string, p vocab.ConflictPolicy, current, propose
 
 // ConflictText says what a 3-way field conflict is and how it was decided, e.g.
 // "changed on both sides (original 1, updated 2, dest 3); updated wins".
-func ConflictText(c merge.Conflict, p vocab.ConflictPolicy) string {
+func ConflictText(c vocab.Conflict, p vocab.ConflictPolicy) string {
 	return decided(c.Describe(), p, c.Winner)
 }
 
@@ -79,13 +79,13 @@ func ConflictText(c merge.Conflict, p vocab.ConflictPolicy) string {
 // output holds (c.Merged: every part merged, this one decided by the policy), e.g.
 // "conflict: changed on both sides: the tag (original v3.4.0, updated v3.5.0, dest
 // v3.4.1); updated wins".
-func FieldConflict(at At, c merge.Conflict, p vocab.ConflictPolicy) *framework.Result {
+func FieldConflict(at At, c vocab.Conflict, p vocab.ConflictPolicy) *framework.Result {
 	at.Path = c.Path.String()
 	proposed := Value(c.Updated)
 	switch {
 	case c.Part != nil:
 		proposed = Value(c.Merged)
-	case c.Winner == "dest":
+	case c.Winner == vocab.Dest:
 		proposed = Value(c.Dest)
 	}
 	return conflictResult(at, ConflictText(c, p), p, Value(c.Dest), proposed)
@@ -98,7 +98,7 @@ func FieldConflict(at At, c merge.Conflict, p vocab.ConflictPolicy) *framework.R
 // sides: the tag, reported as a conflict"). Parts are listed in the value's order.
 func ValueMergedText(v merge.ValueMerge) string {
 	var from []string
-	for _, who := range []merge.PartChange{merge.ChangedUpstream, merge.ChangedLocally, merge.ChangedAlike} {
+	for _, who := range []vocab.PartChange{vocab.ChangedUpstream, vocab.ChangedLocally, vocab.ChangedAlike} {
 		var ps []string
 		for _, p := range v.Parts {
 			if p.Change == who {
@@ -109,14 +109,14 @@ func ValueMergedText(v merge.ValueMerge) string {
 			continue
 		}
 		name := string(who)
-		if who == merge.ChangedAlike {
+		if who == vocab.ChangedAlike {
 			name = "both sides alike"
 		}
 		from = append(from, "from "+name+" "+strings.Join(ps, ", "))
 	}
 	var both []string
 	for _, p := range v.Parts {
-		if p.Change == merge.ChangedBoth {
+		if p.Change == vocab.ChangedBoth {
 			both = append(both, p.Where())
 		}
 	}
@@ -141,9 +141,9 @@ func ValueMerged(at At, v merge.ValueMerge) *framework.Result {
 // locally, and how that was decided: dest's copy deleted (every policy but DestWins) or
 // kept (vocab.DestWins).
 func DeletedUpstreamText(id string, p vocab.ConflictPolicy) string {
-	winner := "updated"
+	winner := vocab.Updated
 	if p == vocab.DestWins {
-		winner = "dest"
+		winner = vocab.Dest
 	}
 	return decided(id+" was deleted upstream but changed locally", p, winner)
 }

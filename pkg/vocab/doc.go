@@ -1,7 +1,8 @@
 // Package vocab is krm-merge's vocabulary: the words that carry a merge through every
 // layer, each one type, one name, in one place, as structured-merge-diff's fieldpath and
 // value packages are small packages of concepts. Every other package of the module
-// speaks these words; this one imports none of them.
+// speaks these words; this one imports none of them but package fieldpath (a conflict
+// is at a field path).
 //
 // # Shapes
 //
@@ -11,6 +12,10 @@
 //   - ConflictPolicy, how a run decides a conflict (the functionConfig's onConflict:
 //     updated, dest, error, mark; and original, the policy pkg update's markers use),
 //     with the Role whose value the output holds (ConflictPolicy.Winner);
+//   - Conflict, one field original, updated and dest hold three different ways, with
+//     its Kind, the three values, the Winner (a Role) and, when it is a part of a value
+//     merged inside, the Part; Conflicts, a list of them that is an error; OneLine and
+//     Cut, the renderings their messages show values with;
 //   - the annotation names krm-merge, kpt and kyaml give items (DefaultRoleAnnotation,
 //     UpstreamIdentityAnnotation, KptUpstreamIdentifier, KptMergeComment,
 //     LocalConfigAnnotation), IsKptfile, IsLocalConfig and Group.
@@ -24,7 +29,7 @@
 // # Neighbours
 //
 // Package config reads the Mode and the ConflictPolicy from the functionConfig;
-// package merge decides field conflicts by the ConflictPolicy, package resources
+// package merge finds Conflicts and decides them by the ConflictPolicy, package resources
 // resource conflicts, and package results says how; package roles gives items
 // their Role under it, reads the role annotation, picks out Kptfiles and local-config
 // items and reads the identity annotations; package results starts summaries with the
@@ -33,5 +38,5 @@
 //
 // # Errors
 //
-// Nothing in this package fails.
+// Conflicts is an error; nothing in this package fails.
 package vocab
