@@ -269,9 +269,9 @@ metadata:
     internal.config.kubernetes.io/path: pkg/x.yaml
 `)
 		_, err := (&filter.Filter{}).Filter(in)
-		var ie *results.ItemError
+		var ie *vocab.ItemError
 		if !errors.As(err, &ie) {
-			t.Fatalf("error %v (%T) is not a *results.ItemError", err, err)
+			t.Fatalf("error %v (%T) is not a *vocab.ItemError", err, err)
 		}
 		if ie.Resource == nil || ie.Resource.Name != "x" || ie.File != "pkg/x.yaml" || !strings.Contains(ie.Msg, "upstream") {
 			t.Errorf("ItemError does not name resource, file and role: %+v", ie)
@@ -301,9 +301,9 @@ metadata:
 			rs[0].ResourceRef == nil || rs[0].ResourceRef.Name != "cfg" || !strings.HasPrefix(rs[0].Message, "functionConfig:") {
 			t.Errorf("results of the functionConfig error wrong:\n%s", resultStrings(rs))
 		}
-		var ie *results.ItemError
+		var ie *vocab.ItemError
 		if !errors.As(err, &ie) {
-			t.Errorf("error %v is not a *results.ItemError", err)
+			t.Errorf("error %v is not a *vocab.ItemError", err)
 		}
 	})
 	t.Run("hand-built Config is checked", func(t *testing.T) {

@@ -9,7 +9,6 @@ import (
 	"github.com/krm-merge/krm-merge/pkg/listkind"
 	"github.com/krm-merge/krm-merge/pkg/merge"
 	"github.com/krm-merge/krm-merge/pkg/resources"
-	"github.com/krm-merge/krm-merge/pkg/results"
 	"github.com/krm-merge/krm-merge/pkg/roles"
 	"github.com/krm-merge/krm-merge/pkg/vocab"
 )
@@ -91,7 +90,7 @@ func Lists(cfg *config.Config, items []roles.Item) *listkind.Resolver {
 // noFieldRuleAnnotations rejects the fn.krm-merge.dev/field-rules annotation in apply
 // mode (on items with a role; pass-through items are not merged), which computes
 // kubectl's client-side apply patch and has no field rules (the functionConfig's
-// fieldRules are rejected by config.Load). Error: an *results.ItemError naming the first
+// fieldRules are rejected by config.Load). Error: a *vocab.ItemError naming the first
 // item that carries it and the annotation.
 func noFieldRuleAnnotations(items []roles.Item) error {
 	for i := range items {
@@ -100,7 +99,7 @@ func noFieldRuleAnnotations(items []roles.Item) error {
 			continue
 		}
 		if _, ok := it.Node.GetAnnotations()[fieldrules.Annotation]; ok {
-			return &results.ItemError{Resource: it.Ref(), File: it.File, Index: it.Index,
+			return &vocab.ItemError{Location: vocab.Location{Resource: it.Ref(), File: it.File, Index: it.Index},
 				Field: "metadata.annotations." + fieldrules.Annotation,
 				Msg: "the " + fieldrules.Annotation + " annotation does not apply in apply mode: apply computes kubectl's " +
 					"client-side apply patch, which has no field rules; remove it, or merge in 3way or 2way mode"}

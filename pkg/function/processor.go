@@ -86,10 +86,10 @@ var errMark = errors.New("onConflict mark writes conflict markers into a package
 
 // LoadConfig reads a functionConfig (a ConfigMap or a typed ResourceMerge; nil gives the
 // defaults) as the function does: config.Load, with each problem turned into an
-// *results.ItemError naming the functionConfig resource and the field (e.g.
+// *vocab.ItemError naming the functionConfig resource and the field (e.g.
 // "data.onConflict"), joined with errors.Join. A functionConfig is a KRM resource: a
 // malformed head (bounds.BadHead: metadata a list, kind a map, ...) is refused first,
-// as an *results.ItemError naming the field.
+// as a *vocab.ItemError naming the field.
 func LoadConfig(fc *yaml.RNode) (*config.Config, error) {
 	if err := checkConfigHead(fc); err != nil {
 		return nil, err
@@ -111,7 +111,7 @@ func LoadConfig(fc *yaml.RNode) (*config.Config, error) {
 // change) and its items are not for writing.
 //
 // Errors: onConflict mark (errMark: only `krm-merge pkg update` writes conflict
-// markers); *results.ItemError for bad items, as checkHeads, roles.Assign, checkItems and
+// markers); *vocab.ItemError for bad items, as checkHeads, roles.Assign, checkItems and
 // resources.Run document them; in apply mode, an item with the field-rules annotation;
 // with onConflict: error and any conflict, a framework.Results error holding a heading
 // error result (results.Refused), then the run's results (a plan's) or its conflicts.
@@ -162,10 +162,10 @@ func located(err error, fc *yaml.RNode) error {
 	if !errors.As(err, &list) {
 		return err
 	}
-	ref := results.ResourceRef(fc)
+	ref := vocab.ResourceRef(fc)
 	out := make([]error, len(list))
 	for i, e := range list {
-		out[i] = &results.ItemError{Resource: ref, Field: e.Field, Msg: e.Error()}
+		out[i] = &vocab.ItemError{Location: vocab.Location{Resource: ref}, Field: e.Field, Msg: e.Error()}
 	}
 	return errors.Join(out...)
 }

@@ -80,7 +80,7 @@
 // ErrTooLarge, ErrNotRegular); a missing git CLI (a message saying git is needed);
 // fetch failures; ErrDirty for a
 // package with uncommitted changes (unless Options.AllowDirty); ErrNoUpstream when
-// nothing says where to fetch; the merge's errors (*results.ItemError naming resource,
+// nothing says where to fetch; the merge's errors (*vocab.ItemError naming resource,
 // file and field, paths relative to the package); *ConflictError, with the report,
 // when onConflict is error and there are conflicts; ErrInProgress while an update is in
 // progress; write failures. On every error DIR is as it was. Under onConflict mark,

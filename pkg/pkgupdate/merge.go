@@ -7,11 +7,9 @@ import (
 	"io/fs"
 	"path"
 	"sort"
-	"strconv"
 	"strings"
 
 	"sigs.k8s.io/kustomize/kyaml/fn/framework"
-	"sigs.k8s.io/kustomize/kyaml/kio/kioutil"
 	"sigs.k8s.io/kustomize/kyaml/yaml"
 
 	"github.com/krm-merge/krm-merge/internal/keepbytes"
@@ -140,25 +138,26 @@ func (u *updater) mergeResources(rel string, src *source, paths []string, o, up,
 		pr.MergedInside = append(pr.MergedInside, loc.note(v.Result))
 	}
 	for _, n := range out.Added {
-		file, _, _ := kioutil.GetFileAnnotations(n)
-		pr.Resources = append(pr.Resources, ResourceChange{Action: "added", Resource: describe(n), File: loc.file(file)})
+		pr.Resources = append(pr.Resources, ResourceChange{Action: "added", Resource: describe(n), File: loc.file(vocab.LocationOf(n).File)})
 	}
 	for _, it := range out.Deleted {
 		pr.Resources = append(pr.Resources, ResourceChange{Action: "deleted", Resource: describe(it.Node), File: loc.file(it.File)})
 	}
 	// Output items by dest file, in index order.
 	byFile := map[string][]*yaml.RNode{}
+	indexOf := map[*yaml.RNode]int{}
 	for _, n := range out.Items {
-		file, _, _ := kioutil.GetFileAnnotations(n)
-		file = roles.Clean(file)
+		l := vocab.LocationOf(n)
+		file := roles.Clean(l.File)
 		if !strings.HasPrefix(file, roleDest+"/") {
 			continue // sources passing through
 		}
 		p := strings.TrimPrefix(file, roleDest+"/")
 		byFile[p] = append(byFile[p], n)
+		indexOf[n] = l.Index
 	}
 	for _, nodes := range byFile {
-		sort.SliceStable(nodes, func(i, j int) bool { return index(nodes[i]) < index(nodes[j]) })
+		sort.SliceStable(nodes, func(i, j int) bool { return indexOf[nodes[i]] < indexOf[nodes[j]] })
 	}
 	c := newComments(o, up, d)
 	for it, n := range out.Merged {
@@ -430,15 +429,9 @@ func contains(list []string, s string) bool {
 	return false
 }
 
-func index(n *yaml.RNode) int {
-	_, idx, _ := kioutil.GetFileAnnotations(n)
-	i, _ := strconv.Atoi(idx)
-	return i
-}
-
 // describe is a resource as results name it: "apiVersion kind [namespace/]name".
 func describe(n *yaml.RNode) string {
-	r := results.ResourceRef(n)
+	r := vocab.ResourceRef(n)
 	if r == nil {
 		return ""
 	}
@@ -489,7 +482,7 @@ func (l locator) note(r *framework.Result) Note {
 
 // relocate rewrites the file paths in the merge's errors into package paths.
 func (l locator) relocate(err error) error {
-	var ie *results.ItemError
+	var ie *vocab.ItemError
 	if joined, ok := err.(interface{ Unwrap() []error }); ok {
 		var out []error
 		for _, e := range joined.Unwrap() {

@@ -93,7 +93,7 @@ var (
 // the package or of an upstream release that is a symbolic link, is not a regular file
 // (ErrNotRegular) or is over Options.MaxFileSize (ErrTooLarge), naming it; a .git
 // path in an upstream release; the merge's errors
-// (*results.ItemError naming resource, file and field, file paths relative to the
+// (*vocab.ItemError naming resource, file and field, file paths relative to the
 // package); *ConflictError, with the report, when onConflict is error and there are
 // conflicts; ErrInProgress while an update of DIR, of a directory above it or of one
 // inside it is stopped at conflict markers (and an untrustworthy state of one);

@@ -71,7 +71,7 @@ func (r *run) prepareApply(s *roles.Set) prep {
 }
 
 // placeApplyError places an apply error at the item at fault: the config's for a
-// *apply.ConfigError, else the live object's (an *results.ItemError keeps its resource
+// *apply.ConfigError, else the live object's (a *vocab.ItemError keeps its resource
 // and field).
 func placeApplyError(err error, config, live *roles.Item) error {
 	it := live
@@ -79,7 +79,7 @@ func placeApplyError(err error, config, live *roles.Item) error {
 	if errors.As(err, &ce) {
 		it = config
 	}
-	var ie *results.ItemError
+	var ie *vocab.ItemError
 	if errors.As(err, &ie) {
 		ie.File, ie.Index = it.File, it.Index
 		return ie
@@ -124,11 +124,11 @@ func (r *run) applyRules(s *roles.Set, p *prep) error {
 		r.added = append(r.added, n)
 		r.apply.Created++
 		r.counts.Added++
-		file, idx := config.File, config.Index
-		if f, i, ok := locationOf(n); ok {
-			file, idx = f, i
+		loc := vocab.LocationOf(n)
+		if loc.File == "" {
+			loc.File, loc.Index = config.File, config.Index
 		}
-		r.notes = append(r.notes, results.ApplyCreate(results.At{Resource: results.ResourceRef(n), File: file, Index: idx}))
+		r.notes = append(r.notes, results.ApplyCreate(results.At{Location: loc}))
 	case live != nil:
 		r.apply.Kept++
 		r.counts.Kept++

@@ -19,7 +19,7 @@ import (
 // or below a rule's path are dropped (the rule decides the value there). u is updated
 // (src in 2-way), o original (nil in 2-way or when absent); on, un are the normalized
 // nodes the merge saw.
-// Errors: a malformed annotation, as an *results.ItemError naming the item that holds
+// Errors: a malformed annotation, as a *vocab.ItemError naming the item that holds
 // it and the annotation's field; a 2-way src directive error under a takeUpdated rule.
 func (r *run) withFieldRules(m merge.Result, on, un *yaml.RNode, u, d *roles.Item, twoWay bool) (merge.Result, []merge.RuleEffect, error) {
 	role := vocab.Updated

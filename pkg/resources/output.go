@@ -1,9 +1,6 @@
 package resources
 
 import (
-	"strconv"
-
-	"sigs.k8s.io/kustomize/kyaml/kio/kioutil"
 	"sigs.k8s.io/kustomize/kyaml/yaml"
 
 	"github.com/krm-merge/krm-merge/internal/host"
@@ -54,16 +51,6 @@ func lastIndexes(items []roles.Item) map[string]int {
 		}
 	}
 	return m
-}
-
-// locationOf returns an item's path and index annotations.
-func locationOf(n *yaml.RNode) (file string, index int, ok bool) {
-	f, idx, _ := kioutil.GetFileAnnotations(n)
-	if f == "" {
-		return "", 0, false
-	}
-	i, _ := strconv.Atoi(idx)
-	return f, i, true
 }
 
 // finish returns the item to emit for out, the engine's result for the dest item in: in

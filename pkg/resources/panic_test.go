@@ -14,7 +14,7 @@ import (
 )
 
 // TestPanicInAResourceNamesIt: a panic while merging or applying one resource (forced
-// through prepareHook, on the parallel path: 200 resources) is an *results.ItemError
+// through prepareHook, on the parallel path: 200 resources) is a *vocab.ItemError
 // naming that resource and its file, in every mode, and its results entry carries the
 // resourceRef (a recovered panic is an error result naming the resource).
 func TestPanicInAResourceNamesIt(t *testing.T) {
@@ -38,7 +38,7 @@ func TestPanicInAResourceNamesIt(t *testing.T) {
 			t.Fatal(err)
 		}
 		out, err := Run(assigned, Options{Mode: mode, OnConflict: vocab.UpdatedWins, RoleAnnotation: "config.kubernetes.io/merge-source"})
-		var ie *results.ItemError
+		var ie *vocab.ItemError
 		if out != nil || !errors.As(err, &ie) {
 			t.Fatalf("%s: want an ItemError and no outcome, got %v, %T %v", mode, out != nil, err, err)
 		}

@@ -38,11 +38,7 @@ func (r *run) report(o *Outcome) framework.Results {
 		res = append(res, changes...)
 		res = append(res, conflicts...)
 		for _, n := range o.Added {
-			a := results.At{Resource: results.ResourceRef(n)}
-			if file, idx, ok := locationOf(n); ok {
-				a.File, a.Index = file, idx
-			}
-			res = append(res, results.PlanAdd(a, mode))
+			res = append(res, results.PlanAdd(results.At{Location: vocab.LocationOf(n)}, mode))
 		}
 		for _, d := range o.Deleted {
 			res = append(res, results.PlanDelete(at(d), mode))

@@ -116,7 +116,7 @@ type Conflict struct {
 }
 
 // Run applies the rules of opts.Mode to items (from roles.Assign).
-// Errors (*results.ItemError naming the resource, file and field): duplicate identities
+// Errors (*vocab.ItemError naming the resource, file and field): duplicate identities
 // in one role (roles.Index); a field merge error (a malformed 2-way directive); a field
 // rule annotation that does not parse; in apply mode the errors of apply.Apply and
 // apply.Create, placed at the item at fault; a panic while handling a resource,
@@ -239,7 +239,7 @@ func first(s *roles.Set) *roles.Item {
 
 // at is where a result about it points.
 func at(it *roles.Item) results.At {
-	return results.At{Resource: it.Ref(), File: it.File, Index: it.Index}
+	return results.At{Location: it.Location()}
 }
 
 // fieldOf is the field path of a merge error (a 2-way directive's), "" otherwise.

@@ -29,7 +29,7 @@ spec: {replicas: 5}
 		log.Fatal(err)
 	}
 	c := conflicts[0]
-	at := results.At{Resource: results.ResourceRef(dest), File: "deploy.yaml", Path: c.Path.String()}
+	at := results.At{Location: vocab.Location{Resource: vocab.ResourceRef(dest), File: "deploy.yaml"}, Path: c.Path.String()}
 	r := results.FieldConflict(at, c, vocab.UpdatedWins)
 	fmt.Println(r)
 	b, err := yaml.Marshal(r)
@@ -63,16 +63,18 @@ func ExampleSummary() {
 	// [info]: 3way merge: 12 merged, 1 added, 1 deleted, 3 kept, 2 conflicts
 }
 
-// Bad input is an *ItemError naming the resource, file and field; FromError turns it
+// Bad input is a *vocab.ItemError naming the resource, file and field; FromError turns it
 // (alone, joined with errors.Join, or inside a framework.Results) into error results,
 // as the function writes them.
 func ExampleFromError() {
 	err := errors.Join(
-		&results.ItemError{
-			Resource: &yaml.ResourceIdentifier{TypeMeta: yaml.TypeMeta{APIVersion: "v1", Kind: "ConfigMap"}, NameMeta: yaml.NameMeta{Name: "settings"}},
-			File:     "dest/settings.yaml",
-			Field:    "metadata.annotations.config.kubernetes.io/merge-source",
-			Msg:      `role "src" is not a role of mode 3way; valid roles: original, updated, dest`,
+		&vocab.ItemError{
+			Location: vocab.Location{
+				Resource: &yaml.ResourceIdentifier{TypeMeta: yaml.TypeMeta{APIVersion: "v1", Kind: "ConfigMap"}, NameMeta: yaml.NameMeta{Name: "settings"}},
+				File:     "dest/settings.yaml",
+			},
+			Field: "metadata.annotations.config.kubernetes.io/merge-source",
+			Msg:   `role "src" is not a role of mode 3way; valid roles: original, updated, dest`,
 		},
 		errors.New("something without a place"),
 	)

@@ -5,7 +5,6 @@ import (
 	"strings"
 
 	"sigs.k8s.io/kustomize/kyaml/fn/framework"
-	"sigs.k8s.io/kustomize/kyaml/yaml"
 
 	"github.com/krm-merge/krm-merge/pkg/merge"
 	"github.com/krm-merge/krm-merge/pkg/plan"
@@ -20,10 +19,8 @@ import (
 // without a path), and the field (Path "" for the whole resource, which then names no
 // field).
 type At struct {
-	Resource *yaml.ResourceIdentifier
-	File     string
-	Index    int
-	Path     string
+	vocab.Location
+	Path string
 }
 
 // result builds a result at a.

@@ -39,7 +39,7 @@ func TestValueOfADeepValue(t *testing.T) {
 // A result about a whole resource names no field: no `field: {}` in the output.
 func TestWholeResourceResultsNameNoField(t *testing.T) {
 	for _, r := range []*framework.Result{
-		DeletedUpstreamChangedLocally(At{File: "dest/a.yaml"}, "ConfigMap a", vocab.UpdatedWins),
+		DeletedUpstreamChangedLocally(At{Location: vocab.Location{File: "dest/a.yaml"}}, "ConfigMap a", vocab.UpdatedWins),
 		StayedDeleted(At{Path: "spec"}, "ConfigMap a"),
 		PlanAdd(At{Path: "spec"}, "3way"),
 		PlanDelete(At{}, "3way"),
@@ -81,7 +81,7 @@ func TestValueMergedMessages(t *testing.T) {
 		if got := ValueMergedText(r.ValueMerges[0]); got != tc.text {
 			t.Errorf("got  %s\nwant %s", got, tc.text)
 		}
-		res := ValueMerged(At{File: "dest/a.yaml"}, r.ValueMerges[0])
+		res := ValueMerged(At{Location: vocab.Location{File: "dest/a.yaml"}}, r.ValueMerges[0])
 		if res.Severity != framework.Info || res.Field == nil || res.Field.Path != "image" ||
 			res.Field.CurrentValue != tc.dest || res.Field.ProposedValue != r.Value.Field("image").Value.YNode().Value {
 			t.Errorf("result %+v", res)

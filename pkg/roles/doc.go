@@ -49,7 +49,7 @@
 //
 // # Errors
 //
-// *results.ItemError values naming the resource, file and field: a path annotation
+// *vocab.ItemError values naming the resource, file and field: a path annotation
 // holding a control character (any item), or absolute or leaving the package root (an
 // item with a role, an inline source: docs/function.md, "Choosing roles"); a role that
 // is not one of the mode's (naming the valid ones, and the mode it belongs to); an item with

@@ -117,7 +117,7 @@ type Override struct {
 // (a head comment there is read too). ok is false when the item has none.
 // A nameless item's kpt annotation or comment with an empty name, as kpt pkg get writes
 // them, is no override.
-// Errors (*results.ItemError naming the item and the field): a value that is not
+// Errors (*vocab.ItemError naming the item and the field): a value that is not
 // "namespace/name" (annotation, comment) or "group|kind|namespace|name" (kpt's
 // annotation), or names no name (on an item that has one).
 func OverrideOf(it *Item) (o Override, ok bool, err error) {
@@ -252,7 +252,7 @@ type IndexOptions struct {
 //     and "default" pair when no role holds an item in both (upstream dropping
 //     `namespace: default` must not turn a customised resource into a delete plus an add).
 //
-// Errors (*results.ItemError): a malformed override; two items of one role with one
+// Errors (*vocab.ItemError): a malformed override; two items of one role with one
 // identity in one file (naming both resources and the file), or claiming one upstream
 // identity through an override (naming both and the override).
 func Index(items []Item, opts IndexOptions) ([]*Set, error) {

@@ -7,15 +7,14 @@ import (
 
 	"sigs.k8s.io/kustomize/kyaml/yaml"
 
-	"github.com/krm-merge/krm-merge/pkg/results"
 	"github.com/krm-merge/krm-merge/pkg/vocab"
 )
 
-func asItemError(t *testing.T, err error) *results.ItemError {
+func asItemError(t *testing.T, err error) *vocab.ItemError {
 	t.Helper()
-	var ie *results.ItemError
+	var ie *vocab.ItemError
 	if !errors.As(err, &ie) {
-		t.Fatalf("want *results.ItemError, got %v", err)
+		t.Fatalf("want *vocab.ItemError, got %v", err)
 	}
 	return ie
 }

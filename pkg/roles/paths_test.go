@@ -8,7 +8,6 @@ import (
 
 	"sigs.k8s.io/kustomize/kyaml/yaml"
 
-	"github.com/krm-merge/krm-merge/pkg/results"
 	"github.com/krm-merge/krm-merge/pkg/vocab"
 )
 
@@ -46,13 +45,13 @@ func TestCheckPath(t *testing.T) {
 	}
 }
 
-// itemError runs Assign and returns its *results.ItemError, failing t on anything else.
-func itemError(t *testing.T, items []*yaml.RNode, opts Options) *results.ItemError {
+// itemError runs Assign and returns its *vocab.ItemError, failing t on anything else.
+func itemError(t *testing.T, items []*yaml.RNode, opts Options) *vocab.ItemError {
 	t.Helper()
 	_, err := Assign(items, opts)
-	var ie *results.ItemError
+	var ie *vocab.ItemError
 	if !errors.As(err, &ie) {
-		t.Fatalf("Assign: %v, want an *results.ItemError", err)
+		t.Fatalf("Assign: %v, want a *vocab.ItemError", err)
 	}
 	return ie
 }

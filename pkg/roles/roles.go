@@ -9,7 +9,6 @@ import (
 	"sigs.k8s.io/kustomize/kyaml/yaml"
 
 	"github.com/krm-merge/krm-merge/internal/parallel"
-	"github.com/krm-merge/krm-merge/pkg/results"
 	"github.com/krm-merge/krm-merge/pkg/vocab"
 )
 
@@ -55,7 +54,13 @@ type Item struct {
 }
 
 // Ref returns the item's resourceRef for results.
-func (it *Item) Ref() *yaml.ResourceIdentifier { return results.ResourceRef(it.Node) }
+func (it *Item) Ref() *yaml.ResourceIdentifier { return vocab.ResourceRef(it.Node) }
+
+// Location returns where the item is, for results and errors: its resourceRef, File and
+// Index.
+func (it *Item) Location() vocab.Location {
+	return vocab.Location{Resource: it.Ref(), File: it.File, Index: it.Index}
+}
 
 // NewItem returns the input item n at position (0-based, in input order) with no role:
 // File (cleaned) and Index from its path and index annotations, RelFile equal to File.
@@ -66,16 +71,16 @@ func NewItem(n *yaml.RNode, position int) Item {
 	return it
 }
 
-// Errorf returns an ItemError about this item: its resourceRef, file and index, field
+// Errorf returns a *vocab.ItemError about this item: its resourceRef, file and index, field
 // (a field path such as "metadata.name"; "" for the whole item) and the message
 // fmt.Sprintf(format, args...).
-func (it *Item) Errorf(field, format string, args ...interface{}) *results.ItemError {
-	return &results.ItemError{Resource: it.Ref(), File: it.File, Index: it.Index, Field: field, Msg: fmt.Sprintf(format, args...)}
+func (it *Item) Errorf(field, format string, args ...interface{}) *vocab.ItemError {
+	return &vocab.ItemError{Location: it.Location(), Field: field, Msg: fmt.Sprintf(format, args...)}
 }
 
 // Assign gives every item its role by opts and appends opts' inline sources as items.
 // items are the ResourceList items in input order; they are not modified.
-// Errors (*results.ItemError): a path annotation (internal.config.kubernetes.io/path or
+// Errors (*vocab.ItemError): a path annotation (internal.config.kubernetes.io/path or
 // legacy config.kubernetes.io/path) holding a control character, on any item; on an item
 // with a role (inline sources included), a path annotation that is absolute or leaves
 // the package root (CheckPath: its path reaches the output); a role value that is not
@@ -191,15 +196,14 @@ func requireIdentity(it *Item) error {
 	return nil
 }
 
-// location returns an item's cleaned path annotation and its index.
+// location returns an item's path annotation, cleaned ("" when it has none), and its
+// index annotation (vocab.LocationOf).
 func location(n *yaml.RNode) (string, int) {
-	p, idx, _ := kioutil.GetFileAnnotations(n)
-	i := 0
-	fmt.Sscanf(idx, "%d", &i)
-	if p == "" {
-		return "", i
+	l := vocab.LocationOf(n)
+	if l.File == "" {
+		return "", l.Index
 	}
-	return Clean(p), i
+	return Clean(l.File), l.Index
 }
 
 // Clean normalises a package-relative path: "./dest/", "dest" and "dest/." are "dest";

@@ -7,7 +7,6 @@ import (
 
 	"sigs.k8s.io/kustomize/kyaml/yaml"
 
-	"github.com/krm-merge/krm-merge/pkg/results"
 	"github.com/krm-merge/krm-merge/pkg/vocab"
 )
 
@@ -105,9 +104,9 @@ func TestAssignInlineMakesUnannotatedItemsDest(t *testing.T) {
 func TestAssignErrorsNameTheItem(t *testing.T) {
 	cfg := defaults()
 	_, err := Assign([]*yaml.RNode{at(t, "ConfigMap", "a", "p/a.yaml", "config.kubernetes.io/merge-source: src")}, cfg)
-	var ie *results.ItemError
+	var ie *vocab.ItemError
 	if !errors.As(err, &ie) {
-		t.Fatalf("want *results.ItemError, got %v", err)
+		t.Fatalf("want *vocab.ItemError, got %v", err)
 	}
 	if ie.File != "p/a.yaml" || ie.Resource.Name != "a" || !strings.Contains(ie.Msg, "mode 2way") {
 		t.Errorf("error does not locate the item or suggest the mode: %+v", ie)

@@ -16,6 +16,8 @@
 //     its Kind, the three values, the Winner (a Role) and, when it is a part of a value
 //     merged inside, the Part; Conflicts, a list of them that is an error; OneLine and
 //     Cut, the renderings their messages show values with;
+//   - Location (resource, file, index) and ItemError, bad input tied to its place, with
+//     LocationOf and ResourceRef, the one reader of an item's place;
 //   - the annotation names krm-merge, kpt and kyaml give items (DefaultRoleAnnotation,
 //     UpstreamIdentityAnnotation, KptUpstreamIdentifier, KptMergeComment,
 //     LocalConfigAnnotation), IsKptfile, IsLocalConfig and Group.
@@ -38,5 +40,6 @@
 //
 // # Errors
 //
-// Conflicts is an error; nothing in this package fails.
+// ItemError and Conflicts are errors; nothing in this package fails. Every package that
+// validates input returns an *ItemError.
 package vocab
