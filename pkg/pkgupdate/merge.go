@@ -108,9 +108,7 @@ func (u *updater) mergeResources(rel string, src *source, paths []string, o, up,
 				Field: ch.Change.Path.String(), Message: results.ChangeText(ch.Change)})
 		}
 	}
-	oc := out.Counts
-	pr.Counts = Counts{Merged: oc.Merged, Added: oc.Added, Deleted: oc.Deleted, Kept: oc.Kept,
-		StayedDeleted: oc.StayedDeleted, Conflicts: oc.Conflicts}
+	pr.Counts = out.Counts
 	policy := vocab.UpdatedWins
 	switch {
 	case failOnConflict:

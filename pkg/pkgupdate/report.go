@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"github.com/krm-merge/krm-merge/internal/pkgio"
+	"github.com/krm-merge/krm-merge/pkg/vocab"
 )
 
 // Report is what an update did (or, with Options.Plan, would do).
@@ -73,8 +74,9 @@ type PackageReport struct {
 	// Recorded is true when the package's Kptfile records To (a package without a
 	// Kptfile upstream records nothing).
 	Recorded bool `json:"recorded"`
-	// Counts are the outcomes of the merge.
-	Counts Counts `json:"counts"`
+	// Counts are the outcomes of the merge, as the function's summary counts them;
+	// Conflicts counts resource, field and text conflicts.
+	Counts vocab.Counts `json:"counts"`
 	// Conflicts are the resource, field and text conflicts, in file order.
 	Conflicts []Conflict `json:"conflicts"`
 	// Warnings are the merge's other warnings (a resource deleted locally that upstream
@@ -91,21 +93,6 @@ type PackageReport struct {
 	// Changes is the field-level plan (Options.Plan only): one entry per field the
 	// merge changes, as the function's `plan: true` reports them.
 	Changes []Note `json:"changes,omitempty"`
-}
-
-// Counts are a package's resource outcomes (as the function's summary counts them)
-// and its conflicts.
-type Counts struct {
-	// Merged resources were in updated and dest; Added came from updated; Deleted were
-	// removed because upstream deleted them; Kept were only local; StayedDeleted were
-	// deleted locally and stay deleted.
-	Merged        int `json:"merged"`
-	Added         int `json:"added"`
-	Deleted       int `json:"deleted"`
-	Kept          int `json:"kept"`
-	StayedDeleted int `json:"stayedDeleted"`
-	// Conflicts counts resource, field and text conflicts.
-	Conflicts int `json:"conflicts"`
 }
 
 // Version is an upstream version.

@@ -59,7 +59,7 @@ type Outcome struct {
 	Results framework.Results
 	// Counts are the resource outcomes (apply mode maps its own onto them: applied as
 	// merged, created as added).
-	Counts results.Counts
+	Counts vocab.Counts
 	// Conflicts are the conflicts found, each with its result (also in Results); under
 	// vocab.FailOnConflict the caller fails the run on any.
 	Conflicts []Conflict
@@ -166,7 +166,7 @@ type run struct {
 	replace   map[*roles.Item]*yaml.RNode // dest items and their merged value
 	drop      map[*roles.Item]bool        // dest items deleted
 	added     []*yaml.RNode
-	counts    results.Counts
+	counts    vocab.Counts
 	apply     results.ApplyCounts
 	conflicts []Conflict
 	warnings  framework.Results

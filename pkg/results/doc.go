@@ -11,7 +11,7 @@
 // *framework.Result (docs/function.md, "Output"):
 //
 //   - one info result summarising the run (Summary, PlanSummary, ApplySummary): counts
-//     of merged, added, deleted and kept resources and of conflicts (Counts,
+//     of merged, added, deleted and kept resources and of conflicts (vocab.Counts,
 //     PlanCounts, ApplyCounts);
 //   - one result per conflict, with resourceRef, file and field.path and the three
 //     values in the message: a warning saying who won (FieldConflict for a field,

@@ -58,7 +58,7 @@ spec: {replicas: 5}
 
 // The info result that heads every run's results.
 func ExampleSummary() {
-	fmt.Println(results.Summary("3way", results.Counts{Merged: 12, Added: 1, Deleted: 1, Kept: 3, Conflicts: 2}))
+	fmt.Println(results.Summary("3way", vocab.Counts{Merged: 12, Added: 1, Deleted: 1, Kept: 3, Conflicts: 2}))
 	// Output:
 	// [info]: 3way merge: 12 merged, 1 added, 1 deleted, 3 kept, 2 conflicts
 }

@@ -225,7 +225,7 @@ func (p *PlanCounts) Count(op plan.Op) {
 // PlanSummary is the info result heading a 3-way or 2-way plan, e.g. "3way plan,
 // nothing written: 2 merged (1 would change), 1 added, 0 deleted, 3 kept, 1 conflicts;
 // fields: 2 changed, 1 added, 0 deleted, 0 reordered".
-func PlanSummary(mode vocab.Mode, c Counts, p PlanCounts) *framework.Result {
+func PlanSummary(mode vocab.Mode, c vocab.Counts, p PlanCounts) *framework.Result {
 	msg := fmt.Sprintf("%s plan, nothing written: %d merged (%d would change), %d added, %d deleted, %d kept, %d conflicts; fields: %d changed, %d added, %d deleted, %d reordered",
 		mode, c.Merged, p.Resources, c.Added, c.Deleted, c.Kept, c.Conflicts, p.Changed, p.Added, p.Deleted, p.Reordered)
 	if c.StayedDeleted > 0 {

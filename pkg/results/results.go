@@ -42,25 +42,9 @@ func FromError(err error) framework.Results {
 	return framework.Results{{Severity: framework.Error, Message: err.Error()}}
 }
 
-// Counts are the resource outcomes of a run.
-type Counts struct {
-	// Merged resources had fields merged (3-way: in updated and dest; 2-way: in src and dest).
-	Merged int
-	// Added resources came from updated (or src) and were absent from dest.
-	Added int
-	// Deleted resources were in original, gone from updated, and removed from dest.
-	Deleted int
-	// Kept resources were only in dest and pass unchanged.
-	Kept int
-	// StayedDeleted resources were deleted locally from dest and stay deleted.
-	StayedDeleted int
-	// Conflicts is the number of conflicts, field and resource level.
-	Conflicts int
-}
-
 // Summary is the run's info result, e.g.
 // "3way merge: 12 merged, 1 added, 1 deleted, 3 kept, 2 conflicts".
-func Summary(mode vocab.Mode, c Counts) *framework.Result {
+func Summary(mode vocab.Mode, c vocab.Counts) *framework.Result {
 	msg := fmt.Sprintf("%s merge: %d merged, %d added, %d deleted, %d kept, %d conflicts",
 		mode, c.Merged, c.Added, c.Deleted, c.Kept, c.Conflicts)
 	if c.StayedDeleted > 0 {

@@ -18,6 +18,8 @@
 //     Cut, the renderings their messages show values with;
 //   - Location (resource, file, index) and ItemError, bad input tied to its place, with
 //     LocationOf and ResourceRef, the one reader of an item's place;
+//   - Counts, the resource outcomes of a 3-way or 2-way run, which pkg update's report
+//     carries per package;
 //   - the annotation names krm-merge, kpt and kyaml give items (DefaultRoleAnnotation,
 //     UpstreamIdentityAnnotation, KptUpstreamIdentifier, KptMergeComment,
 //     LocalConfigAnnotation), IsKptfile, IsLocalConfig and Group.
