@@ -121,7 +121,7 @@ func (u *updater) mergeResources(rel string, src *source, paths []string, o, up,
 		isConflict[c.Result] = true
 		pc := Conflict{File: loc.file(c.Item.File), Resource: describeRef(c.Item.Ref())}
 		if c.Field != nil {
-			pc.Field, pc.Message = c.Field.Path.String(), results.ConflictText(*c.Field, policy)
+			pc.Field, pc.Message, pc.FieldConflict = c.Field.Path.String(), results.ConflictText(*c.Field, policy), c.Field
 		} else {
 			pc.Message = results.DeletedUpstreamText(c.What, policy)
 		}

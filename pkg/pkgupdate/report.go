@@ -105,7 +105,7 @@ type Version struct {
 	Cached bool `json:"cached"`
 }
 
-// Conflict is one conflict.
+// Conflict is one conflict as the report lists it (a row of its JSON form).
 type Conflict struct {
 	// File is the file's path relative to Report.Dir.
 	File string `json:"file"`
@@ -119,6 +119,11 @@ type Conflict struct {
 	Lines string `json:"lines,omitempty"`
 	// Message says what both sides did and which side won.
 	Message string `json:"message"`
+	// FieldConflict is, for a field conflict, the conflict as the merge found it: its
+	// kind, the three values, the winner and, for a part of a value merged inside, the
+	// part (Message is its text). nil for a whole resource, a text file or a path that
+	// is a file on one side and a directory on the other; never in the JSON report.
+	FieldConflict *vocab.Conflict `json:"-"`
 }
 
 // String is "file[:lines]: [resource: ][field: ]message", as the command prints it:
