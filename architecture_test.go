@@ -23,7 +23,7 @@ var layers = [][]string{
 		"internal/stage", "internal/textmerge", "internal/lintdoc", "internal/fuzzguard"},
 	{"pkg/vocab", "pkg/apply/patchmeta/internal/kubescheme", "internal/keepbytes"},
 	{"pkg/roles", "pkg/listkind", "pkg/fieldrules", "internal/kptfile", "internal/kptprep"},
-	{"pkg/plan", "pkg/apply/patchmeta/gen"},
+	{"pkg/identity", "pkg/plan", "pkg/apply/patchmeta/gen"},
 	{"pkg/merge"},
 	{"pkg/results", "internal/host", "internal/resourcelist"},
 	{"pkg/apply"},

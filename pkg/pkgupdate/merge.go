@@ -17,6 +17,7 @@ import (
 	"github.com/krm-merge/krm-merge/internal/pkgio"
 	"github.com/krm-merge/krm-merge/internal/stage"
 	"github.com/krm-merge/krm-merge/pkg/function"
+	"github.com/krm-merge/krm-merge/pkg/identity"
 	"github.com/krm-merge/krm-merge/pkg/results"
 	"github.com/krm-merge/krm-merge/pkg/roles"
 	"github.com/krm-merge/krm-merge/pkg/vocab"
@@ -517,21 +518,21 @@ type comments struct {
 	o, u, d  *pkgio.Tree
 	destDoc  map[*yaml.RNode]*pkgio.Doc // dest input node and merged output node to dest's doc
 	destFile map[*pkgio.Doc]string
-	oDocs    map[string]*pkgio.Doc // resource key to original's doc
-	uDocs    map[string]*pkgio.Doc
+	oDocs    map[identity.ID]*pkgio.Doc // resource identity (identity.Upstream) to original's doc
+	uDocs    map[identity.ID]*pkgio.Doc
 }
 
 func newComments(o, u, d *pkgio.Tree) *comments {
 	c := &comments{o: o, u: u, d: d, destDoc: map[*yaml.RNode]*pkgio.Doc{}, destFile: map[*pkgio.Doc]string{},
-		oDocs: map[string]*pkgio.Doc{}, uDocs: map[string]*pkgio.Doc{}}
+		oDocs: map[identity.ID]*pkgio.Doc{}, uDocs: map[identity.ID]*pkgio.Doc{}}
 	for _, t := range []struct {
 		tree *pkgio.Tree
-		keys map[string]*pkgio.Doc
+		keys map[identity.ID]*pkgio.Doc
 	}{{o, c.oDocs}, {u, c.uDocs}, {d, nil}} {
 		for _, f := range t.tree.Files {
 			for _, doc := range f.Docs {
 				if t.keys != nil {
-					if k := key(doc.Node); t.keys[k] == nil {
+					if k := identity.Upstream(doc.Node); t.keys[k] == nil {
 						t.keys[k] = doc
 					}
 				} else {
@@ -542,15 +543,6 @@ func newComments(o, u, d *pkgio.Tree) *comments {
 		}
 	}
 	return c
-}
-
-// key identifies a resource across the three trees: kpt's upstream identifier when it
-// has one (every resource of a kpt package), else group, kind, namespace and name.
-func key(n *yaml.RNode) string {
-	if v := n.GetAnnotations()[vocab.KptUpstreamIdentifier]; v != "" {
-		return v
-	}
-	return strings.Join([]string{vocab.Group(n.GetApiVersion()), n.GetKind(), n.GetNamespace(), n.GetName()}, "|")
 }
 
 // own is a document's comments (none for nil).
@@ -583,7 +575,7 @@ func (c *comments) docs(p string, nodes []*yaml.RNode) (string, []*pkgio.Doc) {
 	for i, n := range nodes {
 		doc := &pkgio.Doc{Node: n}
 		d := c.destDoc[n]
-		k := key(n)
+		k := identity.Upstream(n)
 		od, ud := c.oDocs[k], c.uDocs[k]
 		switch {
 		case d != nil:

@@ -7,6 +7,7 @@ import (
 
 	"github.com/krm-merge/krm-merge/internal/host"
 	"github.com/krm-merge/krm-merge/pkg/apply"
+	"github.com/krm-merge/krm-merge/pkg/identity"
 	"github.com/krm-merge/krm-merge/pkg/results"
 	"github.com/krm-merge/krm-merge/pkg/roles"
 	"github.com/krm-merge/krm-merge/pkg/vocab"
@@ -45,7 +46,7 @@ func (r *run) applyOptions() apply.Options {
 }
 
 // prepareApply computes a set's apply or create.
-func (r *run) prepareApply(s *roles.Set) prep {
+func (r *run) prepareApply(s *identity.Set) prep {
 	config, live := s.Get(vocab.Config), s.Get(vocab.Live)
 	switch {
 	case config != nil && live != nil:
@@ -88,7 +89,7 @@ func placeApplyError(err error, config, live *roles.Item) error {
 }
 
 // applyRules applies apply mode's rules to one identity.
-func (r *run) applyRules(s *roles.Set, p *prep) error {
+func (r *run) applyRules(s *identity.Set, p *prep) error {
 	config, live := s.Get(vocab.Config), s.Get(vocab.Live)
 	if p.err != nil {
 		return p.err

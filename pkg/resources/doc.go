@@ -47,7 +47,7 @@
 // # Errors
 //
 // Run returns *vocab.ItemError values naming the resource, file and field: two items
-// of one role with one identity (roles.Index); a malformed 2-way directive; a field-rules
+// of one role with one identity (identity.Index); a malformed 2-way directive; a field-rules
 // annotation that does not parse; in apply mode the errors of apply.Apply and
 // apply.Create, placed at the item at fault; a panic while handling a resource,
 // recovered into an error naming it. Conflicts are not errors: they are in

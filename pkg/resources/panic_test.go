@@ -8,6 +8,7 @@ import (
 
 	"sigs.k8s.io/kustomize/kyaml/yaml"
 
+	"github.com/krm-merge/krm-merge/pkg/identity"
 	"github.com/krm-merge/krm-merge/pkg/results"
 	"github.com/krm-merge/krm-merge/pkg/roles"
 	"github.com/krm-merge/krm-merge/pkg/vocab"
@@ -19,7 +20,7 @@ import (
 // resourceRef (a recovered panic is an error result naming the resource).
 func TestPanicInAResourceNamesIt(t *testing.T) {
 	defer func() { prepareHook = nil }()
-	prepareHook = func(s *roles.Set) {
+	prepareHook = func(s *identity.Set) {
 		if it := s.Get(vocab.Dest); it != nil && it.Node.GetName() == "cm-137" {
 			panic("engine bug")
 		}

@@ -9,6 +9,7 @@ import (
 	"github.com/krm-merge/krm-merge/internal/host"
 	"github.com/krm-merge/krm-merge/internal/parallel"
 	"github.com/krm-merge/krm-merge/pkg/fieldrules"
+	"github.com/krm-merge/krm-merge/pkg/identity"
 	"github.com/krm-merge/krm-merge/pkg/merge"
 	"github.com/krm-merge/krm-merge/pkg/plan"
 	"github.com/krm-merge/krm-merge/pkg/results"
@@ -117,12 +118,12 @@ type Conflict struct {
 
 // Run applies the rules of opts.Mode to items (from roles.Assign).
 // Errors (*vocab.ItemError naming the resource, file and field): duplicate identities
-// in one role (roles.Index); a field merge error (a malformed 2-way directive); a field
+// in one role (identity.Index); a field merge error (a malformed 2-way directive); a field
 // rule annotation that does not parse; in apply mode the errors of apply.Apply and
 // apply.Create, placed at the item at fault; a panic while handling a resource,
 // recovered into an error naming it.
 func Run(items []roles.Item, opts Options) (*Outcome, error) {
-	sets, err := roles.Index(items, roles.IndexOptions{MergeOnPath: opts.MergeOnPath, Namespaced: opts.Merge.Lists.Namespaced})
+	sets, err := identity.Index(items, identity.Options{MergeOnPath: opts.MergeOnPath, Namespaced: opts.Merge.Lists.Namespaced})
 	if err != nil {
 		return nil, err
 	}
@@ -177,10 +178,10 @@ type run struct {
 
 // prepareHook, when set, is called first in prepare; tests set it to panic, to check
 // that a panic in a resource's merge becomes an error naming the resource.
-var prepareHook func(*roles.Set)
+var prepareHook func(*identity.Set)
 
 // prepare computes a set's engine work; a panic is kept for resource to report.
-func (r *run) prepare(s *roles.Set) (p prep) {
+func (r *run) prepare(s *identity.Set) (p prep) {
 	defer func() {
 		if x := recover(); x != nil {
 			p = prep{panicked: x}
@@ -200,7 +201,7 @@ func (r *run) prepare(s *roles.Set) (p prep) {
 }
 
 // resource applies the mode's rules to one identity, with its prep.
-func (r *run) resource(s *roles.Set, p *prep) (err error) {
+func (r *run) resource(s *identity.Set, p *prep) (err error) {
 	defer func() {
 		if x := recover(); x != nil {
 			p.panicked = x
@@ -228,7 +229,7 @@ func (r *run) resource(s *roles.Set, p *prep) (err error) {
 
 // first is the item of s that names the resource in errors: dest's, else updated's,
 // src's, original's.
-func first(s *roles.Set) *roles.Item {
+func first(s *identity.Set) *roles.Item {
 	for _, role := range []vocab.Role{vocab.Dest, vocab.Updated, vocab.Src, vocab.Original} {
 		if it := s.Get(role); it != nil {
 			return it
@@ -274,4 +275,4 @@ func (r *run) hostCopied(it *roles.Item, copied []host.Copy) {
 }
 
 // describe names a set for messages (its identity).
-func describe(s *roles.Set) string { return fmt.Sprint(s.ID) }
+func describe(s *identity.Set) string { return fmt.Sprint(s.ID) }

@@ -1,9 +1,9 @@
 package resources
 
 import (
+	"github.com/krm-merge/krm-merge/pkg/identity"
 	"github.com/krm-merge/krm-merge/pkg/merge"
 	"github.com/krm-merge/krm-merge/pkg/results"
-	"github.com/krm-merge/krm-merge/pkg/roles"
 	"github.com/krm-merge/krm-merge/pkg/vocab"
 )
 
@@ -18,7 +18,7 @@ import (
 //	- - D  kept unchanged                                  (kept)
 
 // prepareThreeWay computes a set's 3-way merge and comparisons.
-func (r *run) prepareThreeWay(s *roles.Set) prep {
+func (r *run) prepareThreeWay(s *identity.Set) prep {
 	o, u, d := s.Get(vocab.Original), s.Get(vocab.Updated), s.Get(vocab.Dest)
 	switch {
 	case u != nil && d != nil:
@@ -50,7 +50,7 @@ func (r *run) prepareThreeWay(s *roles.Set) prep {
 }
 
 // threeWay applies the 3-way rules to one identity.
-func (r *run) threeWay(s *roles.Set, p *prep) error {
+func (r *run) threeWay(s *identity.Set, p *prep) error {
 	o, u, d := s.Get(vocab.Original), s.Get(vocab.Updated), s.Get(vocab.Dest)
 	switch {
 	case u != nil && d != nil:

@@ -1,6 +1,7 @@
 package resources
 
 import (
+	"github.com/krm-merge/krm-merge/pkg/identity"
 	"github.com/krm-merge/krm-merge/pkg/merge"
 	"github.com/krm-merge/krm-merge/pkg/roles"
 	"github.com/krm-merge/krm-merge/pkg/vocab"
@@ -12,7 +13,7 @@ import (
 // kept.
 
 // prepareTwoWay computes a set's 2-way merge.
-func (r *run) prepareTwoWay(s *roles.Set) prep {
+func (r *run) prepareTwoWay(s *identity.Set) prep {
 	src, d := s.Get(vocab.Src), s.Get(vocab.Dest)
 	switch {
 	case src != nil && d != nil:
@@ -45,7 +46,7 @@ func (r *run) prepareTwoWay(s *roles.Set) prep {
 }
 
 // twoWay applies the 2-way rules to one identity.
-func (r *run) twoWay(s *roles.Set, p *prep) error {
+func (r *run) twoWay(s *identity.Set, p *prep) error {
 	src, d := s.Get(vocab.Src), s.Get(vocab.Dest)
 	switch {
 	case src != nil && d != nil:

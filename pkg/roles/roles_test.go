@@ -113,34 +113,6 @@ func TestAssignErrorsNameTheItem(t *testing.T) {
 	}
 }
 
-func TestIdentityIgnoresVersion(t *testing.T) {
-	a := &Item{Node: node(t, "apiVersion: policy/v1beta1\nkind: PodDisruptionBudget\nmetadata: {name: x, namespace: ns}\n")}
-	b := &Item{Node: node(t, "apiVersion: policy/v1\nkind: PodDisruptionBudget\nmetadata: {name: x, namespace: ns}\n")}
-	if Identity(a, false) != Identity(b, false) {
-		t.Errorf("a version bump changed identity: %v vs %v", Identity(a, false), Identity(b, false))
-	}
-	if got := Identity(a, false).String(); got != "policy/PodDisruptionBudget ns/x" {
-		t.Errorf("String() = %q", got)
-	}
-}
-
-func TestIndexMergeOnPath(t *testing.T) {
-	cfg := defaults()
-	cfg.OriginalDir, cfg.DestDir = "original", "dest"
-	items, err := Assign([]*yaml.RNode{at(t, "ConfigMap", "a", "original/one.yaml"), at(t, "ConfigMap", "a", "dest/two.yaml")}, cfg)
-	if err != nil {
-		t.Fatal(err)
-	}
-	sets, err := Index(items, IndexOptions{})
-	if err != nil || len(sets) != 1 {
-		t.Errorf("without mergeOnPath one resource in different files pairs: %v, %d sets", err, len(sets))
-	}
-	sets, err = Index(items, IndexOptions{MergeOnPath: true})
-	if err != nil || len(sets) != 2 {
-		t.Errorf("with mergeOnPath the copies are distinct: %v, %d sets", err, len(sets))
-	}
-}
-
 func TestCleanAndRebase(t *testing.T) {
 	for in, want := range map[string]string{"./dest/": "dest", "dest": "dest", "dest/.": "dest", ".": ".", "./": "."} {
 		if got := Clean(in); got != want {

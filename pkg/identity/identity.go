@@ -1,4 +1,4 @@
-package roles
+package identity
 
 import (
 	"fmt"
@@ -7,6 +7,7 @@ import (
 	"sigs.k8s.io/kustomize/kyaml/openapi"
 	"sigs.k8s.io/kustomize/kyaml/yaml"
 
+	"github.com/krm-merge/krm-merge/pkg/roles"
 	"github.com/krm-merge/krm-merge/pkg/vocab"
 )
 
@@ -66,7 +67,7 @@ func (id ID) String() string {
 // path relative to the role directory when mergeOnPath is set or the item is identified
 // by its path (PathIdentified). Index refines it (same-named items in several files,
 // namespace default, cluster-scoped kinds, identity overrides).
-func Identity(it *Item, mergeOnPath bool) ID {
+func Identity(it *roles.Item, mergeOnPath bool) ID {
 	id := ID{Group: vocab.Group(it.Node.GetApiVersion()), Kind: it.Node.GetKind(), Namespace: it.Node.GetNamespace(), Name: it.Node.GetName()}
 	if PathIdentified(it) {
 		id.Name = ""
@@ -82,7 +83,7 @@ func Identity(it *Item, mergeOnPath bool) ID {
 // Component, other tool configs), and a Kptfile under a role directory, whose name kpt
 // pkg get sets to the local directory's name (one Kptfile per directory, so the path
 // names it).
-func PathIdentified(it *Item) bool {
+func PathIdentified(it *roles.Item) bool {
 	if it.Node.GetName() == "" {
 		return true
 	}
@@ -95,8 +96,10 @@ func PathIdentified(it *Item) bool {
 // vocab.UpstreamIdentityAnnotation, vocab.KptUpstreamIdentifier and kpt's merge comment
 // (vocab.KptMergeComment).
 
-// Override is an item's declared upstream identity, from one of the three sources.
-type Override struct {
+// Claim is an item's identity override (docs/function.md, "Resource identity"): the
+// upstream identity it declares, from one of the three sources. (A listkind.Override is
+// another thing: a mergeKeys entry saying how a list merges.)
+type Claim struct {
 	// Group and Kind are the upstream's (the item's own for the comment and
 	// vocab.UpstreamIdentityAnnotation, which name only namespace and name).
 	Group, Kind string
@@ -112,7 +115,7 @@ type Override struct {
 	Field string
 }
 
-// OverrideOf reads an item's upstream identity override: vocab.UpstreamIdentityAnnotation,
+// ClaimOf reads an item's identity override (its Claim): vocab.UpstreamIdentityAnnotation,
 // else vocab.KptUpstreamIdentifier, else the kpt-merge line comment on the metadata: key
 // (a head comment there is read too). ok is false when the item has none.
 // A nameless item's kpt annotation or comment with an empty name, as kpt pkg get writes
@@ -120,7 +123,7 @@ type Override struct {
 // Errors (*vocab.ItemError naming the item and the field): a value that is not
 // "namespace/name" (annotation, comment) or "group|kind|namespace|name" (kpt's
 // annotation), or names no name (on an item that has one).
-func OverrideOf(it *Item) (o Override, ok bool, err error) {
+func ClaimOf(it *roles.Item) (o Claim, ok bool, err error) {
 	group, kind := vocab.Group(it.Node.GetApiVersion()), it.Node.GetKind()
 	annos := it.Node.GetAnnotations()
 	if v, found := annos[vocab.UpstreamIdentityAnnotation]; found {
@@ -129,7 +132,7 @@ func OverrideOf(it *Item) (o Override, ok bool, err error) {
 		if perr != "" {
 			return o, false, it.Errorf(f, "%s %q %s; want namespace/name (namespace may be empty: /name)", vocab.UpstreamIdentityAnnotation, v, perr)
 		}
-		return Override{Group: group, Kind: kind, Namespace: ns, Name: name, Source: "annotation " + vocab.UpstreamIdentityAnnotation, Field: f}, true, nil
+		return Claim{Group: group, Kind: kind, Namespace: ns, Name: name, Source: "annotation " + vocab.UpstreamIdentityAnnotation, Field: f}, true, nil
 	}
 	// kpt pkg get records a nameless resource that has a namespace or labels with an
 	// empty name ("group|kind|namespace|" and "# kpt-merge: namespace/"): it says nothing
@@ -144,7 +147,7 @@ func OverrideOf(it *Item) (o Override, ok bool, err error) {
 		if len(parts) != 4 || parts[1] == "" || parts[2] == "" || parts[3] == "" {
 			return o, false, it.Errorf(f, "%s %q is malformed; want group|kind|namespace|name as kpt writes it (group empty for the core group, namespace ~C for cluster-scoped)", vocab.KptUpstreamIdentifier, v)
 		}
-		o = Override{Group: parts[0], Kind: parts[1], Namespace: parts[2], Name: parts[3], Source: "annotation " + vocab.KptUpstreamIdentifier, Field: f}
+		o = Claim{Group: parts[0], Kind: parts[1], Namespace: parts[2], Name: parts[3], Source: "annotation " + vocab.KptUpstreamIdentifier, Field: f}
 		switch o.Namespace {
 		case vocab.KptClusterScoped:
 			o.Namespace = ""
@@ -161,7 +164,7 @@ func OverrideOf(it *Item) (o Override, ok bool, err error) {
 		if perr != "" {
 			return o, false, it.Errorf("metadata", "comment %q on metadata %s; want # %s namespace/name (namespace may be empty)", vocab.KptMergeComment+" "+c, perr, vocab.KptMergeComment)
 		}
-		return Override{Group: group, Kind: kind, Namespace: ns, Name: name, Source: "comment # " + vocab.KptMergeComment + " on metadata", Field: "metadata"}, true, nil
+		return Claim{Group: group, Kind: kind, Namespace: ns, Name: name, Source: "comment # " + vocab.KptMergeComment + " on metadata", Field: "metadata"}, true, nil
 	}
 	return o, false, nil
 }
@@ -206,20 +209,33 @@ func mergeComment(n *yaml.RNode) (string, bool) {
 	return "", false
 }
 
+// Upstream returns the identity kpt records for n's upstream origin: the four parts of
+// its vocab.KptUpstreamIdentifier annotation as written (group, kind, namespace, name,
+// kpt's placeholders "~C" and "default" kept as they are), else, when n has none (or one
+// that is not four parts, which ClaimOf refuses), n's own group, kind, namespace and
+// name. Package pkgupdate pairs the documents of the three trees by it, to place their
+// comments; kpt gives every resource of a fetched release the annotation.
+func Upstream(n *yaml.RNode) ID {
+	if parts := strings.SplitN(n.GetAnnotations()[vocab.KptUpstreamIdentifier], "|", 4); len(parts) == 4 {
+		return ID{Group: parts[0], Kind: parts[1], Namespace: parts[2], Name: parts[3]}
+	}
+	return ID{Group: vocab.Group(n.GetApiVersion()), Kind: n.GetKind(), Namespace: n.GetNamespace(), Name: n.GetName()}
+}
+
 // Set is a resource identity with the item of each role that has it.
 type Set struct {
 	// ID is the shared identity: the upstream identity an override declares, else the
 	// items' own.
 	ID ID
 	// Items holds one item per role present.
-	Items map[vocab.Role]*Item
+	Items map[vocab.Role]*roles.Item
 }
 
 // Get returns the item of a role, or nil.
-func (s *Set) Get(r vocab.Role) *Item { return s.Items[r] }
+func (s *Set) Get(r vocab.Role) *roles.Item { return s.Items[r] }
 
-// IndexOptions say how Index builds identities.
-type IndexOptions struct {
+// Options say how Index builds identities.
+type Options struct {
 	// MergeOnPath makes every item's file path relative to its role directory part of its
 	// identity (the functionConfig's mergeOnPath).
 	MergeOnPath bool
@@ -234,7 +250,7 @@ type IndexOptions struct {
 //
 // Identity is Identity's, refined in this order (docs/function.md, "Resource
 // identity"):
-//  1. An item with an identity override (OverrideOf) is indexed under the upstream
+//  1. An item with an identity override (ClaimOf) is indexed under the upstream
 //     identity it declares, in every role: kpt writes the comment and annotation on every
 //     resource it fetches, so a blueprint fetched from another package carries its own
 //     upstream's identity, and so does the local copy fetched from the blueprint (kpt pkg
@@ -255,10 +271,10 @@ type IndexOptions struct {
 // Errors (*vocab.ItemError): a malformed override; two items of one role with one
 // identity in one file (naming both resources and the file), or claiming one upstream
 // identity through an override (naming both and the override).
-func Index(items []Item, opts IndexOptions) ([]*Set, error) {
+func Index(items []roles.Item, opts Options) ([]*Set, error) {
 	ids := make([]ID, len(items))
 	natural := make([]ID, len(items))
-	overrides := make(map[*Item]*Override)
+	overrides := make(map[*roles.Item]*Claim) // each item's Claim
 	exists := make(map[ID]bool, len(items))
 	for i := range items {
 		it := &items[i]
@@ -268,7 +284,7 @@ func Index(items []Item, opts IndexOptions) ([]*Set, error) {
 		ids[i] = Identity(it, opts.MergeOnPath)
 		natural[i] = ids[i]
 		exists[ids[i]] = true
-		o, ok, err := OverrideOf(it)
+		o, ok, err := ClaimOf(it)
 		if err != nil {
 			return nil, err
 		}
@@ -304,7 +320,7 @@ func Index(items []Item, opts IndexOptions) ([]*Set, error) {
 		id := ids[i]
 		s := byID[id]
 		if s == nil {
-			s = &Set{ID: id, Items: map[vocab.Role]*Item{}}
+			s = &Set{ID: id, Items: map[vocab.Role]*roles.Item{}}
 			byID[id] = s
 			order = append(order, s)
 		}
@@ -318,7 +334,7 @@ func Index(items []Item, opts IndexOptions) ([]*Set, error) {
 
 // numberNameless numbers the items identified by path that share group, kind, role and
 // file, in input order (ID.Nth).
-func numberNameless(items []Item, ids []ID) {
+func numberNameless(items []roles.Item, ids []ID) {
 	type key struct {
 		role vocab.Role
 		id   ID
@@ -341,7 +357,7 @@ func numberNameless(items []Item, ids []ID) {
 // different files, the relative file path joins the identity of every item that has it.
 // Two such items of one role in one file, or items that collide only through an
 // identity override, are left colliding for Index's duplicate error.
-func splitByFile(items []Item, ids, natural []ID, overrides map[*Item]*Override) error {
+func splitByFile(items []roles.Item, ids, natural []ID, overrides map[*roles.Item]*Claim) error {
 	type key struct {
 		role vocab.Role
 		id   ID
@@ -399,7 +415,7 @@ func sameNatural(a, b ID) bool {
 // pairNamespaces is Index's rule 4: identities that differ only by namespace lose it for
 // a cluster-scoped kind, and join "" with "default" for a namespaced one when no role
 // holds both.
-func pairNamespaces(items []Item, ids []ID, namespaced func(apiVersion, kind string) (bool, bool)) {
+func pairNamespaces(items []roles.Item, ids []ID, namespaced func(apiVersion, kind string) (bool, bool)) {
 	// For each identity without its namespace: the namespaces present, and whether a
 	// role holds both "" and "default".
 	type seen struct {
@@ -459,7 +475,7 @@ func builtinNamespaced(apiVersion, kind string) (bool, bool) {
 }
 
 // duplicate is the error for two items of one role with one identity.
-func duplicate(it, prev *Item, id ID, o, po *Override) error {
+func duplicate(it, prev *roles.Item, id ID, o, po *Claim) error {
 	if o == nil && po == nil {
 		field := "metadata.name"
 		if id.Name == "" {
@@ -477,14 +493,14 @@ func duplicate(it, prev *Item, id ID, o, po *Override) error {
 }
 
 // claim says how an item came by its identity.
-func claim(o *Override) string {
+func claim(o *Claim) string {
 	if o == nil {
 		return " (its own name)"
 	}
 	return " (through its " + o.Source + ")"
 }
 
-func describeItem(it *Item) string {
+func describeItem(it *roles.Item) string {
 	name := it.Node.GetName()
 	if ns := it.Node.GetNamespace(); ns != "" {
 		name = ns + "/" + name
@@ -492,7 +508,7 @@ func describeItem(it *Item) string {
 	return strings.TrimSpace(it.Node.GetApiVersion()+" "+it.Node.GetKind()) + " " + name
 }
 
-func where(it *Item) string {
+func where(it *roles.Item) string {
 	if it.File == "" {
 		return fmt.Sprintf("input item %d", it.Position)
 	}
