@@ -6,6 +6,7 @@ import (
 	"github.com/krm-merge/krm-merge/internal/host"
 	"github.com/krm-merge/krm-merge/pkg/config"
 	"github.com/krm-merge/krm-merge/pkg/fieldrules"
+	"github.com/krm-merge/krm-merge/pkg/identity"
 	"github.com/krm-merge/krm-merge/pkg/listkind"
 	"github.com/krm-merge/krm-merge/pkg/merge"
 	"github.com/krm-merge/krm-merge/pkg/resources"
@@ -22,23 +23,14 @@ func roleOptions(cfg *config.Config) roles.Options {
 		Original: cfg.Original, Updated: cfg.Updated, Src: cfg.Src}
 }
 
-// resourceOptions are resources.Run's options from cfg, for the assigned items:
+// resourceOptions are resources.Run's options from cfg, for the items assigned with ro:
 // aliasFree and nullElementFree say what checkItems found.
-func resourceOptions(cfg *config.Config, assigned []roles.Item, aliasFree, nullElementFree bool) resources.Options {
-	destDir := ""
-	if cfg.ByPath() {
-		destDir = roles.Clean(cfg.DestPath)
-		if cfg.DestPath == "" {
-			destDir = "."
-		}
-	}
+func resourceOptions(cfg *config.Config, ro roles.Options, assigned []roles.Item, aliasFree, nullElementFree bool) resources.Options {
 	return resources.Options{
-		Mode:           cfg.Mode,
-		OnConflict:     cfg.OnConflict,
-		KeepSources:    cfg.KeepSources,
-		MergeOnPath:    cfg.MergeOnPath,
-		RoleAnnotation: cfg.RoleAnnotation,
-		DestDir:        destDir,
+		Roles:       ro,
+		Identity:    identity.Options{MergeOnPath: cfg.MergeOnPath},
+		OnConflict:  cfg.OnConflict,
+		KeepSources: cfg.KeepSources,
 		Merge: merge.Options{Lists: Lists(cfg, assigned), AliasFree: aliasFree, NullElementFree: nullElementFree,
 			PositionalHost: hostedByID(assigned), ValueMerge: cfg.ValueMerge && cfg.Mode == vocab.ThreeWay},
 		FieldRules: cfg.FieldRules,

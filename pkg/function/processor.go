@@ -122,7 +122,8 @@ func Run(items []*yaml.RNode, cfg *config.Config) (*resources.Outcome, error) {
 	if err := checkHeads(items, cfg); err != nil {
 		return nil, err
 	}
-	assigned, err := roles.Assign(items, roleOptions(cfg))
+	ro := roleOptions(cfg)
+	assigned, err := roles.Assign(items, ro)
 	if err != nil {
 		return nil, err
 	}
@@ -135,7 +136,7 @@ func Run(items []*yaml.RNode, cfg *config.Config) (*resources.Outcome, error) {
 			return nil, err
 		}
 	}
-	out, err := resources.Run(assigned, resourceOptions(cfg, assigned, !anyAlias, !anyNullElement))
+	out, err := resources.Run(assigned, resourceOptions(cfg, ro, assigned, !anyAlias, !anyNullElement))
 	if err != nil {
 		return nil, err
 	}

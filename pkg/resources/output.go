@@ -75,7 +75,7 @@ func (r *run) finish(in, out *yaml.RNode) (*yaml.RNode, []host.Copy) {
 // the role annotation.
 func (r *run) addCopy(n *yaml.RNode) *yaml.RNode {
 	c := withOwnAnnotations(n)
-	_ = c.PipeE(yaml.ClearAnnotation(r.opts.RoleAnnotation))
+	_ = c.PipeE(yaml.ClearAnnotation(r.opts.Roles.Annotation))
 	return c
 }
 
@@ -107,13 +107,13 @@ func (r *run) add(u *roles.Item, n, hosted *yaml.RNode) {
 // documents into a file dest already has while it opened its source file: then its
 // source's header would land in the middle of dest's file, and it goes without.
 func (r *run) place(u *roles.Item, n, hosted *yaml.RNode) *yaml.RNode {
-	if r.opts.DestDir == "" || u.Inline || u.RelFile == "" {
+	if r.addDir == "" || u.Inline || u.RelFile == "" {
 		if hosted != nil {
 			return hosted
 		}
 		return host.ForgetID(n)
 	}
-	file := roles.Rebase(u.RelFile, r.opts.DestDir)
+	file := roles.Rebase(u.RelFile, r.addDir)
 	idx := u.Index
 	if last, ok := r.fileEnds[file]; ok {
 		idx = last + 1
@@ -163,7 +163,7 @@ func (r *run) normalized(it, dest *roles.Item) *yaml.RNode {
 		return nil
 	}
 	n := withOwnAnnotations(it.Node)
-	isHost := func(k string) bool { return host.IsAnnotation(k, r.opts.RoleAnnotation) }
+	isHost := func(k string) bool { return host.IsAnnotation(k, r.opts.Roles.Annotation) }
 	h := map[string]string{}
 	for k, v := range dest.Node.GetAnnotations() {
 		if isHost(k) {

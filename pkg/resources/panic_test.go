@@ -34,11 +34,12 @@ func TestPanicInAResourceNamesIt(t *testing.T) {
 						"    config.kubernetes.io/merge-source: ROLE\n    internal.config.kubernetes.io/path: ROLE/cm-N.yaml\ndata: {k: ROLE}\n")))
 			}
 		}
-		assigned, err := roles.Assign(items, roles.Options{Mode: mode, Annotation: "config.kubernetes.io/merge-source"})
+		ro := roles.Options{Mode: mode, Annotation: "config.kubernetes.io/merge-source"}
+		assigned, err := roles.Assign(items, ro)
 		if err != nil {
 			t.Fatal(err)
 		}
-		out, err := Run(assigned, Options{Mode: mode, OnConflict: vocab.UpdatedWins, RoleAnnotation: "config.kubernetes.io/merge-source"})
+		out, err := Run(assigned, Options{Roles: ro, OnConflict: vocab.UpdatedWins})
 		var ie *vocab.ItemError
 		if out != nil || !errors.As(err, &ie) {
 			t.Fatalf("%s: want an ItemError and no outcome, got %v, %T %v", mode, out != nil, err, err)

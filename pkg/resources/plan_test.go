@@ -53,7 +53,7 @@ func lines(rs framework.Results) []string {
 func planOf(t *testing.T, mode vocab.Mode, items ...*yaml.RNode) framework.Results {
 	t.Helper()
 	s := defaults()
-	s.roles.Mode, s.run.Mode, s.run.Plan = mode, mode, true
+	s.run.Roles.Mode, s.run.Plan = mode, true
 	return mergeItems(t, s, items...).Results
 }
 

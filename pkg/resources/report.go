@@ -25,14 +25,14 @@ func (r *run) report(o *Outcome) framework.Results {
 	}
 	var res framework.Results
 	switch {
-	case r.opts.Mode == vocab.Apply:
+	case r.opts.Roles.Mode == vocab.Apply:
 		res = framework.Results{results.ApplySummary(r.apply, r.opts.Plan)}
 		res = append(res, conflicts...)
 		res = append(res, r.notes...)
 		res = append(res, r.warnings...)
 		return res
 	case r.opts.Plan:
-		mode := r.opts.Mode
+		mode := r.opts.Roles.Mode
 		changes, counts := r.mergePlan(o)
 		res = framework.Results{results.PlanSummary(mode, r.counts, counts)}
 		res = append(res, changes...)
@@ -44,7 +44,7 @@ func (r *run) report(o *Outcome) framework.Results {
 			res = append(res, results.PlanDelete(at(d), mode))
 		}
 	default:
-		res = framework.Results{results.Summary(r.opts.Mode, r.counts)}
+		res = framework.Results{results.Summary(r.opts.Roles.Mode, r.counts)}
 		res = append(res, conflicts...)
 	}
 	res = append(res, r.warnings...)

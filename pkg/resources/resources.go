@@ -20,8 +20,14 @@ import (
 // Options say how Run applies the rules. Package function builds them from the
 // functionConfig.
 type Options struct {
-	// Mode is the run's mode.
-	Mode vocab.Mode
+	// Roles are the options the items were assigned with (roles.Assign): the run's
+	// mode, the role annotation (never merged, removed from added items) and the role
+	// directories (with path roles an added item goes to the dest directory,
+	// Roles.AddDir).
+	Roles roles.Options
+	// Identity says how Run indexes the items (identity.Index): mergeOnPath; a nil
+	// Namespaced is Merge.Lists' (listkind.Resolver.Namespaced).
+	Identity identity.Options
 	// OnConflict decides conflicts, of fields (the engine's Merge.Policy is set from it)
 	// and of whole resources: vocab.UpdatedWins (kyaml's behaviour, also the zero
 	// value), vocab.DestWins, vocab.FailOnConflict (the caller fails the run; in apply
@@ -31,14 +37,6 @@ type Options struct {
 	OnConflict vocab.ConflictPolicy
 	// KeepSources also emits the original, updated and src items unchanged.
 	KeepSources bool
-	// MergeOnPath makes the file path relative to the role directory part of identity.
-	MergeOnPath bool
-	// RoleAnnotation is the annotation naming an item's role: never merged, removed from
-	// added items.
-	RoleAnnotation string
-	// DestDir is, with path roles, the dest directory items are added to ("." for the
-	// package root); "" otherwise (an added item keeps its own path).
-	DestDir string
 	// Merge tunes the field engine (lists, aliases, the host's pairing, merging inside
 	// values, whose merges Run reports as info results); its Policy is not read: Run
 	// sets it to OnConflict.
@@ -116,18 +114,22 @@ type Conflict struct {
 	Result *framework.Result
 }
 
-// Run applies the rules of opts.Mode to items (from roles.Assign).
+// Run applies the rules of opts.Roles.Mode to items (from roles.Assign with opts.Roles).
 // Errors (*vocab.ItemError naming the resource, file and field): duplicate identities
 // in one role (identity.Index); a field merge error (a malformed 2-way directive); a field
 // rule annotation that does not parse; in apply mode the errors of apply.Apply and
 // apply.Create, placed at the item at fault; a panic while handling a resource,
 // recovered into an error naming it.
 func Run(items []roles.Item, opts Options) (*Outcome, error) {
-	sets, err := identity.Index(items, identity.Options{MergeOnPath: opts.MergeOnPath, Namespaced: opts.Merge.Lists.Namespaced})
+	idOpts := opts.Identity
+	if idOpts.Namespaced == nil {
+		idOpts.Namespaced = opts.Merge.Lists.Namespaced
+	}
+	sets, err := identity.Index(items, idOpts)
 	if err != nil {
 		return nil, err
 	}
-	r := &run{opts: opts, replace: map[*roles.Item]*yaml.RNode{}, drop: map[*roles.Item]bool{}, fileEnds: lastIndexes(items)}
+	r := &run{opts: opts, addDir: opts.Roles.AddDir(), replace: map[*roles.Item]*yaml.RNode{}, drop: map[*roles.Item]bool{}, fileEnds: lastIndexes(items)}
 	r.opts.Merge.Policy = opts.OnConflict
 	// The engines' work on different resources is independent: compute it on all cores,
 	// then apply the rules in set order, so results and output are as a serial run
@@ -164,6 +166,7 @@ type prep struct {
 // run is one Run's shared state.
 type run struct {
 	opts      Options
+	addDir    string                      // opts.Roles.AddDir()
 	replace   map[*roles.Item]*yaml.RNode // dest items and their merged value
 	drop      map[*roles.Item]bool        // dest items deleted
 	added     []*yaml.RNode
@@ -190,7 +193,7 @@ func (r *run) prepare(s *identity.Set) (p prep) {
 	if prepareHook != nil {
 		prepareHook(s)
 	}
-	switch r.opts.Mode {
+	switch r.opts.Roles.Mode {
 	case vocab.TwoWay:
 		return r.prepareTwoWay(s)
 	case vocab.Apply:
@@ -208,7 +211,7 @@ func (r *run) resource(s *identity.Set, p *prep) (err error) {
 		}
 		if p.panicked != nil {
 			verb := "merging"
-			if r.opts.Mode == vocab.Apply {
+			if r.opts.Roles.Mode == vocab.Apply {
 				verb = "applying"
 			}
 			err = first(s).Errorf("", "internal error %s %s: %v (please report this with the input)", verb, s.ID, p.panicked)
@@ -217,7 +220,7 @@ func (r *run) resource(s *identity.Set, p *prep) (err error) {
 	if p.panicked != nil {
 		return nil
 	}
-	switch r.opts.Mode {
+	switch r.opts.Roles.Mode {
 	case vocab.TwoWay:
 		return r.twoWay(s, p)
 	case vocab.Apply:

@@ -28,6 +28,22 @@ type Options struct {
 	Original, Updated, Src []*yaml.RNode
 }
 
+// ByPath reports whether roles are chosen by directory (any of OriginalDir, UpdatedDir,
+// DestDir, SrcDir set).
+func (o Options) ByPath() bool {
+	return o.OriginalDir != "" || o.UpdatedDir != "" || o.DestDir != "" || o.SrcDir != ""
+}
+
+// AddDir returns the directory an item added to dest goes to: with path roles (ByPath)
+// DestDir cleaned, "." (the package root) when DestDir is unset; "" otherwise, where an
+// added item keeps its own path.
+func (o Options) AddDir() string {
+	if !o.ByPath() {
+		return ""
+	}
+	return Clean(o.DestDir)
+}
+
 // inline reports whether sources are given inline.
 func (o Options) inline() bool { return o.Original != nil || o.Updated != nil || o.Src != nil }
 

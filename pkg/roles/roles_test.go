@@ -126,3 +126,22 @@ func TestCleanAndRebase(t *testing.T) {
 		t.Errorf("Rebase to . = %q", got)
 	}
 }
+
+// TestAddDir: with path roles an added item goes to the dest directory, the package
+// root when destPath is unset; with annotation roles it keeps its own path ("").
+func TestAddDir(t *testing.T) {
+	for _, tt := range []struct {
+		opts Options
+		want string
+	}{
+		{Options{}, ""},
+		{Options{Annotation: "config.kubernetes.io/merge-source"}, ""},
+		{Options{OriginalDir: "o", UpdatedDir: "u"}, "."},
+		{Options{OriginalDir: "o", UpdatedDir: "u", DestDir: "./d/"}, "d"},
+		{Options{SrcDir: "s", DestDir: "."}, "."},
+	} {
+		if got := tt.opts.AddDir(); got != tt.want {
+			t.Errorf("%+v: AddDir() = %q, want %q", tt.opts, got, tt.want)
+		}
+	}
+}
