@@ -18,7 +18,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/krm-merge/krm-merge/pkg/config"
 	"github.com/krm-merge/krm-merge/pkg/vocab"
 )
 
@@ -282,8 +281,8 @@ func TestAttackFileVersusDirectory(t *testing.T) {
 				dir := smallPackage(t, tc.local, release{tag: "v1", files: tc.v1}, release{tag: "v2", files: tc.v2})
 				before := snapshot(t, dir)
 				opts := options(dir, t)
-				opts.Config = config.Defaults()
-				opts.Config.OnConflict = policy
+				opts.Merge = DefaultMergeOptions()
+				opts.Merge.OnConflict = policy
 				opts.Plan = true
 				rep, err := Update(context.Background(), opts)
 				if rep == nil {
@@ -507,8 +506,8 @@ func TestAttackFileOverASubpackage(t *testing.T) {
 		t.Errorf("updated: error %v, want one naming vendor and the subpackage", err)
 	}
 	sameSnapshot(t, dir, before)
-	opts.Config = config.Defaults()
-	opts.Config.OnConflict = vocab.DestWins
+	opts.Merge = DefaultMergeOptions()
+	opts.Merge.OnConflict = vocab.DestWins
 	rep, err := Update(context.Background(), opts)
 	if err != nil {
 		t.Fatal(err)

@@ -10,8 +10,9 @@
 //
 // Update(ctx, Options) takes the package directory (Options.Dir), the version to update
 // to (a tag, branch or commit; "" is the Kptfile's upstream ref), and optionally the
-// merge options (Options.Config, a *config.Config in 3way mode without role keys: the
-// package sets the roles), a plan-only switch and a git cache directory. It returns a
+// merge settings (Options.Merge, a MergeOptions: the functionConfig keys pkg update
+// takes; it sets the mode and the roles itself), a plan-only switch and a git cache
+// directory. It returns a
 // *Report: per package (the root, then each subpackage with its own upstream) the
 // versions merged from and to, the resource counts as the function counts them, the
 // conflicts (file, resource, field, text lines), warnings, resources added and deleted

@@ -13,7 +13,6 @@ import (
 	"testing"
 
 	"github.com/krm-merge/krm-merge/internal/textmerge"
-	"github.com/krm-merge/krm-merge/pkg/config"
 	"github.com/krm-merge/krm-merge/pkg/vocab"
 )
 
@@ -43,9 +42,9 @@ func markPackages(t *testing.T, n int, local map[string]string, releases ...rele
 
 // update runs Update of dir to v2 under policy.
 func update(dir, cache string, policy vocab.ConflictPolicy) (*Report, error) {
-	cfg := config.Defaults()
+	cfg := DefaultMergeOptions()
 	cfg.OnConflict = policy
-	return Update(context.Background(), Options{Dir: dir, Version: "v2", CacheDir: cache, Config: cfg})
+	return Update(context.Background(), Options{Dir: dir, Version: "v2", CacheDir: cache, Merge: cfg})
 }
 
 // side takes one side of every hunk of conflict markers in text ('l' local, 'b' base,
@@ -344,9 +343,9 @@ func TestMarkAbort(t *testing.T) {
 	writeFiles(t, dir, map[string]string{"notes.txt": "untracked\n", "hack/local.sh*": "#!/bin/sh\n"})
 	before, beforeDirs := snapshot(t, dir), dirModes(t, dir)
 	status := git(t, work, "status", "--porcelain", "--untracked-files=all")
-	cfg := config.Defaults()
+	cfg := DefaultMergeOptions()
 	cfg.OnConflict = vocab.MarkConflicts
-	_, err := Update(context.Background(), Options{Dir: dir, Version: "v2", CacheDir: cache, Config: cfg, AllowDirty: true})
+	_, err := Update(context.Background(), Options{Dir: dir, Version: "v2", CacheDir: cache, Merge: cfg, AllowDirty: true})
 	var me *MarkedError
 	if !errors.As(err, &me) {
 		t.Fatalf("want a MarkedError, got %v", err)
@@ -580,9 +579,9 @@ func TestMarkRelativeDir(t *testing.T) {
 func TestMarkPlan(t *testing.T) {
 	dirs, cache := markPackages(t, 1, markLocal)
 	before := snapshot(t, dirs[0])
-	cfg := config.Defaults()
+	cfg := DefaultMergeOptions()
 	cfg.OnConflict = vocab.MarkConflicts
-	rep, err := Update(context.Background(), Options{Dir: dirs[0], Version: "v2", CacheDir: cache, Config: cfg, Plan: true})
+	rep, err := Update(context.Background(), Options{Dir: dirs[0], Version: "v2", CacheDir: cache, Merge: cfg, Plan: true})
 	if err != nil {
 		t.Fatal(err)
 	}

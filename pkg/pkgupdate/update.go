@@ -17,48 +17,8 @@ import (
 	"github.com/krm-merge/krm-merge/internal/pkgio"
 	"github.com/krm-merge/krm-merge/internal/stage"
 	"github.com/krm-merge/krm-merge/internal/textmerge"
-	"github.com/krm-merge/krm-merge/pkg/config"
 	"github.com/krm-merge/krm-merge/pkg/vocab"
 )
-
-// Options says what to update and how.
-type Options struct {
-	// Dir is the package directory.
-	Dir string
-	// Version is the upstream tag, branch or commit to update to; "" is the Kptfile's
-	// upstream.git.ref (resolved anew, so a branch moves to its current commit).
-	Version string
-	// Repo, Directory and From give the upstream of a directory without a Kptfile
-	// upstream (a kustomize base or plain manifests vendored from git): the repository,
-	// the package's directory in it ("" is the root) and the version the local copy was
-	// made from. Version is then required. Nothing is recorded. With a Kptfile upstream
-	// they must be empty.
-	Repo, Directory, From string
-	// Config holds the merge options (a functionConfig loaded with function.LoadConfig);
-	// nil is config.Defaults(). Its mode must be 3way and its role paths, keepSources
-	// and inline sources unset: Update sets the roles itself. Config.Plan acts as Plan.
-	Config *config.Config
-	// Plan computes everything and writes nothing; the report holds the field plan and
-	// each file's diff.
-	Plan bool
-	// AllowDirty updates a package whose git working tree has uncommitted changes.
-	AllowDirty bool
-	// CacheDir is the git cache, a directory of bare repositories shared by runs; "" is
-	// $KRM_MERGE_CACHE_DIR, else krm-merge/git under the user's cache directory
-	// (os.UserCacheDir, e.g. ~/.cache/krm-merge/git).
-	CacheDir string
-	// MaxFileSize is the size limit in bytes of every file read, in the package and in
-	// both upstream releases; 0 is DefaultMaxFileSize (64 MiB). A file over it fails
-	// the update (ErrTooLarge, naming the file). Negative is an error.
-	MaxFileSize int64
-	// GitTimeout bounds every git command (a hung remote, a stalled transfer) and the
-	// wait for another run's lock on a cached repository; 0 is $KRM_MERGE_GIT_TIMEOUT
-	// (a Go duration such as 90s), else 5 minutes. Negative is an error.
-	GitTimeout time.Duration
-	// Log, when set, receives messages a person should see while the update runs
-	// (waiting for another run's lock on the git cache), one line each, without "\n".
-	Log func(string)
-}
 
 // DefaultMaxFileSize is the size limit of one file when Options.MaxFileSize is 0:
 // 64 MiB.
@@ -120,14 +80,7 @@ func Update(ctx context.Context, opts Options) (*Report, error) {
 	if opts.Dir, err = resolveDir(opts.Dir); err != nil {
 		return nil, err
 	}
-	cfg, err := mergeConfig(opts.Config)
-	if err != nil {
-		return nil, err
-	}
-	if cfg.Plan {
-		opts.Plan = true
-		cfg.Plan = false
-	}
+	cfg := opts.Merge.functionConfig()
 	rep := &Report{Dir: given, Plan: opts.Plan, Packages: []*PackageReport{}, Files: []FileChange{}}
 	unlock, err := stage.Lock(opts.Dir)
 	if err != nil {
@@ -316,42 +269,6 @@ func diff(old, new []byte) string {
 	}
 	return textmerge.Unified(old, new, 3)
 }
-
-// mergeConfig checks the caller's merge options and returns a copy with the roles set.
-func mergeConfig(in *config.Config) (*config.Config, error) {
-	if in == nil {
-		in = config.Defaults()
-	}
-	c := *in
-	var bad []string
-	if c.Mode != vocab.ThreeWay {
-		bad = append(bad, fmt.Sprintf("mode is %s; pkg update is a 3-way merge", c.Mode))
-	}
-	for _, f := range []struct{ key, v string }{{"originalPath", c.OriginalPath}, {"updatedPath", c.UpdatedPath},
-		{"destPath", c.DestPath}, {"srcPath", c.SrcPath}} {
-		if f.v != "" {
-			bad = append(bad, f.key+" is set; pkg update chooses the roles itself")
-		}
-	}
-	if c.KeepSources {
-		bad = append(bad, "keepSources is set; pkg update writes only the package")
-	}
-	if c.Inline() {
-		bad = append(bad, "inline sources (spec.original, spec.updated, spec.src) are set; pkg update fetches them")
-	}
-	if len(bad) > 0 {
-		return nil, fmt.Errorf("merge config: %s", strings.Join(bad, "; "))
-	}
-	c.OriginalPath, c.UpdatedPath, c.DestPath = roleOriginal, roleUpdated, roleDest
-	return &c, nil
-}
-
-// The role directories the three trees are given under (path roles).
-const (
-	roleOriginal = "original"
-	roleUpdated  = "updated"
-	roleDest     = "dest"
-)
 
 // checkClean refuses a package with uncommitted changes in its git working tree (none
 // when dir is not in one). Its git commands take no optional lock (GIT_OPTIONAL_LOCKS=0):

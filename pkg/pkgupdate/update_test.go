@@ -11,7 +11,6 @@ import (
 
 	"github.com/krm-merge/krm-merge/internal/gitfetch"
 	"github.com/krm-merge/krm-merge/internal/stage"
-	"github.com/krm-merge/krm-merge/pkg/config"
 	"github.com/krm-merge/krm-merge/pkg/vocab"
 )
 
@@ -259,8 +258,8 @@ func TestConflicts(t *testing.T) {
 			dir, _ := localPackage(t, customise)
 			before := snapshot(t, dir)
 			opts := options(dir, t)
-			opts.Config = config.Defaults()
-			opts.Config.OnConflict = tc.policy
+			opts.Merge = DefaultMergeOptions()
+			opts.Merge.OnConflict = tc.policy
 			rep, err := Update(context.Background(), opts)
 			if rep == nil || rep.Conflicts() != 2 {
 				t.Fatalf("report %+v, %v; want 2 conflicts", rep, err)
@@ -471,8 +470,8 @@ func TestTextFilesDeletedUpstream(t *testing.T) {
 			kptGet(t, "file://"+repo, "/p", "v1", dir)
 			writeFiles(t, dir, map[string]string{"b.txt": "b, ours\n", "c.txt": ""})
 			opts := options(dir, t)
-			opts.Config = config.Defaults()
-			opts.Config.OnConflict = tc.policy
+			opts.Merge = DefaultMergeOptions()
+			opts.Merge.OnConflict = tc.policy
 			rep, err := Update(context.Background(), opts)
 			if err != nil {
 				t.Fatal(err)

@@ -6,7 +6,6 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/krm-merge/krm-merge/pkg/config"
 	"github.com/krm-merge/krm-merge/pkg/vocab"
 )
 
@@ -23,8 +22,8 @@ func TestValueMergedInsideIsReported(t *testing.T) {
 		t.Run(string(policy), func(t *testing.T) {
 			dir, _ := localPackage(t, customise)
 			opts := options(dir, t)
-			opts.Config = config.Defaults()
-			opts.Config.OnConflict = policy
+			opts.Merge = DefaultMergeOptions()
+			opts.Merge.OnConflict = policy
 			rep, err := Update(context.Background(), opts)
 			if err != nil {
 				t.Fatal(err)
