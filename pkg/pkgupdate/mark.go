@@ -25,7 +25,7 @@ import (
 // onConflict mark (docs/pkg-update.md, "Resolving conflicts by hand"): every conflict
 // no value merge settles is written into its file as git-style markers around its
 // lines, for a person (or an editor's merge tool) to resolve; the update is then in
-// progress (inprogress.go) until Continue or Abort.
+// progress (state.go) until Continue or Abort (conclude.go).
 //
 // A KRM file with conflicts is merged three times with the one encoder: L, every
 // conflict decided for dest (onConflict dest); U, for updated; B, for original

@@ -4,20 +4,20 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"io/fs"
 	"os"
 	"os/exec"
+	"path"
 	"path/filepath"
-	"sort"
 	"strings"
-	"syscall"
 	"time"
 
+	"sigs.k8s.io/kustomize/kyaml/yaml"
+
 	"github.com/krm-merge/krm-merge/internal/gitfetch"
+	"github.com/krm-merge/krm-merge/internal/kptfile"
 	"github.com/krm-merge/krm-merge/internal/pkgio"
 	"github.com/krm-merge/krm-merge/internal/stage"
-	"github.com/krm-merge/krm-merge/internal/textmerge"
-	"github.com/krm-merge/krm-merge/pkg/vocab"
+	"github.com/krm-merge/krm-merge/pkg/config"
 )
 
 // DefaultMaxFileSize is the size limit of one file when Options.MaxFileSize is 0:
@@ -107,7 +107,7 @@ func Update(ctx context.Context, opts Options) (*Report, error) {
 	if err != nil {
 		return nil, err
 	}
-	if err := checkNotInProgress(absDir, given); err != nil { // inprogress.go
+	if err := checkNotInProgress(absDir, given); err != nil { // state.go
 		return nil, err
 	}
 	if err := gitfetch.CheckGit(); err != nil {
@@ -131,86 +131,7 @@ func Update(ctx context.Context, opts Options) (*Report, error) {
 		return nil, err
 	}
 	rep.Packages = append(rep.Packages, u.reports...)
-	sort.Slice(u.changes, func(i, j int) bool { return u.changes[i].change.Path < u.changes[j].change.Path })
-	if err := u.checkChanges(); err != nil {
-		return nil, err
-	}
-	marking := cfg.OnConflict == vocab.MarkConflicts && len(u.marks) > 0
-	if cfg.OnConflict == vocab.MarkConflicts && !marking { // nothing marked: recorded as by any update
-		if u.changes, err = finishRecords(u.changes, u.pending, u.localKptfiles); err != nil {
-			return nil, err
-		}
-	}
-	if marking {
-		sort.SliceStable(u.marks, func(i, j int) bool {
-			a, b := u.marks[i], u.marks[j]
-			return a.File < b.File || a.File == b.File && a.Start < b.Start
-		})
-		rep.Marks = u.marks
-		for _, p := range rep.Packages {
-			p.Recorded = false // until Continue
-		}
-	}
-	for _, c := range u.changes {
-		fc := FileChange{Path: c.change.Path, Action: c.action}
-		if opts.Plan {
-			fc.Diff = diff(c.old, c.change.Data)
-		}
-		rep.Files = append(rep.Files, fc)
-	}
-	if n := rep.Conflicts(); n > 0 && cfg.OnConflict == vocab.FailOnConflict {
-		return rep, &ConflictError{Conflicts: n}
-	}
-	if opts.Plan || len(u.changes) == 0 {
-		return rep, nil
-	}
-	changes := make([]stage.Change, len(u.changes))
-	for i, c := range u.changes {
-		changes[i] = c.change
-	}
-	if marking {
-		if err := u.applyMarked(absDir, changes, rep); err != nil {
-			return nil, err
-		}
-		var files []string
-		for _, m := range u.marks {
-			if len(files) == 0 || files[len(files)-1] != m.File {
-				files = append(files, m.File)
-			}
-		}
-		return rep, &MarkedError{Dir: given, Files: files}
-	}
-	if err := stage.Apply(opts.Dir, changes); err != nil {
-		return nil, err
-	}
-	return rep, nil
-}
-
-// applyMarked writes an update that marked conflicts with its state (inprogress.go),
-// all or nothing, into dir (absolute).
-func (u *updater) applyMarked(dir string, changes []stage.Change, rep *Report) error {
-	created, err := prepareStateDir(dir)
-	if err != nil {
-		return err
-	}
-	undo := func(err error) error {
-		if created {
-			_ = os.Remove(filepath.Join(dir, stateDirName)) // empty unless the write went through
-		}
-		return err
-	}
-	to := ""
-	if len(rep.Packages) > 0 {
-		to = rep.Packages[0].To.Ref
-	}
-	state, err := u.stateChanges(dir, changes, to)
-	if err != nil {
-		return undo(err)
-	}
-	if err := stage.Apply(dir, append(changes, state...)); err != nil {
-		return undo(err)
-	}
-	return nil
+	return u.stage(absDir, given, rep) // stage.go
 }
 
 // resolveDir checks that dir names a directory (through symbolic links) and returns it
@@ -231,43 +152,6 @@ func resolveDir(dir string) (string, error) {
 		return "", fmt.Errorf("package directory: %w", err)
 	}
 	return dir, nil
-}
-
-// checkChanges refuses, before anything is written, a change to a path with a .git
-// component (pkgio.GitPath; the reads already refuse them in upstream trees) and a
-// file added where the package holds something the update did not read (an empty
-// directory, a directory holding only a nested repository): a write there would
-// replace it unseen.
-func (u *updater) checkChanges() error {
-	for _, c := range u.changes {
-		p := c.change.Path
-		if pkgio.GitPath(p) {
-			return &pkgio.Error{Path: p, Err: pkgio.ErrGitPath}
-		}
-		if c.action != "added" || c.replacesDir {
-			continue
-		}
-		fi, err := os.Lstat(filepath.Join(u.opts.Dir, filepath.FromSlash(p)))
-		switch {
-		case err == nil && fi.IsDir():
-			return &pkgio.Error{Path: p, Err: errors.New("upstream adds a file here, where the package has a directory without files the update reads (empty, or holding only a repository); remove or rename the directory first")}
-		case err == nil:
-			return &pkgio.Error{Path: p, Err: errors.New("upstream adds a file here, where the package has one the update did not read; remove or rename it first")}
-		case !errors.Is(err, fs.ErrNotExist) && !errors.Is(err, syscall.ENOTDIR): // ENOTDIR: a file above it, deleted with it
-			return &pkgio.Error{Path: p, Err: err}
-		}
-	}
-	return nil
-}
-
-// diff is the plan's diff of a file from old to new: a unified diff with 3 lines of
-// context, or "Binary files differ" (as git says it) when either is binary, which is
-// then neither split into lines nor shown.
-func diff(old, new []byte) string {
-	if binary(old) || binary(new) {
-		return "Binary files differ\n"
-	}
-	return textmerge.Unified(old, new, 3)
 }
 
 // checkClean refuses a package with uncommitted changes in its git working tree (none
@@ -306,6 +190,65 @@ func checkClean(ctx context.Context, dir string, timeout time.Duration) error {
 		}
 		return fmt.Errorf("%w in %s (commit or stash them first, or pass --allow-dirty):\n  %s", ErrDirty,
 			filepath.Clean(dir), strings.Join(lines, "\n  "))
+	}
+	return nil
+}
+
+// updater is one Update run: the packages it visited and the file changes it collected.
+type updater struct {
+	opts    Options
+	cfg     *config.Config
+	fetcher *gitfetch.Fetcher
+	tmp     string
+	n       int // exports made under tmp
+	reports []*PackageReport
+	changes []fileChange
+	// record, when the package records its upstream, sets the new upstreamLock on the
+	// package's Kptfile; recording says what it records.
+	record    func(*yaml.RNode) error
+	recording *recording
+	// Under onConflict mark (mark.go): the Kptfiles to record when the update is
+	// concluded, the conflicts marked and the files holding them.
+	pending       []recording
+	localKptfiles map[string]*pkgio.File
+	marks         []Mark
+	marked        []markedFile
+	// base is, in the run of onConflict mark that gives each conflict original's
+	// value, the original tree (mark.go, run).
+	base *pkgio.Tree
+	// rootGit is the root package's upstream.git as recorded before the update (nil
+	// without a Kptfile upstream), for the subpackages that move with it (movesWithRoot).
+	rootGit *kptfile.Git
+}
+
+// pkg updates the package at rel (relative to the root; "." for the root) to version
+// ("" for its Kptfile's upstream ref), in three steps: fetch both releases and read the
+// package (fetch.go), prepare the releases as kpt pkg get would have (prepare.go), merge
+// them into the package (merge.go), which adds the package's file changes to u.changes
+// for Update to stage; then its subpackages with their own upstream, each the same way.
+func (u *updater) pkg(ctx context.Context, rel, version string, root bool) error {
+	dir := filepath.Join(u.opts.Dir, filepath.FromSlash(rel))
+	src, err := u.source(dir, rel, version, root)
+	if err != nil {
+		return err
+	}
+	pr := &PackageReport{Path: rel, Repo: src.repo, Directory: src.directory,
+		Conflicts: []Conflict{}, Resources: []ResourceChange{}}
+	f, err := u.fetch(ctx, dir, rel, src, pr)
+	if err != nil {
+		return err
+	}
+	if err := u.prepare(dir, rel, src, f, pr); err != nil {
+		return err
+	}
+	if err := u.merge(rel, src, f.trees, f.subs, pr); err != nil {
+		return err
+	}
+	u.reports = append(u.reports, pr)
+	for _, s := range f.subs {
+		if err := u.pkg(ctx, path.Join(rel, s), "", false); err != nil {
+			return err
+		}
 	}
 	return nil
 }
