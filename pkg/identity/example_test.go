@@ -20,44 +20,37 @@ func parse(docs ...string) []*yaml.RNode {
 	return out
 }
 
-// Path roles (roles.Assign's example), then Index: one Set per resource with the item
-// of each role that has it, by identity (group, kind, namespace, name; not the version).
+// Index after roles.Assign: one Set per resource with the item of each role that has
+// it. Identity is group, kind, namespace and name, not the version, so the upstream
+// release that moved PodDisruptionBudget to policy/v1 still pairs with the local copy;
+// no namespace pairs with "default"; items without a name pair by their file path.
 func ExampleIndex() {
-	items := parse(`apiVersion: apps/v1
-kind: Deployment
+	items := parse(`apiVersion: policy/v1beta1
+kind: PodDisruptionBudget
 metadata:
   name: web
-  annotations: {internal.config.kubernetes.io/path: upstream/v1/app.yaml}
-`, `apiVersion: apps/v1
-kind: Deployment
+  annotations: {config.kubernetes.io/merge-source: original, internal.config.kubernetes.io/path: pdb.yaml}
+`, `apiVersion: policy/v1
+kind: PodDisruptionBudget
 metadata:
   name: web
-  annotations: {internal.config.kubernetes.io/path: upstream/v2/app.yaml}
-`, `apiVersion: v1
-kind: Service
+  annotations: {config.kubernetes.io/merge-source: updated, internal.config.kubernetes.io/path: pdb.yaml}
+`, `apiVersion: policy/v1beta1
+kind: PodDisruptionBudget
 metadata:
   name: web
-  annotations: {internal.config.kubernetes.io/path: upstream/v2/app.yaml, internal.config.kubernetes.io/index: "1"}
-`, `apiVersion: apps/v1
-kind: Deployment
+  namespace: default
+  annotations: {config.kubernetes.io/merge-source: dest, internal.config.kubernetes.io/path: pdb.yaml}
+`, `apiVersion: kustomize.config.k8s.io/v1beta1
+kind: Kustomization
 metadata:
-  name: web
-  annotations: {internal.config.kubernetes.io/path: app.yaml}
-`, `apiVersion: v1
-kind: ConfigMap
+  annotations: {config.kubernetes.io/merge-source: updated, internal.config.kubernetes.io/path: base/kustomization.yaml}
+`, `apiVersion: kustomize.config.k8s.io/v1beta1
+kind: Kustomization
 metadata:
-  name: settings
-  annotations:
-    internal.config.kubernetes.io/path: extra/settings.yaml
-    config.kubernetes.io/merge-source: updated
+  annotations: {config.kubernetes.io/merge-source: dest, internal.config.kubernetes.io/path: base/kustomization.yaml}
 `)
-	assigned, err := roles.Assign(items, roles.Options{
-		Mode:        vocab.ThreeWay,
-		Annotation:  "config.kubernetes.io/merge-source",
-		OriginalDir: "upstream/v1",
-		UpdatedDir:  "upstream/v2",
-		DestDir:     ".",
-	})
+	assigned, err := roles.Assign(items, roles.Options{Mode: vocab.ThreeWay, Annotation: "config.kubernetes.io/merge-source"})
 	if err != nil {
 		log.Fatal(err)
 	}
@@ -69,15 +62,14 @@ metadata:
 		fmt.Printf("%s:", s.ID)
 		for _, r := range vocab.ThreeWay.Roles() {
 			if it := s.Get(r); it != nil {
-				fmt.Printf(" %s=%s", r, it.File)
+				fmt.Printf(" %s=%s", r, it.Node.GetApiVersion())
 			}
 		}
 		fmt.Println()
 	}
 	// Output:
-	// apps/Deployment web: original=upstream/v1/app.yaml updated=upstream/v2/app.yaml dest=app.yaml
-	// Service web: updated=upstream/v2/app.yaml
-	// ConfigMap settings: updated=extra/settings.yaml
+	// policy/PodDisruptionBudget default/web: original=policy/v1beta1 updated=policy/v1 dest=policy/v1beta1
+	// kustomize.config.k8s.io/Kustomization (base/kustomization.yaml): updated=kustomize.config.k8s.io/v1beta1 dest=kustomize.config.k8s.io/v1beta1
 }
 
 // Identity overrides: a local copy renamed downstream still pairs with its upstream when
