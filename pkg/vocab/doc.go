@@ -22,7 +22,8 @@
 //     carries per package;
 //   - the annotation names krm-merge, kpt and kyaml give items (DefaultRoleAnnotation,
 //     UpstreamIdentityAnnotation, KptUpstreamIdentifier, KptMergeComment,
-//     LocalConfigAnnotation), IsKptfile, IsLocalConfig and Group.
+//     LocalConfigAnnotation, kpt's namespace placeholders), IsKptfile, IsLocalConfig,
+//     Group and Version.
 //
 // # Rules
 //
@@ -32,16 +33,15 @@
 //
 // # Neighbours
 //
-// Package config reads the Mode and the ConflictPolicy from the functionConfig;
-// package merge finds Conflicts and decides them by the ConflictPolicy, package resources
-// resource conflicts, and package results says how; package roles gives items
-// their Role under it, reads the role annotation, picks out Kptfiles and local-config
-// items and reads the identity annotations; package results starts summaries with the
-// Mode; packages listkind,
-// fieldrules and kptprep cut groups with Group.
+// Package config reads the Mode and the ConflictPolicy from the functionConfig; package
+// roles gives items their Role under the Mode by the role annotation, picking out
+// Kptfiles and local-config items; package identity reads the identity annotations;
+// package merge finds Conflicts and decides them by the ConflictPolicy, package
+// resources decides resource conflicts, and package results words both, starting each
+// summary with the Mode; packages listkind, fieldrules and kptprep cut groups with
+// Group; package pkgupdate reports Counts. Each validating package returns ItemErrors.
 //
 // # Errors
 //
-// ItemError and Conflicts are errors; nothing in this package fails. Every package that
-// validates input returns an *ItemError.
+// ItemError and Conflicts are errors; nothing in this package fails.
 package vocab
