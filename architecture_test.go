@@ -13,19 +13,23 @@ import (
 )
 
 // layers is the architecture docs/architecture.md draws: each package of this module in
-// a layer, and a package may import only packages of lower layers. The field engines
-// (merge, apply) know nothing of resources, the functionConfig or hosts; the resource
-// layer knows nothing of the functionConfig (package function turns it into options);
-// only the embedding packages and the command sit above the function.
+// a layer, and a package may import only packages of lower layers. The vocabulary
+// (vocab, with the field paths it names conflicts by) is under everything; the role
+// layer (roles, identity) sits under the field engines and knows nothing of them; the
+// field engines (merge, apply) know nothing of resources, the functionConfig or hosts;
+// the resource layer knows nothing of the functionConfig (package function turns it
+// into options); only the embedding packages and the command sit above the function.
 var layers = [][]string{
 	{"internal/gitpath", "internal/gittest"},
-	{"pkg/fieldpath", "pkg/listkind", "pkg/apply/patchmeta", "internal/bounds", "internal/parallel",
-		"internal/metanode", "internal/yamlenc", "internal/nodediff", "internal/fuzzseed", "internal/gitfetch",
-		"internal/kptfile", "internal/kptprep", "internal/pkgio", "internal/stage", "internal/textmerge", "internal/lintdoc", "internal/fuzzguard"},
-	{"pkg/fieldrules", "pkg/plan", "pkg/apply/patchmeta/internal/kubescheme", "internal/keepbytes"},
-	{"pkg/merge", "pkg/apply/patchmeta/gen"},
+	{"pkg/fieldpath", "pkg/apply/patchmeta", "internal/bounds", "internal/parallel", "internal/metanode",
+		"internal/yamlenc", "internal/nodediff", "internal/fuzzseed", "internal/gitfetch", "internal/pkgio",
+		"internal/stage", "internal/textmerge", "internal/lintdoc", "internal/fuzzguard"},
+	{"pkg/vocab", "pkg/apply/patchmeta/internal/kubescheme", "internal/keepbytes"},
+	{"pkg/roles", "pkg/listkind", "pkg/fieldrules", "internal/kptfile", "internal/kptprep"},
+	{"pkg/identity", "pkg/plan", "pkg/apply/patchmeta/gen"},
+	{"pkg/merge"},
 	{"pkg/results", "internal/host", "internal/resourcelist"},
-	{"pkg/apply", "pkg/roles"},
+	{"pkg/apply"},
 	{"pkg/resources", "pkg/config"},
 	{"pkg/function"},
 	{"pkg/filter", "pkg/pkgupdate"},
@@ -34,6 +38,14 @@ var layers = [][]string{
 }
 
 const module = "github.com/krm-merge/krm-merge"
+
+// bottom are the packages every layer may speak, with the only packages of this module
+// each may import: the vocabulary names conflicts by field path, and field paths import
+// nothing.
+var bottom = map[string][]string{
+	"pkg/fieldpath": nil,
+	"pkg/vocab":     {"pkg/fieldpath"},
+}
 
 // TestArchitectureLayers reads every non-test Go file of pkg/, internal/ and the root
 // package and fails on an import of this module's packages that goes sideways or up a
@@ -103,6 +115,17 @@ func TestArchitectureLayers(t *testing.T) {
 				t.Errorf("%s imports %s, which is in no layer", p, im)
 			case to >= from:
 				t.Errorf("%s (layer %d) imports %s (layer %d): a package may import only lower layers", p, from, im, to)
+			}
+		}
+	}
+	for p, allowed := range bottom {
+		for im := range imports[p] {
+			ok := false
+			for _, a := range allowed {
+				ok = ok || im == a
+			}
+			if !ok {
+				t.Errorf("%s imports %s: the vocabulary imports no package of this module but %v", p, im, allowed)
 			}
 		}
 	}

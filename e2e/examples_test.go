@@ -12,6 +12,7 @@ import (
 	"sigs.k8s.io/kustomize/kyaml/yaml"
 
 	"github.com/krm-merge/krm-merge/pkg/config"
+	"github.com/krm-merge/krm-merge/pkg/vocab"
 )
 
 // TestFnConfigExamples runs every file in fn-config-examples/ through `kpt fn eval
@@ -138,16 +139,16 @@ func examplePackage(t *testing.T, pkg string, cfg *config.Config) exampleWant {
 	}
 	want := exampleWant{dir: dirFor("dest"), id: resID{Kind: "ConfigMap", Name: "settings"}}
 	switch cfg.Mode {
-	case config.Mode3Way:
+	case vocab.ThreeWay:
 		put("original", doc("original", "  tier: bronze\n"))
 		put("updated", doc("updated", "  tier: gold\n  added: \"yes\"\n"))
 		put("dest", doc("dest", "  tier: bronze\n  local: \"yes\"\n"))
 		want.fields = map[string]string{"data.tier": "gold", "data.added": "yes", "data.local": "yes"}
-	case config.Mode2Way:
+	case vocab.TwoWay:
 		put("src", doc("src", "  tier: gold\n  added: \"yes\"\n"))
 		put("dest", doc("dest", "  tier: bronze\n  local: \"yes\"\n"))
 		want.fields = map[string]string{"data.tier": "gold", "data.added": "yes", "data.local": "yes"}
-	case config.ModeApply:
+	case vocab.Apply:
 		last, _ := json.Marshal(map[string]any{"apiVersion": "v1", "kind": "ConfigMap",
 			"metadata": map[string]any{"name": "settings"}, "data": map[string]any{"tier": "bronze", "dropped": "x"}})
 		put("updated", doc("updated", "  tier: gold\n  added: \"yes\"\n"))
@@ -168,15 +169,15 @@ func inlineExamplePackage(t *testing.T, pkg string, cfg *config.Config) exampleW
 	t.Helper()
 	var base, change *yaml.RNode
 	switch cfg.Mode {
-	case config.Mode3Way:
+	case vocab.ThreeWay:
 		base, change = cfg.Original[0], findSame(t, cfg.Updated, cfg.Original[0])
-	case config.Mode2Way:
+	case vocab.TwoWay:
 		base, change = cfg.Src[0], cfg.Src[0]
-	case config.ModeApply:
+	case vocab.Apply:
 		base, change = cfg.Updated[0], cfg.Updated[0]
 	}
 	dest := base.Copy()
-	if cfg.Mode == config.Mode2Way {
+	if cfg.Mode == vocab.TwoWay {
 		// dest holds only the identity: everything else comes from src.
 		dest = yaml.MustParse("apiVersion: " + base.GetApiVersion() + "\nkind: " + base.GetKind() +
 			"\nmetadata:\n  name: " + base.GetName() + "\n")

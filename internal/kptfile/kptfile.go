@@ -5,6 +5,8 @@ import (
 	"strings"
 
 	"sigs.k8s.io/kustomize/kyaml/yaml"
+
+	"github.com/krm-merge/krm-merge/pkg/vocab"
 )
 
 // Name is the file name of a Kptfile.
@@ -55,17 +57,12 @@ func (e *Error) Error() string {
 	return fmt.Sprintf("%s: %s: %s", e.File, e.Field, e.Msg)
 }
 
-// IsKptfile reports whether n is a Kptfile resource (kind Kptfile, apiVersion kpt.dev/*).
-func IsKptfile(n *yaml.RNode) bool {
-	return n.GetKind() == "Kptfile" && strings.HasPrefix(n.GetApiVersion(), "kpt.dev/")
-}
-
 // Read returns the upstream bookkeeping of the Kptfile n; file names it in errors.
 // Errors (*Error): n is not a kpt.dev/v1 Kptfile; upstream or upstreamLock present but
 // not of type git (kpt's other type, oci, is not supported) or without git.repo;
 // a field that is not a string.
 func Read(n *yaml.RNode, file string) (*Upstream, error) {
-	if !IsKptfile(n) {
+	if !vocab.IsKptfile(n) {
 		return nil, &Error{File: file, Field: "kind", Msg: fmt.Sprintf("not a Kptfile (apiVersion %q, kind %q)", n.GetApiVersion(), n.GetKind())}
 	}
 	if v := n.GetApiVersion(); v != APIVersion {

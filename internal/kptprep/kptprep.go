@@ -6,14 +6,13 @@ import (
 	"strings"
 
 	"sigs.k8s.io/kustomize/kyaml/yaml"
+
+	"github.com/krm-merge/krm-merge/pkg/vocab"
 )
 
-// Annotation and comment names kpt uses.
+// Annotation and environment names kpt uses besides its identity annotation and comment
+// (vocab.KptUpstreamIdentifier, vocab.KptMergeComment).
 const (
-	// UpstreamIdentifier is kpt's annotation naming a resource's upstream origin.
-	UpstreamIdentifier = "internal.kpt.dev/upstream-identifier"
-	// MergeCommentPrefix starts kpt's line comment on the metadata key.
-	MergeCommentPrefix = "kpt-merge:"
 	// BlueprintAnnotation is the Config Connector annotation kpt records its use in.
 	BlueprintAnnotation = "cnrm.cloud.google.com/blueprint"
 	// DisableAttributionEnv turns kpt's attribution off when set (to anything).
@@ -27,7 +26,7 @@ const (
 // resource gets "<namespace>/" and an identifier with an empty name, as kpt writes them.
 // Errors: n's metadata cannot be read or edited (kyaml's error).
 func Resource(n *yaml.RNode) error {
-	if n.GetKind() == "Kptfile" && strings.HasPrefix(n.GetApiVersion(), "kpt.dev/") {
+	if vocab.IsKptfile(n) {
 		return nil
 	}
 	mf := n.Field(yaml.MetadataField)
@@ -42,18 +41,15 @@ func Resource(n *yaml.RNode) error {
 		return nil
 	}
 	key := mf.Key.YNode()
-	if !strings.Contains(key.LineComment, MergeCommentPrefix) {
-		key.LineComment = fmt.Sprintf("# %s %s/%s", MergeCommentPrefix, meta.Namespace, meta.Name)
+	if !strings.Contains(key.LineComment, vocab.KptMergeComment) {
+		key.LineComment = fmt.Sprintf("# %s %s/%s", vocab.KptMergeComment, meta.Namespace, meta.Name)
 	}
 	ns, name := commentIdentity(key.LineComment)
 	if ns == "" {
-		ns = "default"
+		ns = vocab.KptDefaultNamespace
 	}
-	group := ""
-	if i := strings.Index(n.GetApiVersion(), "/"); i >= 0 {
-		group = n.GetApiVersion()[:i]
-	}
-	if err := n.PipeE(yaml.SetAnnotation(UpstreamIdentifier, strings.Join([]string{group, n.GetKind(), ns, name}, "|"))); err != nil {
+	group := vocab.Group(n.GetApiVersion())
+	if err := n.PipeE(yaml.SetAnnotation(vocab.KptUpstreamIdentifier, strings.Join([]string{group, n.GetKind(), ns, name}, "|"))); err != nil {
 		return err
 	}
 	if os.Getenv(DisableAttributionEnv) != "" || !strings.Contains(n.GetApiVersion(), ".cnrm.") {
@@ -64,8 +60,8 @@ func Resource(n *yaml.RNode) error {
 
 // commentIdentity reads "<namespace>/<name>" after the kpt-merge prefix of comment.
 func commentIdentity(comment string) (ns, name string) {
-	i := strings.Index(comment, MergeCommentPrefix)
-	v := strings.TrimSpace(comment[i+len(MergeCommentPrefix):])
+	i := strings.Index(comment, vocab.KptMergeComment)
+	v := strings.TrimSpace(comment[i+len(vocab.KptMergeComment):])
 	ns, name, _ = strings.Cut(v, "/")
 	return strings.TrimSpace(ns), strings.TrimSpace(name)
 }

@@ -13,17 +13,17 @@ import (
 
 	"github.com/krm-merge/krm-merge/internal/bounds"
 	"github.com/krm-merge/krm-merge/pkg/fieldpath"
-	"github.com/krm-merge/krm-merge/pkg/results"
+	"github.com/krm-merge/krm-merge/pkg/vocab"
 )
 
 // configPrefix starts the message of an error in the local config (not the live object).
 const configPrefix = "local config: "
 
-// ConfigError is an *results.ItemError about the local config rather than the live
+// ConfigError is a *vocab.ItemError about the local config rather than the live
 // object (its message starts "local config: "): a caller that holds both items places it
 // at the config's file.
 type ConfigError struct {
-	*results.ItemError
+	*vocab.ItemError
 }
 
 // Unwrap returns the ItemError.
@@ -131,7 +131,7 @@ func (e *ConflictError) Error() string {
 // config with the refreshed annotation (LastAppliedConfiguration). The patched object is
 // then projected onto the live YAML (project.go) and checked to be the same JSON value.
 //
-// Errors (*results.ItemError naming the live resource and the field; File is left to
+// Errors (*vocab.ItemError naming the live resource and the field; File is left to
 // the caller; a *ConfigError when the local config is at fault): a last-applied
 // annotation that is not a JSON object; YAML without a JSON form; a changed apiVersion,
 // kind or name of a custom resource; a JSON merge patch conflict; live or config whose
@@ -141,9 +141,9 @@ func (e *ConflictError) Error() string {
 // configuration; kubectl's strategicpatch panics on them). With NoOverwrite, an object kubectl apply --overwrite=false refuses is
 // a *ConflictError (not an ItemError; see Options.NoOverwrite).
 func Apply(live, config *yaml.RNode, opts Options) (*Result, error) {
-	ref := results.ResourceRef(live)
-	fail := func(field string, format string, args ...interface{}) *results.ItemError {
-		return &results.ItemError{Resource: ref, Field: field, Msg: fmt.Sprintf(format, args...)}
+	ref := vocab.ResourceRef(live)
+	fail := func(field string, format string, args ...interface{}) *vocab.ItemError {
+		return &vocab.ItemError{Location: vocab.Location{Resource: ref}, Field: field, Msg: fmt.Sprintf(format, args...)}
 	}
 	for _, n := range []*yaml.RNode{live, config} {
 		if bounds.TooExpanded(n.YNode()) { // the JSON form expands aliases: refuse a bomb up front
@@ -359,12 +359,12 @@ func objectValue(n *yaml.RNode, ignore func(string) bool) (map[string]interface{
 }
 
 // located turns a ValueError into an ItemError at its field.
-func located(ref *yaml.ResourceIdentifier, prefix string, err error) *results.ItemError {
+func located(ref *yaml.ResourceIdentifier, prefix string, err error) *vocab.ItemError {
 	var ve *ValueError
 	if errors.As(err, &ve) {
-		return &results.ItemError{Resource: ref, Field: ve.Path.String(), Msg: prefix + ve.Msg}
+		return &vocab.ItemError{Location: vocab.Location{Resource: ref}, Field: ve.Path.String(), Msg: prefix + ve.Msg}
 	}
-	return &results.ItemError{Resource: ref, Msg: prefix + err.Error()}
+	return &vocab.ItemError{Location: vocab.Location{Resource: ref}, Msg: prefix + err.Error()}
 }
 
 // Create returns the object kubectl apply creates from config when no live object
@@ -374,17 +374,17 @@ func located(ref *yaml.ResourceIdentifier, prefix string, err error) *results.It
 // Errors: a *ConfigError naming the config and the field (YAML without a JSON form).
 func Create(config *yaml.RNode, opts Options) (*yaml.RNode, error) {
 	n := config.Copy()
-	ref := results.ResourceRef(config)
+	ref := vocab.ResourceRef(config)
 	cv, err := objectValue(n, opts.Ignore)
 	if err != nil {
 		return nil, &ConfigError{located(ref, configPrefix, err)}
 	}
 	la, err := LastAppliedConfiguration(cv)
 	if err != nil {
-		return nil, &ConfigError{&results.ItemError{Resource: ref, Field: "metadata", Msg: configPrefix + err.Error()}}
+		return nil, &ConfigError{&vocab.ItemError{Location: vocab.Location{Resource: ref}, Field: "metadata", Msg: configPrefix + err.Error()}}
 	}
 	if err := n.PipeE(yaml.SetAnnotation(LastAppliedAnnotation, la)); err != nil {
-		return nil, &ConfigError{&results.ItemError{Resource: ref, Field: "metadata.annotations", Msg: configPrefix + err.Error()}}
+		return nil, &ConfigError{&vocab.ItemError{Location: vocab.Location{Resource: ref}, Field: "metadata.annotations", Msg: configPrefix + err.Error()}}
 	}
 	return n, nil
 }

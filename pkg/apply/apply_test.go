@@ -10,6 +10,7 @@ import (
 
 	"github.com/krm-merge/krm-merge/pkg/plan"
 	"github.com/krm-merge/krm-merge/pkg/results"
+	"github.com/krm-merge/krm-merge/pkg/vocab"
 )
 
 // Seed worked example (docs/merge-semantics.md, "Worked examples", apply): last-applied containers
@@ -299,7 +300,7 @@ func TestInvalidLastAppliedJSON(t *testing.T) {
 			live := "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: settings\n  namespace: prod\n  annotations:\n    kubectl.kubernetes.io/last-applied-configuration: " + value + "\n"
 			config := "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: settings\n  namespace: prod\n"
 			_, err := Apply(yaml.MustParse(live), yaml.MustParse(config), Options{})
-			var ie *results.ItemError
+			var ie *vocab.ItemError
 			if !errors.As(err, &ie) {
 				t.Fatalf("want an ItemError, got %v", err)
 			}
@@ -631,7 +632,7 @@ func TestUncomparableMergeKeyIsRefused(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			_, err := Apply(yaml.MustParse(tc.live), yaml.MustParse(tc.config), Options{})
-			var ie *results.ItemError
+			var ie *vocab.ItemError
 			if !errors.As(err, &ie) {
 				t.Fatalf("want an ItemError, got %T %v", err, err)
 			}

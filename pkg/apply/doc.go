@@ -60,7 +60,7 @@
 //
 // # Errors
 //
-// Apply and Create return a *results.ItemError naming the live resource and the field
+// Apply and Create return a *vocab.ItemError naming the live resource and the field
 // (the caller adds the file), or a *ConfigError when the local config is at fault: a
 // last-applied annotation that is not a JSON object; YAML without a JSON form (the
 // field named); a changed apiVersion, kind or name of a custom resource; a JSON

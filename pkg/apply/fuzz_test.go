@@ -9,11 +9,11 @@ import (
 	"github.com/krm-merge/krm-merge/internal/fuzzguard"
 	"github.com/krm-merge/krm-merge/internal/fuzzseed"
 	"github.com/krm-merge/krm-merge/pkg/apply"
-	"github.com/krm-merge/krm-merge/pkg/results"
+	"github.com/krm-merge/krm-merge/pkg/vocab"
 )
 
 // FuzzApply: for any live object and config (YAML maps, as items are), Apply never
-// panics and either fails with an error naming the live resource (*results.ItemError,
+// panics and either fails with an error naming the live resource (*vocab.ItemError,
 // or *apply.ConflictError under NoOverwrite, its contract) or returns an object that
 // prints as valid YAML, without changing its inputs; and applying the same config again
 // to that object changes no field, as a second `kubectl apply` of unchanged config does
@@ -38,7 +38,7 @@ func FuzzApply(f *testing.F) {
 			t.Fatalf("Apply changed its inputs")
 		}
 		if err != nil {
-			var ie *results.ItemError
+			var ie *vocab.ItemError
 			var ce *apply.ConflictError
 			if !errors.As(err, &ie) && !errors.As(err, &ce) {
 				t.Fatalf("error is neither an ItemError nor a ConflictError: %T %v", err, err)

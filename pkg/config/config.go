@@ -5,42 +5,7 @@ import (
 
 	"github.com/krm-merge/krm-merge/pkg/fieldrules"
 	"github.com/krm-merge/krm-merge/pkg/listkind"
-)
-
-// Mode names the kind of merge a run performs (docs/function.md, "Modes").
-type Mode string
-
-const (
-	// Mode3Way merges the change from original to updated onto dest (kyaml merge3).
-	Mode3Way Mode = "3way"
-	// Mode2Way merges src into dest (kyaml merge2).
-	Mode2Way Mode = "2way"
-	// ModeApply merges local config onto a live object as kubectl client-side apply does.
-	ModeApply Mode = "apply"
-)
-
-// ConflictPolicy says which side wins a 3-way conflict: a field that original,
-// updated and dest all hold differently (docs/merge-semantics.md, "Conflict").
-type ConflictPolicy string
-
-const (
-	// ConflictUpdated lets updated win, as kyaml merge3 does. The default.
-	ConflictUpdated ConflictPolicy = "updated"
-	// ConflictDest lets dest (the local copy) win.
-	ConflictDest ConflictPolicy = "dest"
-	// ConflictError fails the run and lists every conflict.
-	ConflictError ConflictPolicy = "error"
-	// ConflictMark writes every conflict into its file as git-style conflict markers
-	// for a person to resolve: only `krm-merge pkg update` (package pkgupdate) does
-	// that (docs/pkg-update.md, "Resolving conflicts by hand"). Load accepts it, for
-	// pkg update's --config; the function refuses it (function.Run and the
-	// processor, naming the field): a function returns resources, not files.
-	ConflictMark ConflictPolicy = "mark"
-	// ConflictOriginal gives every conflict original's value (absent where original
-	// has none; merge.KeepOriginal): the base that conflict markers show between the
-	// two sides, which package pkgupdate computes through function.Run. It is no
-	// functionConfig value: Load and Validate refuse it.
-	ConflictOriginal ConflictPolicy = "original"
+	"github.com/krm-merge/krm-merge/pkg/vocab"
 )
 
 // SchemaSource says where merge keys and list types come from.
@@ -51,12 +16,6 @@ const (
 	SchemaKubernetes SchemaSource = "kubernetes"
 	// SchemaNone uses only the heuristic associative keys.
 	SchemaNone SchemaSource = "none"
-)
-
-// Defaults of the functionConfig keys (docs/function.md, "functionConfig" table).
-const (
-	// DefaultRoleAnnotation is the annotation kyaml's filters.Merge3 uses to name an item's role.
-	DefaultRoleAnnotation = "config.kubernetes.io/merge-source"
 )
 
 // Typed functionConfig identity.
@@ -71,7 +30,7 @@ const (
 // every default.
 type Config struct {
 	// Mode is 3way (default), 2way or apply.
-	Mode Mode
+	Mode vocab.Mode
 	// RoleAnnotation is the annotation whose value names an item's role.
 	RoleAnnotation string
 	// OriginalPath, UpdatedPath, DestPath and SrcPath select roles by the directory an
@@ -81,7 +40,7 @@ type Config struct {
 	// MergeOnPath makes the file path relative to the role directory part of identity.
 	MergeOnPath bool
 	// OnConflict decides 3-way conflicts.
-	OnConflict ConflictPolicy
+	OnConflict vocab.ConflictPolicy
 	// KeepSources also emits the original/updated/src items unchanged.
 	KeepSources bool
 	// AssociativeKeys are the keys that make a list associative when no schema names its

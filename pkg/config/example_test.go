@@ -8,6 +8,7 @@ import (
 	"sigs.k8s.io/kustomize/kyaml/yaml"
 
 	"github.com/krm-merge/krm-merge/pkg/config"
+	"github.com/krm-merge/krm-merge/pkg/vocab"
 )
 
 // The functionConfig of a ResourceList, in the typed form: a fn.krm-merge.dev/v1alpha1
@@ -111,7 +112,7 @@ spec:
 // from Defaults and set what differs.
 func ExampleConfig_Validate() {
 	cfg := config.Defaults()
-	cfg.Mode = config.Mode2Way
+	cfg.Mode = vocab.TwoWay
 	cfg.OriginalPath = "upstream" // a 3-way key
 	fmt.Println(cfg.Validate())
 	// Output:

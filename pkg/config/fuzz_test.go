@@ -10,6 +10,7 @@ import (
 
 	"github.com/krm-merge/krm-merge/internal/fuzzguard"
 	"github.com/krm-merge/krm-merge/internal/fuzzseed"
+	"github.com/krm-merge/krm-merge/pkg/vocab"
 )
 
 // FuzzLoad: for any YAML functionConfig, Load never panics and either returns a Config
@@ -64,12 +65,12 @@ func FuzzLoad(f *testing.F) {
 func checkValid(t *testing.T, cfg *Config) {
 	t.Helper()
 	switch cfg.Mode {
-	case Mode3Way, Mode2Way, ModeApply:
+	case vocab.ThreeWay, vocab.TwoWay, vocab.Apply:
 	default:
 		t.Fatalf("invalid mode %q", cfg.Mode)
 	}
 	switch cfg.OnConflict {
-	case ConflictUpdated, ConflictDest, ConflictError:
+	case vocab.UpdatedWins, vocab.DestWins, vocab.FailOnConflict:
 	default:
 		t.Fatalf("invalid onConflict %q", cfg.OnConflict)
 	}

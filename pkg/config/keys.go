@@ -4,6 +4,7 @@ import (
 	"strings"
 
 	"github.com/krm-merge/krm-merge/pkg/listkind"
+	"github.com/krm-merge/krm-merge/pkg/vocab"
 )
 
 // Key names, the same in both forms: data.<key> in the ConfigMap, spec.<key> in the
@@ -55,8 +56,8 @@ type KeyDoc struct {
 
 // Valid values of the enum keys, in the order the contract lists them.
 var (
-	validModes     = []string{string(Mode3Way), string(Mode2Way), string(ModeApply)}
-	validConflicts = []string{string(ConflictUpdated), string(ConflictDest), string(ConflictError), string(ConflictMark)}
+	validModes     = []string{string(vocab.ThreeWay), string(vocab.TwoWay), string(vocab.Apply)}
+	validConflicts = []string{string(vocab.UpdatedWins), string(vocab.DestWins), string(vocab.FailOnConflict), string(vocab.MarkConflicts)}
 	validSchemas   = []string{string(SchemaKubernetes), string(SchemaNone)}
 	validBools     = []string{"true", "false"}
 )
@@ -65,11 +66,11 @@ var (
 // (which compare it with the OpenAPI schema) all read it. Order: docs/function.md's table,
 // then the typed-only keys.
 var keyDocs = []KeyDoc{
-	{Name: KeyMode, Type: "string", Default: string(Mode3Way), Valid: validModes,
+	{Name: KeyMode, Type: "string", Default: string(vocab.ThreeWay), Valid: validModes,
 		Meaning: "3way merges the change from original to updated onto dest (kyaml merge3); " +
 			"2way merges src into dest (kyaml merge2); apply merges local config (updated) onto a live object (dest) " +
 			"as kubectl client-side apply does, with the dest's kubectl.kubernetes.io/last-applied-configuration as original."},
-	{Name: KeyRoleAnnotation, Type: "string", Default: DefaultRoleAnnotation,
+	{Name: KeyRoleAnnotation, Type: "string", Default: vocab.DefaultRoleAnnotation,
 		Meaning: "Annotation whose value names an item's role (original, updated, dest or src). " +
 			"Must be a valid annotation key."},
 	{Name: KeyOriginalPath, Type: "string",
@@ -83,7 +84,7 @@ var keyDocs = []KeyDoc{
 		Meaning: "Select src items by path (see originalPath). 2way mode."},
 	{Name: KeyMergeOnPath, Type: "boolean", Default: "false", Valid: validBools,
 		Meaning: "Make the file path, relative to the role's directory, part of a resource's identity."},
-	{Name: KeyOnConflict, Type: "string", Default: string(ConflictUpdated), Valid: validConflicts,
+	{Name: KeyOnConflict, Type: "string", Default: string(vocab.UpdatedWins), Valid: validConflicts,
 		Meaning: "A field changed on both sides to different values: updated wins (kyaml behaviour), dest wins, " +
 			"or error fails the run listing every conflict; mark is for krm-merge pkg update only (conflict markers written into the files), " +
 			"and the function refuses it. 3way and apply modes (apply: updated or error, as kubectl's --overwrite)."},

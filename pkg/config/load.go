@@ -11,6 +11,7 @@ import (
 	"github.com/krm-merge/krm-merge/internal/bounds"
 	"github.com/krm-merge/krm-merge/pkg/listkind"
 	"github.com/krm-merge/krm-merge/pkg/roles"
+	"github.com/krm-merge/krm-merge/pkg/vocab"
 )
 
 // The accepted functionConfig forms (docs/function.md, "functionConfig").
@@ -28,9 +29,9 @@ const (
 // table).
 func Defaults() *Config {
 	return &Config{
-		Mode:            Mode3Way,
-		RoleAnnotation:  DefaultRoleAnnotation,
-		OnConflict:      ConflictUpdated,
+		Mode:            vocab.ThreeWay,
+		RoleAnnotation:  vocab.DefaultRoleAnnotation,
+		OnConflict:      vocab.UpdatedWins,
 		Schema:          SchemaKubernetes,
 		AssociativeKeys: append([]string(nil), listkind.SeedKeys...),
 		ValueMerge:      true,
@@ -389,11 +390,11 @@ func (l *loader) setString(name, s string) {
 	switch name {
 	case KeyMode:
 		if l.checkEnum(name, s, validModes) {
-			l.cfg.Mode = Mode(s)
+			l.cfg.Mode = vocab.Mode(s)
 		}
 	case KeyOnConflict:
 		if l.checkEnum(name, s, validConflicts) {
-			l.cfg.OnConflict = ConflictPolicy(s)
+			l.cfg.OnConflict = vocab.ConflictPolicy(s)
 		}
 	case KeySchema:
 		if l.checkEnum(name, s, validSchemas) {
@@ -545,27 +546,27 @@ var (
 	// allPathKeys is in the order of every mode's list below: sources, then dest.
 	allPathKeys   = []string{KeyOriginalPath, KeyUpdatedPath, KeySrcPath, KeyDestPath}
 	allInlineKeys = []string{KeyOriginal, KeyUpdated, KeySrc}
-	modePathKeys  = map[Mode][]string{
-		Mode3Way:  {KeyOriginalPath, KeyUpdatedPath, KeyDestPath},
-		Mode2Way:  {KeySrcPath, KeyDestPath},
-		ModeApply: {KeyUpdatedPath, KeyDestPath},
+	modePathKeys  = map[vocab.Mode][]string{
+		vocab.ThreeWay: {KeyOriginalPath, KeyUpdatedPath, KeyDestPath},
+		vocab.TwoWay:   {KeySrcPath, KeyDestPath},
+		vocab.Apply:    {KeyUpdatedPath, KeyDestPath},
 	}
-	modeInlineKeys = map[Mode][]string{
-		Mode3Way:  {KeyOriginal, KeyUpdated},
-		Mode2Way:  {KeySrc},
-		ModeApply: {KeyUpdated},
+	modeInlineKeys = map[vocab.Mode][]string{
+		vocab.ThreeWay: {KeyOriginal, KeyUpdated},
+		vocab.TwoWay:   {KeySrc},
+		vocab.Apply:    {KeyUpdated},
 	}
-	keyRole = map[string]string{
-		KeyOriginalPath: "original", KeyUpdatedPath: "updated", KeyDestPath: "dest", KeySrcPath: "src",
-		KeyOriginal: "original", KeyUpdated: "updated", KeySrc: "src",
+	keyRole = map[string]vocab.Role{
+		KeyOriginalPath: vocab.Original, KeyUpdatedPath: vocab.Updated, KeyDestPath: vocab.Dest, KeySrcPath: vocab.Src,
+		KeyOriginal: vocab.Original, KeyUpdated: vocab.Updated, KeySrc: vocab.Src,
 	}
 )
 
 // modesWith names the modes whose key list holds k, e.g. "3way and apply modes".
-func modesWith(table map[Mode][]string, k string) string {
+func modesWith(table map[vocab.Mode][]string, k string) string {
 	var modes []string
 	for _, m := range validModes {
-		if contains(table[Mode(m)], k) {
+		if contains(table[vocab.Mode(m)], k) {
 			modes = append(modes, m)
 		}
 	}

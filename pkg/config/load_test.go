@@ -8,8 +8,10 @@ import (
 	"testing"
 	"time"
 
-	"github.com/krm-merge/krm-merge/pkg/listkind"
 	"sigs.k8s.io/kustomize/kyaml/yaml"
+
+	"github.com/krm-merge/krm-merge/pkg/listkind"
+	"github.com/krm-merge/krm-merge/pkg/vocab"
 )
 
 // cm builds a ConfigMap functionConfig, as kpt makes from `-- k=v ...`, from key/value
@@ -52,9 +54,9 @@ func mustLoad(t *testing.T, text string) *Config {
 
 func TestLoadDefaults(t *testing.T) {
 	want := &Config{
-		Mode:            Mode3Way,
+		Mode:            vocab.ThreeWay,
 		RoleAnnotation:  "config.kubernetes.io/merge-source",
-		OnConflict:      ConflictUpdated,
+		OnConflict:      vocab.UpdatedWins,
 		Schema:          SchemaKubernetes,
 		AssociativeKeys: []string{"mountPath", "devicePath", "ip", "type", "topologyKey", "name", "containerPort"},
 		ValueMerge:      true,
@@ -107,11 +109,11 @@ func TestLoadKeys(t *testing.T) {
 		want  func(c *Config) bool
 	}{
 		{"mode 2way", []string{"mode", "2way"}, "mode: 2way",
-			func(c *Config) bool { return c.Mode == Mode2Way }},
+			func(c *Config) bool { return c.Mode == vocab.TwoWay }},
 		{"mode apply", []string{"mode", "apply"}, "mode: apply",
-			func(c *Config) bool { return c.Mode == ModeApply }},
+			func(c *Config) bool { return c.Mode == vocab.Apply }},
 		{"mode 3way explicit", []string{"mode", "3way"}, "mode: 3way",
-			func(c *Config) bool { return c.Mode == Mode3Way }},
+			func(c *Config) bool { return c.Mode == vocab.ThreeWay }},
 		{"roleAnnotation", []string{"roleAnnotation", "example.com/role"}, "roleAnnotation: example.com/role",
 			func(c *Config) bool { return c.RoleAnnotation == "example.com/role" }},
 		{"roleAnnotation without prefix", []string{"roleAnnotation", "role"}, "roleAnnotation: role",
@@ -167,11 +169,11 @@ func TestLoadKeys(t *testing.T) {
 		{"valueMerge true", []string{"valueMerge", "true"}, "valueMerge: true",
 			func(c *Config) bool { return c.ValueMerge }},
 		{"onConflict dest", []string{"onConflict", "dest"}, "onConflict: dest",
-			func(c *Config) bool { return c.OnConflict == ConflictDest }},
+			func(c *Config) bool { return c.OnConflict == vocab.DestWins }},
 		{"onConflict error", []string{"onConflict", "error"}, "onConflict: error",
-			func(c *Config) bool { return c.OnConflict == ConflictError }},
+			func(c *Config) bool { return c.OnConflict == vocab.FailOnConflict }},
 		{"onConflict in apply mode", []string{"mode", "apply", "onConflict", "error"}, "mode: apply\nonConflict: error",
-			func(c *Config) bool { return c.OnConflict == ConflictError && c.Mode == ModeApply }},
+			func(c *Config) bool { return c.OnConflict == vocab.FailOnConflict && c.Mode == vocab.Apply }},
 		{"associativeKeys", []string{"associativeKeys", " name, containerPort ,id"}, "associativeKeys: [name, containerPort, id]",
 			func(c *Config) bool {
 				return reflect.DeepEqual(c.AssociativeKeys, []string{"name", "containerPort", "id"})
@@ -214,7 +216,7 @@ data:
   mergeOnPath: false
   mode: 2way
 `)
-	if !c.KeepSources || c.MergeOnPath || c.Mode != Mode2Way {
+	if !c.KeepSources || c.MergeOnPath || c.Mode != vocab.TwoWay {
 		t.Fatalf("unexpected config %+v", c)
 	}
 }
@@ -640,9 +642,9 @@ func TestValidate(t *testing.T) {
 		{"unknown onConflict", func(c *Config) { c.OnConflict = "maybe" }, "onConflict", `onConflict "maybe" is invalid`},
 		{"no role annotation", func(c *Config) { c.RoleAnnotation = "" }, "roleAnnotation", "roleAnnotation is empty"},
 		{"no associative keys", func(c *Config) { c.AssociativeKeys = nil }, "associativeKeys", "associativeKeys is empty"},
-		{"a path key of another mode", func(c *Config) { c.Mode, c.SrcPath, c.DestPath = Mode3Way, "src", "dest" }, "srcPath", "srcPath does not apply in 3way mode"},
+		{"a path key of another mode", func(c *Config) { c.Mode, c.SrcPath, c.DestPath = vocab.ThreeWay, "src", "dest" }, "srcPath", "srcPath does not apply in 3way mode"},
 		{"incomplete path selection", func(c *Config) { c.DestPath = "dest" }, "originalPath", "path selection in 3way mode (the default) needs originalPath, updatedPath and destPath"},
-		{"onConflict dest in apply mode", func(c *Config) { c.Mode, c.OnConflict = ModeApply, ConflictDest }, "onConflict", "does not apply in apply mode"},
+		{"onConflict dest in apply mode", func(c *Config) { c.Mode, c.OnConflict = vocab.Apply, vocab.DestWins }, "onConflict", "does not apply in apply mode"},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			c := Defaults()

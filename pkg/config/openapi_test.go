@@ -6,9 +6,11 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/krm-merge/krm-merge/pkg/listkind"
 	"k8s.io/kube-openapi/pkg/validation/strfmt"
 	"k8s.io/kube-openapi/pkg/validation/validate"
+
+	"github.com/krm-merge/krm-merge/pkg/listkind"
+	"github.com/krm-merge/krm-merge/pkg/vocab"
 )
 
 func TestSchemaMatchesKeys(t *testing.T) {
@@ -88,7 +90,7 @@ func TestSchemaMatchesKeys(t *testing.T) {
 			t.Errorf("%s: unexpected default %T", k.Name, def)
 		}
 	}
-	if got := specSchema.Properties["mode"].Enum; len(got) != 3 || got[0] != string(Mode3Way) || got[1] != string(Mode2Way) || got[2] != string(ModeApply) {
+	if got := specSchema.Properties["mode"].Enum; len(got) != 3 || got[0] != string(vocab.ThreeWay) || got[1] != string(vocab.TwoWay) || got[2] != string(vocab.Apply) {
 		t.Errorf("mode enum %v", got)
 	}
 }

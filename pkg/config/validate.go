@@ -3,6 +3,8 @@ package config
 import (
 	"fmt"
 	"strings"
+
+	"github.com/krm-merge/krm-merge/pkg/vocab"
 )
 
 // reporter is where the checks of Config report problems: the loader (field names in
@@ -156,7 +158,7 @@ func (c *Config) checkKeys(r reporter) {
 			continue
 		}
 		why := fmt.Sprintf("it selects the %s role of %s", keyRole[k], modesWith(modePathKeys, k))
-		if c.Mode == ModeApply && k == KeyOriginalPath {
+		if c.Mode == vocab.Apply && k == KeyOriginalPath {
 			why = "apply mode takes the original from the dest's kubectl.kubernetes.io/last-applied-configuration annotation"
 		}
 		r.fail(r.field(k), c.path(k), modePathKeys[c.Mode], "%s does not apply in %s (%s); %s selects roles by path with %s",
@@ -167,30 +169,30 @@ func (c *Config) checkKeys(r reporter) {
 			continue
 		}
 		why := fmt.Sprintf("it holds the %s role of %s", keyRole[k], modesWith(modeInlineKeys, k))
-		if c.Mode == ModeApply && k == KeyOriginal {
+		if c.Mode == vocab.Apply && k == KeyOriginal {
 			why = "apply mode takes the original from the dest's kubectl.kubernetes.io/last-applied-configuration annotation"
 		}
 		r.fail(r.field(k), "", prefixed("spec.", modeInlineKeys[c.Mode]), "spec.%s does not apply in %s (%s); %s takes inline sources in %s",
 			k, modeName, why, modeName, joinAnd(modeInlineKeys[c.Mode], "spec."))
 	}
 	for _, k := range []string{KeyMergeKeys, KeyFieldRules} {
-		if r.given(k) && c.Mode == ModeApply {
+		if r.given(k) && c.Mode == vocab.Apply {
 			r.fail(r.field(k), "", nil, "%s does not apply in %s: apply mode computes kubectl's client-side apply patch "+
 				"(strategic merge patch from the built-in types, JSON merge patch for custom resources), which has no "+
 				"such rules; use it with 3way or 2way mode", k, modeName)
 		}
 	}
-	if c.Mode == ModeApply && c.OnConflict == ConflictDest {
-		r.fail(r.field(KeyOnConflict), string(c.OnConflict), []string{string(ConflictUpdated), string(ConflictError)},
+	if c.Mode == vocab.Apply && c.OnConflict == vocab.DestWins {
+		r.fail(r.field(KeyOnConflict), string(c.OnConflict), []string{string(vocab.UpdatedWins), string(vocab.FailOnConflict)},
 			"onConflict: dest does not apply in apply mode: kubectl apply either overwrites fields changed on the live object "+
 				"(onConflict: updated, kubectl's default --overwrite=true) or refuses the object (onConflict: error, --overwrite=false)")
 	}
-	if r.given(KeyValueMerge) && c.Mode != Mode3Way {
+	if r.given(KeyValueMerge) && c.Mode != vocab.ThreeWay {
 		r.fail(r.field(KeyValueMerge), fmt.Sprint(c.ValueMerge), nil,
 			"valueMerge does not apply in %s: only the 3-way merge merges inside a value changed on both sides "+
 				"(2way and apply follow kubectl, where src or the config wins every field it sets); use it with 3way mode", modeName)
 	}
-	if r.given(KeyOnConflict) && c.Mode == Mode2Way {
+	if r.given(KeyOnConflict) && c.Mode == vocab.TwoWay {
 		r.fail(r.field(KeyOnConflict), string(c.OnConflict), nil,
 			"onConflict does not apply in %s: a 2-way merge has no original, so no conflicts (src wins every field it sets); "+
 				"use it with 3way or apply mode", modeName)

@@ -8,6 +8,7 @@ import (
 	"sigs.k8s.io/kustomize/kyaml/yaml"
 
 	"github.com/krm-merge/krm-merge/pkg/fieldpath"
+	"github.com/krm-merge/krm-merge/pkg/vocab"
 )
 
 // Policy says who owns the value at a rule's path.
@@ -113,14 +114,8 @@ func (m Match) Matches(n *yaml.RNode) bool {
 	if m.Kind != "" && n.GetKind() != m.Kind {
 		return false
 	}
-	if m.Group != "" {
-		group := ""
-		if i := strings.LastIndex(n.GetApiVersion(), "/"); i >= 0 {
-			group = n.GetApiVersion()[:i]
-		}
-		if group != m.Group {
-			return false
-		}
+	if m.Group != "" && vocab.Group(n.GetApiVersion()) != m.Group {
+		return false
 	}
 	if m.Name != "" && n.GetName() != m.Name {
 		return false
@@ -232,7 +227,7 @@ func lastTopLevel(s string, c byte) int {
 // dest nil the functionConfig rules are matched against updated). updatedRole names
 // updated's side in Source and errors: "updated" in 3-way, "src" in 2-way.
 // Errors: a malformed annotation, as an *AnnotationError saying on which side.
-func For(rules []Rule, dest, updated *yaml.RNode, updatedRole string) ([]PathRule, error) {
+func For(rules []Rule, dest, updated *yaml.RNode, updatedRole vocab.Role) ([]PathRule, error) {
 	var out []PathRule
 	index := map[string]int{}
 	add := func(r PathRule) {
@@ -257,9 +252,9 @@ func For(rules []Rule, dest, updated *yaml.RNode, updatedRole string) ([]PathRul
 		}
 	}
 	for _, side := range []struct {
-		role string
+		role vocab.Role
 		n    *yaml.RNode
-	}{{updatedRole, updated}, {"dest", dest}} {
+	}{{updatedRole, updated}, {vocab.Dest, dest}} {
 		if side.n == nil {
 			continue
 		}
@@ -267,7 +262,7 @@ func For(rules []Rule, dest, updated *yaml.RNode, updatedRole string) ([]PathRul
 		if !ok {
 			continue
 		}
-		prs, err := ParseAnnotation(v, side.role+"'s "+Annotation+" annotation")
+		prs, err := ParseAnnotation(v, string(side.role)+"'s "+Annotation+" annotation")
 		if err != nil {
 			return nil, &AnnotationError{Role: side.role, Err: err}
 		}
@@ -280,8 +275,8 @@ func For(rules []Rule, dest, updated *yaml.RNode, updatedRole string) ([]PathRul
 
 // AnnotationError is a malformed Annotation on one side of a merge.
 type AnnotationError struct {
-	// Role is the side holding it: "dest", "updated" or "src".
-	Role string
+	// Role is the side holding it: dest, updated or src.
+	Role vocab.Role
 	// Err says what is wrong.
 	Err error
 }

@@ -34,14 +34,14 @@
 // results):
 //   - a bad item (a role that is not one of the mode's, two items with one identity in a
 //     role, an item with a role but no apiVersion, kind or name, an unknown $patch): a
-//     *results.ItemError naming the resource, file and field (errors.As finds it);
+//     *vocab.ItemError naming the resource, file and field (errors.As finds it);
 //   - conflicts under onConflict=error: a framework.Results whose first entry says how
 //     many conflicts there were, followed by one error result per conflict;
 //   - an invalid Config (see Filter.Config): config.Errors, one *config.Error per
 //     problem (Config.Validate);
 //   - an internal panic, recovered: a plain error.
 //
-// New returns config.Load's errors for a bad functionConfig as *results.ItemError values
+// New returns config.Load's errors for a bad functionConfig as *vocab.ItemError values
 // (joined with errors.Join), each naming the functionConfig resource and the field path,
 // e.g. "data.mode". Filter.Results holds every error as error results
 // (results.FromError), as the function would write them.

@@ -34,7 +34,7 @@ var _ kio.Filter = &Filter{}
 // New returns a Filter configured by a functionConfig: a v1 ConfigMap (keys under data)
 // or a fn.krm-merge.dev/v1alpha1 ResourceMerge (keys under spec), exactly as the function
 // reads ResourceList.functionConfig (config.Load). nil or an empty map gives the defaults.
-// Errors: one *results.ItemError per problem, joined with errors.Join, each naming the
+// Errors: one *vocab.ItemError per problem, joined with errors.Join, each naming the
 // functionConfig resource and the field (e.g. "data.onConflict") and starting its message
 // with "functionConfig:".
 func New(functionConfig *yaml.RNode) (*Filter, error) {

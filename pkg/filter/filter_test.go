@@ -14,6 +14,7 @@ import (
 	"github.com/krm-merge/krm-merge/pkg/config"
 	"github.com/krm-merge/krm-merge/pkg/filter"
 	"github.com/krm-merge/krm-merge/pkg/results"
+	"github.com/krm-merge/krm-merge/pkg/vocab"
 )
 
 // parse reads a multi-document string into items without reader annotations.
@@ -268,9 +269,9 @@ metadata:
     internal.config.kubernetes.io/path: pkg/x.yaml
 `)
 		_, err := (&filter.Filter{}).Filter(in)
-		var ie *results.ItemError
+		var ie *vocab.ItemError
 		if !errors.As(err, &ie) {
-			t.Fatalf("error %v (%T) is not a *results.ItemError", err, err)
+			t.Fatalf("error %v (%T) is not a *vocab.ItemError", err, err)
 		}
 		if ie.Resource == nil || ie.Resource.Name != "x" || ie.File != "pkg/x.yaml" || !strings.Contains(ie.Msg, "upstream") {
 			t.Errorf("ItemError does not name resource, file and role: %+v", ie)
@@ -278,7 +279,7 @@ metadata:
 	})
 	t.Run("conflicts under onConflict=error are framework.Results", func(t *testing.T) {
 		cfg := config.Defaults()
-		cfg.OnConflict = config.ConflictError
+		cfg.OnConflict = vocab.FailOnConflict
 		m := &filter.Filter{Config: cfg}
 		_, err := m.Filter(parse(t, strings.Replace(threeWay, "DEST_IMAGE", "app:local", 1)))
 		var rs framework.Results
@@ -300,9 +301,9 @@ metadata:
 			rs[0].ResourceRef == nil || rs[0].ResourceRef.Name != "cfg" || !strings.HasPrefix(rs[0].Message, "functionConfig:") {
 			t.Errorf("results of the functionConfig error wrong:\n%s", resultStrings(rs))
 		}
-		var ie *results.ItemError
+		var ie *vocab.ItemError
 		if !errors.As(err, &ie) {
-			t.Errorf("error %v is not a *results.ItemError", err)
+			t.Errorf("error %v is not a *vocab.ItemError", err)
 		}
 	})
 	t.Run("hand-built Config is checked", func(t *testing.T) {
@@ -392,7 +393,7 @@ func TestPipelineErrorWritesNothing(t *testing.T) {
 	}
 	dir := writePkg(t, files)
 	cfg := pathConfig()
-	cfg.OnConflict = config.ConflictError
+	cfg.OnConflict = vocab.FailOnConflict
 	err := runPipeline(dir, &filter.Filter{Config: cfg})
 	var rs framework.Results
 	if !errors.As(err, &rs) || rs.ExitCode() != 1 {
@@ -462,7 +463,7 @@ func TestPipelineEmptyResultDeletes(t *testing.T) {
 // applied onto the live object as kubectl apply would.
 func TestApplyMode(t *testing.T) {
 	cfg := config.Defaults()
-	cfg.Mode = config.ModeApply
+	cfg.Mode = vocab.Apply
 	m := &filter.Filter{Config: cfg}
 	out, err := m.Filter(parse(t, `apiVersion: v1
 kind: ConfigMap

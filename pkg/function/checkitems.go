@@ -9,11 +9,11 @@ import (
 	"github.com/krm-merge/krm-merge/internal/parallel"
 	"github.com/krm-merge/krm-merge/pkg/config"
 	"github.com/krm-merge/krm-merge/pkg/merge"
-	"github.com/krm-merge/krm-merge/pkg/results"
 	"github.com/krm-merge/krm-merge/pkg/roles"
+	"github.com/krm-merge/krm-merge/pkg/vocab"
 )
 
-// checkHeads returns an *results.ItemError for the first item, the input items in
+// checkHeads returns a *vocab.ItemError for the first item, the input items in
 // order then cfg's inline sources, whose head bounds.BadHead finds malformed (an item
 // not a map; apiVersion, kind, metadata, name, namespace, annotations or labels of the
 // wrong shape, an alias or a merge key), naming the item's position ("items[3]",
@@ -29,20 +29,20 @@ func checkHeads(items []*yaml.RNode, cfg *config.Config) error {
 		}
 	}
 	for _, src := range []struct {
-		role  roles.Role
+		role  vocab.Role
 		nodes []*yaml.RNode
-	}{{roles.Original, cfg.Original}, {roles.Updated, cfg.Updated}, {roles.Src, cfg.Src}} {
+	}{{vocab.Original, cfg.Original}, {vocab.Updated, cfg.Updated}, {vocab.Src, cfg.Src}} {
 		for j, n := range src.nodes {
 			if f := bounds.BadHead(n.YNode()); f != nil {
 				where := fmt.Sprintf("functionConfig spec.%s[%d]", src.role, j)
-				return &results.ItemError{Resource: results.ResourceRef(n), File: where, Field: f.Field, Msg: where + ": " + f.Message()}
+				return &vocab.ItemError{Location: vocab.Location{Resource: vocab.ResourceRef(n), File: where}, Field: f.Field, Msg: where + ": " + f.Message()}
 			}
 		}
 	}
 	return nil
 }
 
-// checkConfigHead returns an *results.ItemError naming the field when fc, a map, has a
+// checkConfigHead returns a *vocab.ItemError naming the field when fc, a map, has a
 // malformed head (bounds.BadHead); nil for any other fc (config.Load says what is wrong
 // with one that is not a map).
 func checkConfigHead(fc *yaml.RNode) error {
@@ -50,12 +50,12 @@ func checkConfigHead(fc *yaml.RNode) error {
 		return nil
 	}
 	if f := bounds.BadHead(fc.YNode()); f != nil {
-		return &results.ItemError{Resource: results.ResourceRef(fc), Field: f.Field, Msg: config.ErrorPrefix + f.Message()}
+		return &vocab.ItemError{Location: vocab.Location{Resource: vocab.ResourceRef(fc)}, Field: f.Field, Msg: config.ErrorPrefix + f.Message()}
 	}
 	return nil
 }
 
-// checkItems returns an *results.ItemError for the first item (in input order) whose
+// checkItems returns a *vocab.ItemError for the first item (in input order) whose
 // aliases, expanded, add more than bounds.MaxExpandedNodes nodes (bounds.TooExpanded),
 // that holds a map with a repeated key (YAML requires unique keys; yaml.v3 parses them
 // anyway and a merge would pair and write both copies), naming the resource, its file,
@@ -69,7 +69,7 @@ func checkItems(items []roles.Item) (anyAlias, anyNullElement bool, err error) {
 	nulls := make([]bool, len(items))
 	parallel.ForEach(len(items), 64, func(i int) {
 		reports[i] = bounds.Check(items[i].Node.YNode())
-		nulls[i] = items[i].Role != roles.None && merge.HasNullElement(items[i].Node.YNode())
+		nulls[i] = items[i].Role != vocab.None && merge.HasNullElement(items[i].Node.YNode())
 	})
 	for i := range items {
 		anyNullElement = anyNullElement || nulls[i]

@@ -10,6 +10,7 @@ import (
 
 	"github.com/krm-merge/krm-merge/pkg/config"
 	"github.com/krm-merge/krm-merge/pkg/merge"
+	"github.com/krm-merge/krm-merge/pkg/vocab"
 )
 
 // mergedText merges items by cfg (Run) and returns the first output item as written,
@@ -83,7 +84,7 @@ func TestAliasBombIsRefused(t *testing.T) {
 // parse, keep the comment and hold the empty map.
 func TestEmptiedMapUnderCommentedKeyIsValidYAML(t *testing.T) {
 	cfg := config.Defaults()
-	cfg.Mode = config.Mode2Way
+	cfg.Mode = vocab.TwoWay
 	items := []*yaml.RNode{
 		yaml.MustParse("apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: x\n  annotations: {config.kubernetes.io/merge-source: src}\ndata:\n  b:\n    d: null\n  e: []\n"),
 		yaml.MustParse("apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: x\n  annotations: {config.kubernetes.io/merge-source: dest}\ndata:\n  b: #c\n    d: x\n  e: #f\n  - 1\n"),

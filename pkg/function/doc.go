@@ -48,9 +48,9 @@
 //
 // On any error Process empties the items (nothing half-merged reaches the host),
 // appends error results saying what and where (resource, file and field:
-// results.FromError of each *results.ItemError), and returns the results as its error,
+// results.FromError of each *vocab.ItemError), and returns the results as its error,
 // so the binary exits 1 and kpt leaves the package untouched. The errors are: a bad
-// functionConfig (each problem an *results.ItemError on the functionConfig, field path
+// functionConfig (each problem a *vocab.ItemError on the functionConfig, field path
 // included; onConflict mark, which only `krm-merge pkg update` takes, among them); a
 // malformed item head (bounds.BadHead: an item not a map, metadata or
 // annotations of the wrong shape, ..., named "items[i]" with the field); a bad item (a

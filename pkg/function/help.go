@@ -6,7 +6,7 @@ import (
 
 	"github.com/krm-merge/krm-merge/pkg/config"
 	"github.com/krm-merge/krm-merge/pkg/fieldrules"
-	"github.com/krm-merge/krm-merge/pkg/roles"
+	"github.com/krm-merge/krm-merge/pkg/vocab"
 )
 
 // Help returns the long help text of the binary: what it does, how hosts run it, and
@@ -55,7 +55,7 @@ Per-object annotations:
   %s: namespace/name
       The upstream resource this item pairs with, when renamed or re-namespaced. kpt's
       %s annotation and "# %s namespace/name" comment on metadata: are read too.
-`, fieldrules.Annotation, roles.UpstreamIdentityAnnotation, roles.KptUpstreamIdentifier, roles.KptMergeComment)
+`, fieldrules.Annotation, vocab.UpstreamIdentityAnnotation, vocab.KptUpstreamIdentifier, vocab.KptMergeComment)
 	b.WriteString("\nOn any error it writes no items, an error result saying where, and exits 1.\n")
 	return b.String()
 }

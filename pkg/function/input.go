@@ -17,6 +17,7 @@ import (
 	"github.com/krm-merge/krm-merge/internal/resourcelist"
 	"github.com/krm-merge/krm-merge/pkg/results"
 	"github.com/krm-merge/krm-merge/pkg/roles"
+	"github.com/krm-merge/krm-merge/pkg/vocab"
 )
 
 // CheckInput reads the whole ResourceList from r and checks, before kyaml's framework
@@ -75,7 +76,7 @@ var separator = regexp.MustCompile(`\n---.*\n`)
 // (read with DisableUnwrapping): a single document of kind ResourceList or List with
 // items or a functionConfig is unwrapped (kyaml counts the documents between its
 // separators, empty ones included), else every document is an item. Errors
-// (*results.ItemError, field "items", "apiVersion" or "functionConfig"): a document
+// (*vocab.ItemError, field "items", "apiVersion" or "functionConfig"): a document
 // that is not a map, when it is the only one; a list whose apiVersion or kind is not a
 // string, whose items is not a list (kyaml reads a map's keys and values as items, and
 // no items from a scalar or an alias) or whose functionConfig holds an alias to an
@@ -90,13 +91,13 @@ func checkList(docs []*yaml.RNode, data []byte) ([]*yaml.RNode, error) {
 	if len(docs) == 1 && count == 1 {
 		root := docs[0].YNode()
 		if root.Kind != yaml.MappingNode {
-			return nil, &results.ItemError{Msg: fmt.Sprintf("the input is %s; it is a ResourceList: a map with "+
+			return nil, &vocab.ItemError{Msg: fmt.Sprintf("the input is %s; it is a ResourceList: a map with "+
 				"apiVersion: config.kubernetes.io/v1, kind: ResourceList, items and functionConfig", bounds.Describe(root))}
 		}
 		kind := kindOf(root)
 		items, fc := docs[0].Field("items"), docs[0].Field("functionConfig")
 		if kind == kio.ResourceListKind && items == nil && fc == nil {
-			return nil, &results.ItemError{Field: "items", Msg: "the ResourceList has neither items nor functionConfig " +
+			return nil, &vocab.ItemError{Field: "items", Msg: "the ResourceList has neither items nor functionConfig " +
 				"(kyaml would read it as a resource): give items, `items: []` for none"}
 		}
 		if (kind == kio.ResourceListKind || kind == "List") && (items != nil || fc != nil) {
@@ -106,11 +107,11 @@ func checkList(docs []*yaml.RNode, data []byte) ([]*yaml.RNode, error) {
 	for i, d := range docs {
 		isList := kindOf(d.YNode()) == kio.ResourceListKind
 		if isList && len(docs) > 1 {
-			return nil, &results.ItemError{Msg: fmt.Sprintf("document %d is a ResourceList among %d documents (kyaml "+
+			return nil, &vocab.ItemError{Msg: fmt.Sprintf("document %d is a ResourceList among %d documents (kyaml "+
 				"would read it as a resource); a ResourceList is the only document of the input", i, len(docs))}
 		}
 		if isList && count > 1 {
-			return nil, &results.ItemError{Msg: fmt.Sprintf("the ResourceList is followed or preceded by a document "+
+			return nil, &vocab.ItemError{Msg: fmt.Sprintf("the ResourceList is followed or preceded by a document "+
 				"separator (---) with %d documents in all, so kyaml would read it as a resource; remove the separator", count)}
 		}
 	}
@@ -139,7 +140,7 @@ func unwrap(doc *yaml.RNode, kind string, items, fc *yaml.MapNode) ([]*yaml.RNod
 		if f.Field == "apiVersion" { // an item's example does not fit the list
 			msg = strings.Replace(msg, `a string such as "apps/v1"`, "a string: "+kio.ResourceListAPIVersion, 1)
 		}
-		return nil, &results.ItemError{Field: f.Field, Msg: msg}
+		return nil, &vocab.ItemError{Field: f.Field, Msg: msg}
 	}
 	var out []*yaml.RNode
 	if items != nil {
@@ -150,13 +151,13 @@ func unwrap(doc *yaml.RNode, kind string, items, fc *yaml.MapNode) ([]*yaml.RNod
 			}
 		case v.Kind == yaml.ScalarNode && v.ShortTag() == yaml.NodeTagNull:
 		default:
-			return nil, &results.ItemError{Field: "items", Msg: the + "items is " + bounds.Describe(v) +
+			return nil, &vocab.ItemError{Field: "items", Msg: the + "items is " + bounds.Describe(v) +
 				"; it is a list of KRM resources (`items: []` for none)"}
 		}
 	}
 	if fc != nil {
 		if a := bounds.AliasOutside(fc.Value.YNode()); a != "" {
-			return nil, &results.ItemError{Field: "functionConfig", Msg: fmt.Sprintf("the functionConfig holds the alias *%s, "+
+			return nil, &vocab.ItemError{Field: "functionConfig", Msg: fmt.Sprintf("the functionConfig holds the alias *%s, "+
 				"whose anchor is outside it: the functionConfig is written back as it came, and the alias would then have no "+
 				"anchor; write the value out", a)}
 		}

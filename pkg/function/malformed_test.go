@@ -13,7 +13,7 @@ import (
 	"github.com/krm-merge/krm-merge/internal/fuzzseed"
 	"github.com/krm-merge/krm-merge/pkg/config"
 	"github.com/krm-merge/krm-merge/pkg/function"
-	"github.com/krm-merge/krm-merge/pkg/results"
+	"github.com/krm-merge/krm-merge/pkg/vocab"
 )
 
 const rlHead = "apiVersion: config.kubernetes.io/v1\nkind: ResourceList\n"
@@ -183,7 +183,7 @@ func TestRunRefusesMalformedHeads(t *testing.T) {
 			t.Fatal(err)
 		}
 		_, err = function.Run([]*yaml.RNode{ok, bad}, config.Defaults())
-		var ie *results.ItemError
+		var ie *vocab.ItemError
 		if !errors.As(err, &ie) || ie.Field != tc.field || !strings.Contains(ie.Msg, tc.msg) {
 			t.Errorf("%q: %v, want field %q and %q", tc.item, err, tc.field, tc.msg)
 		}

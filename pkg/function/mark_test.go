@@ -8,6 +8,7 @@ import (
 
 	"github.com/krm-merge/krm-merge/pkg/config"
 	"github.com/krm-merge/krm-merge/pkg/function"
+	"github.com/krm-merge/krm-merge/pkg/vocab"
 )
 
 // onConflict mark is pkg update's: the function refuses it, in both functionConfig
@@ -32,13 +33,13 @@ func TestOnConflictMarkRefused(t *testing.T) {
 		}
 	}
 	cfg := config.Defaults()
-	cfg.OnConflict = config.ConflictMark
+	cfg.OnConflict = vocab.MarkConflicts
 	if _, err := function.Run(nil, cfg); err == nil || !strings.Contains(err.Error(), "krm-merge pkg update") {
 		t.Errorf("Run with onConflict mark: %v", err)
 	}
 }
 
-// ConflictOriginal, set by a Go caller (pkg update, for the base of its conflict
+// vocab.OriginalWins, set by a Go caller (pkg update, for the base of its conflict
 // markers), gives each conflict original's value while the rest merges; Load refuses
 // it as a functionConfig value.
 func TestConflictOriginal(t *testing.T) {
@@ -51,12 +52,12 @@ func TestConflictOriginal(t *testing.T) {
 		t.Fatal(err)
 	}
 	cfg := config.Defaults()
-	cfg.OnConflict = config.ConflictOriginal
+	cfg.OnConflict = vocab.OriginalWins
 	out, err := function.Run(its, cfg)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(out.Conflicts) != 1 || out.Conflicts[0].Field == nil || out.Conflicts[0].Field.Winner != "original" {
+	if len(out.Conflicts) != 1 || out.Conflicts[0].Field == nil || out.Conflicts[0].Field.Winner != vocab.Original {
 		t.Fatalf("conflicts: %+v", out.Conflicts)
 	}
 	web := out.Items[0].MustString()

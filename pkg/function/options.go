@@ -6,50 +6,33 @@ import (
 	"github.com/krm-merge/krm-merge/internal/host"
 	"github.com/krm-merge/krm-merge/pkg/config"
 	"github.com/krm-merge/krm-merge/pkg/fieldrules"
+	"github.com/krm-merge/krm-merge/pkg/identity"
 	"github.com/krm-merge/krm-merge/pkg/listkind"
 	"github.com/krm-merge/krm-merge/pkg/merge"
 	"github.com/krm-merge/krm-merge/pkg/resources"
-	"github.com/krm-merge/krm-merge/pkg/results"
 	"github.com/krm-merge/krm-merge/pkg/roles"
+	"github.com/krm-merge/krm-merge/pkg/vocab"
 )
 
 // The functionConfig stops here: every package below gets its own narrow options.
 
 // roleOptions are roles.Assign's options from cfg.
 func roleOptions(cfg *config.Config) roles.Options {
-	return roles.Options{Mode: string(cfg.Mode), Annotation: cfg.RoleAnnotation,
+	return roles.Options{Mode: cfg.Mode, Annotation: cfg.RoleAnnotation,
 		OriginalDir: cfg.OriginalPath, UpdatedDir: cfg.UpdatedPath, DestDir: cfg.DestPath, SrcDir: cfg.SrcPath,
 		Original: cfg.Original, Updated: cfg.Updated, Src: cfg.Src}
 }
 
-// resourceOptions are resources.Run's options from cfg, for the assigned items:
+// resourceOptions are resources.Run's options from cfg, for the items assigned with ro:
 // aliasFree and nullElementFree say what checkItems found.
-func resourceOptions(cfg *config.Config, assigned []roles.Item, aliasFree, nullElementFree bool) resources.Options {
-	policy, engine := results.UpdatedWins, merge.TakeUpdated
-	switch cfg.OnConflict {
-	case config.ConflictDest:
-		policy = results.DestWins
-	case config.ConflictError:
-		policy = results.Refuse
-	case config.ConflictOriginal: // the field engine's own policy; resources then decide as under updated
-		engine = merge.KeepOriginal
-	}
-	destDir := ""
-	if cfg.ByPath() {
-		destDir = roles.Clean(cfg.DestPath)
-		if cfg.DestPath == "" {
-			destDir = "."
-		}
-	}
+func resourceOptions(cfg *config.Config, ro roles.Options, assigned []roles.Item, aliasFree, nullElementFree bool) resources.Options {
 	return resources.Options{
-		Mode:           resources.Mode(cfg.Mode),
-		OnConflict:     policy,
-		KeepSources:    cfg.KeepSources,
-		MergeOnPath:    cfg.MergeOnPath,
-		RoleAnnotation: cfg.RoleAnnotation,
-		DestDir:        destDir,
-		Merge: merge.Options{Policy: engine, Lists: Lists(cfg, assigned), AliasFree: aliasFree, NullElementFree: nullElementFree,
-			PositionalHost: hostedByID(assigned), ValueMerge: cfg.ValueMerge && cfg.Mode == config.Mode3Way},
+		Roles:       ro,
+		Identity:    identity.Options{MergeOnPath: cfg.MergeOnPath},
+		OnConflict:  cfg.OnConflict,
+		KeepSources: cfg.KeepSources,
+		Merge: merge.Options{Lists: Lists(cfg, assigned), AliasFree: aliasFree, NullElementFree: nullElementFree,
+			PositionalHost: hostedByID(assigned), ValueMerge: cfg.ValueMerge && cfg.Mode == vocab.ThreeWay},
 		FieldRules: cfg.FieldRules,
 		Plan:       cfg.Plan,
 	}
@@ -59,7 +42,7 @@ func resourceOptions(cfg *config.Config, assigned []roles.Item, aliasFree, nullE
 // field order by input id (kpt, kustomize): a dest item carries the id.
 func hostedByID(items []roles.Item) bool {
 	for i := range items {
-		if items[i].Role == roles.Dest && host.HasID(items[i].Node) {
+		if items[i].Role == vocab.Dest && host.HasID(items[i].Node) {
 			return true
 		}
 	}
@@ -83,7 +66,7 @@ func Lists(cfg *config.Config, items []roles.Item) *listkind.Resolver {
 	// package's CRD), the last one given wins: order them so that updated's (src's)
 	// does, the schema the merged resources will be applied with; then dest's.
 	var crds []*yaml.RNode
-	for _, role := range []roles.Role{roles.Original, roles.None, roles.Dest, roles.Src, roles.Updated} {
+	for _, role := range []vocab.Role{vocab.Original, vocab.None, vocab.Dest, vocab.Src, vocab.Updated} {
 		for i := range items {
 			if n := items[i].Node; items[i].Role == role && n.GetKind() == "CustomResourceDefinition" {
 				crds = append(crds, n)
@@ -99,16 +82,16 @@ func Lists(cfg *config.Config, items []roles.Item) *listkind.Resolver {
 // noFieldRuleAnnotations rejects the fn.krm-merge.dev/field-rules annotation in apply
 // mode (on items with a role; pass-through items are not merged), which computes
 // kubectl's client-side apply patch and has no field rules (the functionConfig's
-// fieldRules are rejected by config.Load). Error: an *results.ItemError naming the first
+// fieldRules are rejected by config.Load). Error: a *vocab.ItemError naming the first
 // item that carries it and the annotation.
 func noFieldRuleAnnotations(items []roles.Item) error {
 	for i := range items {
 		it := &items[i]
-		if it.Role == roles.None {
+		if it.Role == vocab.None {
 			continue
 		}
 		if _, ok := it.Node.GetAnnotations()[fieldrules.Annotation]; ok {
-			return &results.ItemError{Resource: it.Ref(), File: it.File, Index: it.Index,
+			return &vocab.ItemError{Location: vocab.Location{Resource: it.Ref(), File: it.File, Index: it.Index},
 				Field: "metadata.annotations." + fieldrules.Annotation,
 				Msg: "the " + fieldrules.Annotation + " annotation does not apply in apply mode: apply computes kubectl's " +
 					"client-side apply patch, which has no field rules; remove it, or merge in 3way or 2way mode"}

@@ -15,6 +15,7 @@ import (
 	"github.com/krm-merge/krm-merge/pkg/resources"
 	"github.com/krm-merge/krm-merge/pkg/results"
 	"github.com/krm-merge/krm-merge/pkg/roles"
+	"github.com/krm-merge/krm-merge/pkg/vocab"
 )
 
 // Processor is the krm-merge function. The zero value is ready to use.
@@ -53,13 +54,13 @@ func (p Processor) Process(rl *framework.ResourceList) (err error) {
 	if err != nil {
 		return err
 	}
-	if cfg.OnConflict == config.ConflictMark {
+	if cfg.OnConflict == vocab.MarkConflicts {
 		field := "spec." + config.KeyOnConflict
 		if rl.FunctionConfig.GetKind() == config.ConfigMapKind {
 			field = "data." + config.KeyOnConflict
 		}
 		return located(config.Errors{{Field: field, Value: string(cfg.OnConflict),
-			Valid:   []string{string(config.ConflictUpdated), string(config.ConflictDest), string(config.ConflictError)},
+			Valid:   []string{string(vocab.UpdatedWins), string(vocab.DestWins), string(vocab.FailOnConflict)},
 			Message: errMark.Error()}}, rl.FunctionConfig)
 	}
 	out, err := Run(rl.Items, cfg)
@@ -85,10 +86,10 @@ var errMark = errors.New("onConflict mark writes conflict markers into a package
 
 // LoadConfig reads a functionConfig (a ConfigMap or a typed ResourceMerge; nil gives the
 // defaults) as the function does: config.Load, with each problem turned into an
-// *results.ItemError naming the functionConfig resource and the field (e.g.
+// *vocab.ItemError naming the functionConfig resource and the field (e.g.
 // "data.onConflict"), joined with errors.Join. A functionConfig is a KRM resource: a
 // malformed head (bounds.BadHead: metadata a list, kind a map, ...) is refused first,
-// as an *results.ItemError naming the field.
+// as a *vocab.ItemError naming the field.
 func LoadConfig(fc *yaml.RNode) (*config.Config, error) {
 	if err := checkConfigHead(fc); err != nil {
 		return nil, err
@@ -110,18 +111,19 @@ func LoadConfig(fc *yaml.RNode) (*config.Config, error) {
 // change) and its items are not for writing.
 //
 // Errors: onConflict mark (errMark: only `krm-merge pkg update` writes conflict
-// markers); *results.ItemError for bad items, as checkHeads, roles.Assign, checkItems and
+// markers); *vocab.ItemError for bad items, as checkHeads, roles.Assign, checkItems and
 // resources.Run document them; in apply mode, an item with the field-rules annotation;
 // with onConflict: error and any conflict, a framework.Results error holding a heading
 // error result (results.Refused), then the run's results (a plan's) or its conflicts.
 func Run(items []*yaml.RNode, cfg *config.Config) (*resources.Outcome, error) {
-	if cfg.OnConflict == config.ConflictMark {
+	if cfg.OnConflict == vocab.MarkConflicts {
 		return nil, fmt.Errorf("%s%w", config.ErrorPrefix, errMark)
 	}
 	if err := checkHeads(items, cfg); err != nil {
 		return nil, err
 	}
-	assigned, err := roles.Assign(items, roleOptions(cfg))
+	ro := roleOptions(cfg)
+	assigned, err := roles.Assign(items, ro)
 	if err != nil {
 		return nil, err
 	}
@@ -129,16 +131,16 @@ func Run(items []*yaml.RNode, cfg *config.Config) (*resources.Outcome, error) {
 	if err != nil {
 		return nil, err
 	}
-	if cfg.Mode == config.ModeApply {
+	if cfg.Mode == vocab.Apply {
 		if err := noFieldRuleAnnotations(assigned); err != nil {
 			return nil, err
 		}
 	}
-	out, err := resources.Run(assigned, resourceOptions(cfg, assigned, !anyAlias, !anyNullElement))
+	out, err := resources.Run(assigned, resourceOptions(cfg, ro, assigned, !anyAlias, !anyNullElement))
 	if err != nil {
 		return nil, err
 	}
-	if cfg.OnConflict == config.ConflictError && len(out.Conflicts) > 0 {
+	if cfg.OnConflict == vocab.FailOnConflict && len(out.Conflicts) > 0 {
 		refused := framework.Results{results.Refused(len(out.Conflicts), cfg.Plan)}
 		if cfg.Plan {
 			return nil, append(refused, out.Results...)
@@ -161,10 +163,10 @@ func located(err error, fc *yaml.RNode) error {
 	if !errors.As(err, &list) {
 		return err
 	}
-	ref := results.ResourceRef(fc)
+	ref := vocab.ResourceRef(fc)
 	out := make([]error, len(list))
 	for i, e := range list {
-		out[i] = &results.ItemError{Resource: ref, Field: e.Field, Msg: e.Error()}
+		out[i] = &vocab.ItemError{Location: vocab.Location{Resource: ref}, Field: e.Field, Msg: e.Error()}
 	}
 	return errors.Join(out...)
 }

@@ -2,16 +2,15 @@ package kptsdk
 
 import (
 	"fmt"
-	"strconv"
 
 	"github.com/GoogleContainerTools/kpt-functions-sdk/go/fn"
 	"sigs.k8s.io/kustomize/kyaml/fn/framework"
-	"sigs.k8s.io/kustomize/kyaml/kio/kioutil"
 	"sigs.k8s.io/kustomize/kyaml/yaml"
 
 	"github.com/krm-merge/krm-merge/pkg/config"
 	"github.com/krm-merge/krm-merge/pkg/filter"
 	"github.com/krm-merge/krm-merge/pkg/results"
+	"github.com/krm-merge/krm-merge/pkg/vocab"
 )
 
 // Processor is krm-merge as an fn.ResourceListProcessor. The zero value reads its
@@ -83,20 +82,22 @@ func functionConfig(o *fn.KubeObject) (*yaml.RNode, error) {
 // ToRNodes converts SDK objects to kyaml nodes through their YAML, keeping comments,
 // field order and annotations (scalars in flow style may come back quoted: see the
 // package documentation). The nodes share nothing with the objects. Errors: an
-// object whose YAML does not parse back, as a *results.ItemError naming it.
+// object whose YAML does not parse back, as a *vocab.ItemError naming it.
 func ToRNodes(objs fn.KubeObjects) ([]*yaml.RNode, error) {
 	out := make([]*yaml.RNode, 0, len(objs))
 	for _, o := range objs {
 		n, err := yaml.Parse(o.String())
 		if err != nil {
-			return nil, &results.ItemError{
-				Resource: &yaml.ResourceIdentifier{
-					TypeMeta: yaml.TypeMeta{APIVersion: o.GetAPIVersion(), Kind: o.GetKind()},
-					NameMeta: yaml.NameMeta{Name: o.GetName(), Namespace: o.GetNamespace()},
+			return nil, &vocab.ItemError{
+				Location: vocab.Location{
+					Resource: &yaml.ResourceIdentifier{
+						TypeMeta: yaml.TypeMeta{APIVersion: o.GetAPIVersion(), Kind: o.GetKind()},
+						NameMeta: yaml.NameMeta{Name: o.GetName(), Namespace: o.GetNamespace()},
+					},
+					File:  o.PathAnnotation(),
+					Index: max(o.IndexAnnotation(), 0),
 				},
-				File:  o.PathAnnotation(),
-				Index: max(o.IndexAnnotation(), 0),
-				Msg:   fmt.Sprintf("cannot convert the item to a kyaml node: %v", err),
+				Msg: fmt.Sprintf("cannot convert the item to a kyaml node: %v", err),
 			}
 		}
 		out = append(out, n)
@@ -106,7 +107,7 @@ func ToRNodes(objs fn.KubeObjects) ([]*yaml.RNode, error) {
 
 // ToKubeObjects converts kyaml nodes to SDK objects through their YAML, keeping
 // comments, field order and annotations. The objects share nothing with the nodes.
-// Errors: a node that does not serialize or is not one object, as a *results.ItemError
+// Errors: a node that does not serialize or is not one object, as a *vocab.ItemError
 // naming it.
 func ToKubeObjects(nodes []*yaml.RNode) (fn.KubeObjects, error) {
 	out := make(fn.KubeObjects, 0, len(nodes))
@@ -117,11 +118,8 @@ func ToKubeObjects(nodes []*yaml.RNode) (fn.KubeObjects, error) {
 			o, err = fn.ParseKubeObject([]byte(s))
 		}
 		if err != nil {
-			file, index, _ := kioutil.GetFileAnnotations(n)
-			ie := &results.ItemError{Resource: results.ResourceRef(n), File: file,
+			return nil, &vocab.ItemError{Location: vocab.LocationOf(n),
 				Msg: fmt.Sprintf("cannot convert the merged item to an fn.KubeObject: %v", err)}
-			ie.Index, _ = strconv.Atoi(index)
-			return nil, ie
 		}
 		out = append(out, o)
 	}

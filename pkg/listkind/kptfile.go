@@ -5,6 +5,8 @@ import (
 
 	"k8s.io/kube-openapi/pkg/validation/spec"
 	"sigs.k8s.io/kustomize/kyaml/openapi"
+
+	"github.com/krm-merge/krm-merge/pkg/vocab"
 )
 
 // AnyKeyExtension marks a keyed list (x-kubernetes-list-type: map) whose elements carry
@@ -61,7 +63,7 @@ var kptfileRoot = func() *openapi.ResourceSchema {
 
 // kptfileSchema returns kptfileRoot for a Kptfile of any kpt.dev version, else nil.
 func kptfileSchema(apiVersion, kind string) *openapi.ResourceSchema {
-	if kind != "Kptfile" || !strings.HasPrefix(apiVersion, "kpt.dev/") {
+	if !vocab.IsKptfileKind(apiVersion, kind) {
 		return nil
 	}
 	return kptfileRoot

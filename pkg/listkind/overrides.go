@@ -1,6 +1,6 @@
 package listkind
 
-import "strings"
+import "github.com/krm-merge/krm-merge/pkg/vocab"
 
 // Override is one entry of the functionConfig's mergeKeys table: how the list at Path in
 // resources of Group and Kind merges, in server-side apply's vocabulary
@@ -112,11 +112,7 @@ func (r *Resolver) overlayFor(apiVersion, kind string) *overlay {
 	if len(r.overrides) == 0 {
 		return nil
 	}
-	group := ""
-	if i := strings.LastIndex(apiVersion, "/"); i >= 0 {
-		group = apiVersion[:i]
-	}
-	if o, ok := r.overrides[group+"\x00"+kind]; ok {
+	if o, ok := r.overrides[vocab.Group(apiVersion)+"\x00"+kind]; ok {
 		return o
 	}
 	return r.overrides["*\x00"+kind]

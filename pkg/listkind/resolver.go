@@ -9,6 +9,8 @@ import (
 	"sigs.k8s.io/kustomize/kyaml/fieldmeta"
 	"sigs.k8s.io/kustomize/kyaml/openapi"
 	"sigs.k8s.io/kustomize/kyaml/yaml"
+
+	"github.com/krm-merge/krm-merge/pkg/vocab"
 )
 
 // ListKind is how a list is merged.
@@ -335,11 +337,7 @@ func (r *Resolver) ForResource(nodes ...*yaml.RNode) Node {
 // the built-in kinds. known is false for a kind neither knows.
 func (r *Resolver) Namespaced(apiVersion, kind string) (namespaced, known bool) {
 	if r != nil && len(r.scopes) > 0 {
-		group := ""
-		if i := strings.LastIndex(apiVersion, "/"); i >= 0 {
-			group = apiVersion[:i]
-		}
-		if v, ok := r.scopes[group+"/"+kind]; ok {
+		if v, ok := r.scopes[vocab.Group(apiVersion)+"/"+kind]; ok {
 			return v, true
 		}
 	}
@@ -352,10 +350,7 @@ func (r *Resolver) crd(apiVersion, kind string) *openapi.ResourceSchema {
 	if len(r.crds) == 0 {
 		return nil
 	}
-	group, version := "", apiVersion
-	if i := strings.LastIndex(apiVersion, "/"); i >= 0 {
-		group, version = apiVersion[:i], apiVersion[i+1:]
-	}
+	group, version := vocab.Group(apiVersion), vocab.Version(apiVersion)
 	e, ok := r.crds[group+"/"+version+"/"+kind]
 	if !ok {
 		e = r.crds[group+"//"+kind]

@@ -50,6 +50,7 @@ import (
 	"github.com/krm-merge/krm-merge/pkg/fieldpath"
 	"github.com/krm-merge/krm-merge/pkg/listkind"
 	"github.com/krm-merge/krm-merge/pkg/merge"
+	"github.com/krm-merge/krm-merge/pkg/vocab"
 )
 
 const (
@@ -1962,7 +1963,7 @@ func strN(n *yaml.Node) string {
 
 // explain3 classifies one difference between our 3-way result and kyaml's; "" when it
 // is none of the documented ones (why says what was checked).
-func explain3(c case3, diff difference, ours, other, spec *yaml.Node, conflicts []merge.Conflict) (class, why string) {
+func explain3(c case3, diff difference, ours, other, spec *yaml.Node, conflicts []vocab.Conflict) (class, why string) {
 	roots := []*yaml.RNode{c.d, c.u, c.o}
 	p := diff.path
 	if !diff.order { // the values at p, as lookup (and so spec) pairs elements
@@ -1995,7 +1996,7 @@ func explain3(c case3, diff difference, ours, other, spec *yaml.Node, conflicts 
 			continue
 		}
 		for _, cf := range conflicts {
-			if cf.Path.String() == q.String() && cf.Kind == merge.DeletedLocally && cf.Winner == "updated" {
+			if cf.Path.String() == q.String() && cf.Kind == vocab.DeletedLocally && cf.Winner == vocab.Updated {
 				return "deleted locally, changed upstream: U's whole value + conflict (kyaml brings back the delta alone)", ""
 			}
 		}
@@ -2005,11 +2006,11 @@ func explain3(c case3, diff difference, ours, other, spec *yaml.Node, conflicts 
 	}
 	if o != nil && u == nil && d != nil && !semEqual(o, d) && diff.ours == nil && diff.other != nil {
 		for _, cf := range conflicts {
-			if cf.Path.String() == p.String() && cf.Kind == merge.DeletedUpstream && cf.Winner == "updated" {
+			if cf.Path.String() == p.String() && cf.Kind == vocab.DeletedUpstream && cf.Winner == vocab.Updated {
 				return "deleted upstream, changed in D: removed whole + conflict (kyaml leaves a stub)", ""
 			}
 		}
-		why = "deleted upstream and changed in D, but no DeletedUpstream conflict at this path; "
+		why = "deleted upstream and changed in D, but no vocab.DeletedUpstream conflict at this path; "
 	}
 	if diff.ours == nil && stubOnly(diff.other, p, roots, lastKeys(p)) && (absentOrNull(d) || u == nil) {
 		return "no {}/[] stub (kyaml adds one)", ""
@@ -2128,7 +2129,7 @@ func kyamlErrorKind(err error) string {
 }
 
 // conflictPaths renders conflicts' paths and kinds, in order.
-func conflictPaths(cs []merge.Conflict) string {
+func conflictPaths(cs []vocab.Conflict) string {
 	var out []string
 	for _, c := range cs {
 		out = append(out, c.Path.String()+" ("+string(c.Kind)+")")
@@ -2138,7 +2139,7 @@ func conflictPaths(cs []merge.Conflict) string {
 
 type tally struct {
 	n         int // cases run
-	keepDest  int // 3-way cases whose KeepDest result is the spec's
+	keepDest  int // 3-way cases whose vocab.DestWins result is the spec's
 	conflicts int // conflicts found (the same under both policies)
 	agree     int
 	classes   map[string]int
@@ -2249,14 +2250,14 @@ func check3(c case3, tl *tally) string {
 		return fmt.Sprintf("our result is not the spec's at %s: ours %s, spec %s\n%s", sd[0].path, strN(sd[0].ours), strN(sd[0].other), c.repro(sd[0].path, ours, nil))
 	}
 	// onConflict: dest gives the spec's dest-wins value, and the same conflicts.
-	kept, keptConflicts, err := merge.ThreeWay(c.o, c.u, c.d, merge.Options{Lists: resolver, Policy: merge.KeepDest})
+	kept, keptConflicts, err := merge.ThreeWay(c.o, c.u, c.d, merge.Options{Lists: resolver, Policy: vocab.DestWins})
 	if err != nil {
-		return fmt.Sprintf("ThreeWay KeepDest: %v\n%s", err, c.repro(nil, nil, nil))
+		return fmt.Sprintf("ThreeWay vocab.DestWins: %v\n%s", err, c.repro(nil, nil, nil))
 	}
 	sd = nil
 	cmp.compare(yn(kept), spec3p(o, u, d, sch, true), sch, nil, &sd)
 	if len(sd) > 0 {
-		return fmt.Sprintf("KeepDest result is not the spec's at %s: ours %s, spec %s\n%s", sd[0].path, strN(sd[0].ours), strN(sd[0].other), c.repro(sd[0].path, kept, nil))
+		return fmt.Sprintf("vocab.DestWins result is not the spec's at %s: ours %s, spec %s\n%s", sd[0].path, strN(sd[0].ours), strN(sd[0].other), c.repro(sd[0].path, kept, nil))
 	}
 	if a, b := conflictPaths(conflicts), conflictPaths(keptConflicts); a != b {
 		return fmt.Sprintf("conflicts depend on the policy:\nupdated: %s\ndest:    %s\n%s", a, b, c.repro(nil, ours, kept))

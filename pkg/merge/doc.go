@@ -7,7 +7,7 @@
 // ThreeWay(original, updated, dest, Options) returns the merged value and the
 // conflicts found, in document order; TwoWay(src, dest, Options) returns the merged
 // value. Inputs are *yaml.RNode values as kyaml parses them (a whole resource or any
-// YAML value); any may be nil (absent). A Conflict names its place (Path, a
+// YAML value); any may be nil (absent). A vocab.Conflict names its place (Path, a
 // fieldpath.Path such as spec.template.spec.containers[name=app].image), its Kind
 // (changed on both sides, deleted upstream and changed locally, deleted locally and
 // changed upstream), the three values and the Winner that Options.Policy chose.
@@ -16,7 +16,7 @@
 // merges with an output that may share unchanged subtrees with the inputs, for callers
 // that merge whole ResourceLists; ThreeWayResult is ThreeWayShared that also lists the
 // values merged inside (ValueMerge: a value changed on both sides merged part by part,
-// with Options.ValueMerge), whose conflicting parts are Conflicts carrying their Part. ApplyFieldRules applies a resource's field rules
+// with Options.ValueMerge), whose conflicting parts are Conflicts carrying their vocab.Part. ApplyFieldRules applies a resource's field rules
 // (package fieldrules) to a merge's output; RestoreComments fills a node's empty
 // comment slots from its counterpart, paired as the merge pairs nodes.
 //

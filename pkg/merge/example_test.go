@@ -8,6 +8,7 @@ import (
 
 	"github.com/krm-merge/krm-merge/pkg/listkind"
 	"github.com/krm-merge/krm-merge/pkg/merge"
+	"github.com/krm-merge/krm-merge/pkg/vocab"
 )
 
 // A 3-way merge of one Deployment: upstream (original to updated) bumps the image, adds
@@ -87,13 +88,13 @@ spec:
 	// spec.template.spec.containers[name=app].image: changed on both sides (original app:1, updated app:2, dest mirror.example.com/app:1); updated wins
 }
 
-// The same conflict decided the other way: with Policy KeepDest the local value stays,
+// The same conflict decided the other way: with Policy vocab.DestWins the local value stays,
 // and the conflict is still reported.
 func ExampleThreeWay_keepDest() {
 	original := yaml.MustParse("data:\n  image: app:1\n  level: info\n")
 	updated := yaml.MustParse("data:\n  image: app:2\n  level: info\n  timeout: 30s\n")
 	dest := yaml.MustParse("data:\n  image: mirror.example.com/app:1\n  level: debug\n")
-	out, conflicts, err := merge.ThreeWay(original, updated, dest, merge.Options{Policy: merge.KeepDest})
+	out, conflicts, err := merge.ThreeWay(original, updated, dest, merge.Options{Policy: vocab.DestWins})
 	if err != nil {
 		log.Fatal(err)
 	}

@@ -8,6 +8,7 @@ import (
 
 	"github.com/krm-merge/krm-merge/pkg/fieldpath"
 	"github.com/krm-merge/krm-merge/pkg/fieldrules"
+	"github.com/krm-merge/krm-merge/pkg/vocab"
 )
 
 // RuleEffect is a place where a keepDest or takeUpdated field rule decided the output
@@ -21,24 +22,24 @@ type RuleEffect struct {
 	Result *yaml.RNode
 	// Conflicts are the conflicts at and below the rule's path that the rule decided
 	// (and that are therefore not reported).
-	Conflicts []Conflict
+	Conflicts []vocab.Conflict
 }
 
 // Short renders a value on one line for a message: scalars as their text, maps and
 // lists as JSON (no comments), cut to 60 characters; "<absent>" for nil.
 func Short(n *yaml.RNode) string {
 	if n.IsNil() || n.YNode().Kind == yaml.ScalarNode {
-		return short(n)
+		return vocab.Cut(vocab.OneLine(n))
 	}
 	var v interface{}
 	if err := n.YNode().Decode(&v); err != nil {
-		return short(n)
+		return vocab.Cut(vocab.OneLine(n))
 	}
 	b, err := json.Marshal(v)
 	if err != nil {
-		return short(n)
+		return vocab.Cut(vocab.OneLine(n))
 	}
-	return limit(string(b))
+	return vocab.Cut(string(b))
 }
 
 // ApplyFieldRules applies one resource's field rules (package fieldrules) to the output
@@ -67,7 +68,7 @@ func Short(n *yaml.RNode) string {
 // keepDest/takeUpdated rule that changed the output or decided a conflict, in rule
 // order. Errors: a 2-way src value with a malformed strategic-merge directive
 // (TwoWay's errors).
-func ApplyFieldRules(out, original, updated, dest *yaml.RNode, twoWay bool, rules []fieldrules.PathRule, conflicts []Conflict) (*yaml.RNode, []Conflict, []RuleEffect, error) {
+func ApplyFieldRules(out, original, updated, dest *yaml.RNode, twoWay bool, rules []fieldrules.PathRule, conflicts []vocab.Conflict) (*yaml.RNode, []vocab.Conflict, []RuleEffect, error) {
 	if len(rules) == 0 {
 		return out, conflicts, nil, nil
 	}

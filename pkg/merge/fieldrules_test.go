@@ -6,6 +6,7 @@ import (
 
 	"github.com/krm-merge/krm-merge/pkg/fieldrules"
 	"github.com/krm-merge/krm-merge/pkg/merge"
+	"github.com/krm-merge/krm-merge/pkg/vocab"
 )
 
 // rules parses "path=policy, ..." (the annotation syntax) for a test.
@@ -32,12 +33,12 @@ type fieldRuleCase struct {
 func (c fieldRuleCase) run(t *testing.T) {
 	t.Helper()
 	var out, o, u, d = parse(t, ""), parse(t, c.o), parse(t, c.u), parse(t, c.d)
-	var cs []merge.Conflict
+	var cs []vocab.Conflict
 	var err error
 	if c.twoWay {
-		out, err = merge.TwoWayShared(u, d, kubeOpts(merge.TakeUpdated))
+		out, err = merge.TwoWayShared(u, d, kubeOpts(vocab.UpdatedWins))
 	} else {
-		out, cs, err = merge.ThreeWayShared(o, u, d, kubeOpts(merge.TakeUpdated))
+		out, cs, err = merge.ThreeWayShared(o, u, d, kubeOpts(vocab.UpdatedWins))
 	}
 	if err != nil {
 		t.Fatal(err)
@@ -117,7 +118,7 @@ func TestThreeWayFieldRules(t *testing.T) {
 			rules: "spec.replicas=keepDest",
 			o:     hpaO, u: strings.Replace(hpaO, "app:1", "app:2", 1), d: strings.Replace(hpaO, "app:1", "mirror/app:1", 1),
 			want:      strings.Replace(hpaO, "app:1", "app:2", 1),
-			conflicts: []conflictWant{{"spec.template.spec.containers[name=app].image", merge.BothChanged, "updated"}},
+			conflicts: []conflictWant{{"spec.template.spec.containers[name=app].image", vocab.BothChanged, "updated"}},
 		},
 		{
 			name:  "the more specific rule wins inside its parent's",

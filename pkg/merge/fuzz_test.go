@@ -12,14 +12,15 @@ import (
 	"github.com/krm-merge/krm-merge/internal/fuzzseed"
 	"github.com/krm-merge/krm-merge/pkg/listkind"
 	"github.com/krm-merge/krm-merge/pkg/merge"
+	"github.com/krm-merge/krm-merge/pkg/vocab"
 )
 
 // fuzzOptions picks merge options from a fuzzed byte: bit 0 the Kubernetes schema, bit 1
-// the KeepDest policy, bit 2 ValueMerge (3-way only).
+// the vocab.DestWins policy, bit 2 ValueMerge (3-way only).
 func fuzzOptions(b byte) merge.Options {
-	p := merge.TakeUpdated
+	p := vocab.UpdatedWins
 	if b&2 != 0 {
-		p = merge.KeepDest
+		p = vocab.DestWins
 	}
 	return merge.Options{Policy: p, Lists: listkind.New(b&1 != 0, listkind.SeedKeys), ValueMerge: b&4 != 0}
 }

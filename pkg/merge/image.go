@@ -4,6 +4,8 @@ import (
 	"strings"
 
 	"github.com/distribution/reference"
+
+	"github.com/krm-merge/krm-merge/pkg/vocab"
 )
 
 // imageRef is an image reference cut into the parts a value merge takes 3-way.
@@ -65,11 +67,11 @@ func (r imageRef) version() string {
 // mergeImage merges three image references by parts: the repository (by normalized
 // name; the merged reference writes it as the side it comes from does, dest's where
 // dest's is kept), then the tag and the digest, each 3-way; where both the tags and the
-// digests differ among the three, tag and digest are one part (VersionPart), so that a
+// digests differ among the three, tag and digest are one part (vocab.VersionPart), so that a
 // digest never pins other content than the tag beside it names. ok is false when a
 // value is not an image reference. Output: the merged reference, written in dest's
 // form, and the parts either side changed.
-func (e *threeWay) mergeImage(o, u, d string) (merged string, parts []Part, ok bool) {
+func (e *threeWay) mergeImage(o, u, d string) (merged string, parts []vocab.Part, ok bool) {
 	ro, ok1 := parseImage(o)
 	ru, ok2 := parseImage(u)
 	rd, ok3 := parseImage(d)
@@ -79,26 +81,26 @@ func (e *threeWay) mergeImage(o, u, d string) (merged string, parts []Part, ok b
 	out := rd
 	// part decides one part: its three values compared by key, the side it comes from
 	// ('o', 'u' or 'd').
-	part := func(kind PartKind, ko, ku, kd string, oText, uText, dText string) (from byte) {
-		var change PartChange
+	part := func(kind vocab.PartKind, ko, ku, kd string, oText, uText, dText string) (from byte) {
+		var change vocab.PartChange
 		switch {
 		case ko == ku: // unchanged upstream: dest's
 			if ko == kd {
 				return 'd'
 			}
-			change = ChangedLocally
+			change = vocab.ChangedLocally
 		case ko == kd: // changed upstream only
-			change = ChangedUpstream
+			change = vocab.ChangedUpstream
 		case ku == kd:
-			change = ChangedAlike
+			change = vocab.ChangedAlike
 		default:
-			change = ChangedBoth
+			change = vocab.ChangedBoth
 		}
-		parts = append(parts, Part{Kind: kind, Change: change, Original: oText, Updated: uText, Dest: dText})
+		parts = append(parts, vocab.Part{Kind: kind, Change: change, Original: oText, Updated: uText, Dest: dText})
 		switch change {
-		case ChangedUpstream:
+		case vocab.ChangedUpstream:
 			return 'u'
-		case ChangedBoth:
+		case vocab.ChangedBoth:
 			return pick(e, byte('o'), 'u', 'd')
 		}
 		return 'd'
@@ -112,16 +114,16 @@ func (e *threeWay) mergeImage(o, u, d string) (merged string, parts []Part, ok b
 		}
 		return d
 	}
-	out.name = from(part(RepositoryPart, ro.norm, ru.norm, rd.norm, ro.name, ru.name, rd.name), ro, ru, rd).name
+	out.name = from(part(vocab.RepositoryPart, ro.norm, ru.norm, rd.norm, ro.name, ru.name, rd.name), ro, ru, rd).name
 	sameTag := ro.tag == ru.tag && ro.tag == rd.tag
 	sameDigest := ro.digest == ru.digest && ro.digest == rd.digest
 	switch {
 	case !sameTag && !sameDigest:
-		v := from(part(VersionPart, ro.version(), ru.version(), rd.version(), ro.version(), ru.version(), rd.version()), ro, ru, rd)
+		v := from(part(vocab.VersionPart, ro.version(), ru.version(), rd.version(), ro.version(), ru.version(), rd.version()), ro, ru, rd)
 		out.tag, out.digest = v.tag, v.digest
 	default:
-		out.tag = from(part(TagPart, ro.tag, ru.tag, rd.tag, ro.tag, ru.tag, rd.tag), ro, ru, rd).tag
-		out.digest = from(part(DigestPart, ro.digest, ru.digest, rd.digest, ro.digest, ru.digest, rd.digest), ro, ru, rd).digest
+		out.tag = from(part(vocab.TagPart, ro.tag, ru.tag, rd.tag, ro.tag, ru.tag, rd.tag), ro, ru, rd).tag
+		out.digest = from(part(vocab.DigestPart, ro.digest, ru.digest, rd.digest, ro.digest, ru.digest, rd.digest), ro, ru, rd).digest
 	}
 	return out.String(), parts, true
 }

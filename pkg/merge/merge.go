@@ -1,37 +1,21 @@
 package merge
 
 import (
-	"fmt"
-	"strings"
-	"unicode/utf8"
-
 	"sigs.k8s.io/kustomize/kyaml/yaml"
 
-	"github.com/krm-merge/krm-merge/pkg/fieldpath"
 	"github.com/krm-merge/krm-merge/pkg/listkind"
-)
-
-// Policy decides a 3-way conflict (docs/merge-semantics.md, "Conflict").
-type Policy int
-
-const (
-	// TakeUpdated lets updated win a conflict, as kyaml merge3 does. The zero value.
-	TakeUpdated Policy = iota
-	// KeepDest lets dest win a conflict.
-	KeepDest
-	// KeepOriginal gives every conflict original's value (absent where original has
-	// none) and every conflicting part of a value merged inside original's part, while
-	// everything else merges as under the other policies: the common ancestor of the
-	// two sides of each conflict, which conflict markers show between them (package
-	// pkgupdate's onConflict mark; docs/pkg-update.md, "Resolving conflicts by hand").
-	KeepOriginal
+	"github.com/krm-merge/krm-merge/pkg/vocab"
 )
 
 // Options tune a merge. The zero value merges with heuristic keys only and lets updated
 // win conflicts.
 type Options struct {
-	// Policy decides 3-way conflicts; 2-way merges have none.
-	Policy Policy
+	// Policy decides 3-way conflicts (docs/merge-semantics.md, "Conflict"): the output
+	// holds the value of its Winner (updated for the zero value, as in kyaml merge3;
+	// dest under vocab.DestWins; original's under vocab.OriginalWins, while everything
+	// else merges as under the other policies: the common ancestor of each conflict's
+	// two sides, which conflict markers show between them). 2-way merges have none.
+	Policy vocab.ConflictPolicy
 	// Lists decides which lists are associative and by which merge keys. Nil means
 	// listkind.New(false, listkind.SeedKeys): the seed's associative keys only, without
 	// kyaml's built-in Kubernetes schema.
@@ -60,158 +44,11 @@ type Options struct {
 	// value"): an image reference (a string field named image) by repository, tag and
 	// digest; an atomic list by runs of elements and a multi-line string by lines, with
 	// git merge-file's rules. A part both sides changed differently is a conflict of
-	// that part alone (Conflict.Part); ThreeWayResult lists the values merged. The zero
+	// that part alone (vocab.Conflict.Part); ThreeWayResult lists the values merged. The zero
 	// value leaves it off: such a value is one conflict, as in kyaml's merge3, which
 	// the differential tests against kyaml rely on; package function turns it on
 	// unless the functionConfig's valueMerge is false. 2-way merges ignore it.
 	ValueMerge bool
-}
-
-// ConflictKind says which three-sided disagreement a Conflict is.
-type ConflictKind string
-
-const (
-	// BothChanged: original, updated and dest all differ (a value changed on both sides,
-	// or added on both sides with different values).
-	BothChanged ConflictKind = "changed on both sides"
-	// DeletedUpstream: updated deleted a field, map or element that dest changed.
-	DeletedUpstream ConflictKind = "deleted upstream, changed locally"
-	// DeletedLocally: dest deleted a field, map or element that updated changed.
-	DeletedLocally ConflictKind = "deleted locally, changed upstream"
-)
-
-// Conflict is one field that original, updated and dest hold three different ways
-// (an absent field counting as a value). Explicit nulls are never conflicts.
-type Conflict struct {
-	// Path is where the conflict is, from the resource root.
-	Path fieldpath.Path
-	// Kind says which disagreement it is.
-	Kind ConflictKind
-	// Original, Updated and Dest are the three values at Path; nil where absent.
-	Original, Updated, Dest *yaml.RNode
-	// Winner is the side whose value the output holds: "updated", "dest", or under
-	// KeepOriginal "original"; for a conflicting Part, the side whose version of the
-	// part it holds.
-	Winner string
-	// Part is, for a value merged inside (Options.ValueMerge), the part both sides
-	// changed differently (the tag, a run of elements or of lines, with its place in
-	// each source); nil when the whole value conflicts.
-	Part *Part
-	// Merged is, with Part, the value the output holds at Path: every part merged,
-	// the conflicting ones decided by the policy; nil otherwise (the output holds the
-	// Winner's value).
-	Merged *yaml.RNode
-}
-
-// String renders the conflict with its path and winner, e.g.
-// `spec.replicas: changed on both sides (original 1, updated 2, dest 3); updated wins`.
-func (c Conflict) String() string {
-	return fmt.Sprintf("%s: %s; %s wins", c.Path, c.Describe(), c.Winner)
-}
-
-// Describe renders what disagrees, without path or winner (a result carries the path in
-// field.path), e.g. `changed on both sides (original 1, updated 2, dest 3)`. Values are
-// on one line and cut to 60 characters; where long values share their beginning, each is
-// shown from shortly before the first place they differ (`...path: /docs pathType:
-// Exact...`), so that the message shows the difference and not the common part.
-//
-// A conflicting Part is described by its place and its three versions instead, e.g.
-// `changed on both sides: the tag (original v3.4.0, updated v3.5.0, dest v3.4.1)`.
-func (c Conflict) Describe() string {
-	if c.Part != nil {
-		return fmt.Sprintf("%s: %s", c.Kind, c.Part.Describe())
-	}
-	v := briefAll(c.Original, c.Updated, c.Dest)
-	return fmt.Sprintf("%s (original %s, updated %s, dest %s)", c.Kind, v[0], v[1], v[2])
-}
-
-// briefMax is the longest value a message shows, in bytes; briefLead is how much of the
-// common beginning briefAll keeps before the first difference.
-const (
-	briefMax  = 60
-	briefLead = 16
-)
-
-// briefAll renders each value as short does, except that where two or more values are
-// longer than briefMax and begin alike for more than briefLead bytes, every such value is
-// cut at the front to start briefLead bytes before the first byte where any of them
-// differ, marked with "...".
-func briefAll(ns ...*yaml.RNode) []string {
-	full := make([]string, len(ns))
-	var long []string
-	for i, n := range ns {
-		full[i] = oneLine(n)
-		if n != nil && !n.IsNil() && len(full[i]) > briefMax {
-			long = append(long, full[i])
-		}
-	}
-	start := 0
-	if len(long) > 1 {
-		p := commonPrefix(long)
-		if p > briefLead {
-			start = p - briefLead
-			for start > 0 && !utf8.RuneStart(long[0][start]) {
-				start--
-			}
-		}
-	}
-	out := make([]string, len(ns))
-	for i, n := range ns {
-		s := full[i]
-		if start > 0 && n != nil && !n.IsNil() && len(s) > briefMax {
-			s = "..." + s[start:]
-		}
-		out[i] = limit(s)
-	}
-	return out
-}
-
-// commonPrefix returns the length in bytes of the beginning all of ss share.
-func commonPrefix(ss []string) int {
-	p := len(ss[0])
-	for _, s := range ss[1:] {
-		if len(s) < p {
-			p = len(s)
-		}
-		for i := 0; i < p; i++ {
-			if s[i] != ss[0][i] {
-				p = i
-				break
-			}
-		}
-	}
-	return p
-}
-
-// short renders a value on one line, cut to 60 characters; "<absent>" for nil.
-func short(n *yaml.RNode) string { return limit(oneLine(n)) }
-
-// oneLine renders a value on one line, whole: a scalar's value, a collection's YAML with
-// its white space folded; "<absent>" for nil.
-func oneLine(n *yaml.RNode) string {
-	if n.IsNil() {
-		return "<absent>"
-	}
-	if n.YNode().Kind == yaml.ScalarNode {
-		return n.YNode().Value
-	}
-	s, err := n.String()
-	if err != nil {
-		return "<unprintable>"
-	}
-	return strings.Join(strings.Fields(s), " ")
-}
-
-// limit cuts s to briefMax bytes, ending in "..." and never inside a UTF-8 sequence.
-func limit(s string) string {
-	if len(s) <= briefMax {
-		return s
-	}
-	end := briefMax - 3
-	for end > 0 && !utf8.RuneStart(s[end]) {
-		end--
-	}
-	return s[:end] + "..."
 }
 
 // Equal reports whether a and b hold the same value by the engine's rules: scalars by

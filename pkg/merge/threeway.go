@@ -5,6 +5,7 @@ import (
 
 	"github.com/krm-merge/krm-merge/internal/bounds"
 	"github.com/krm-merge/krm-merge/pkg/listkind"
+	"github.com/krm-merge/krm-merge/pkg/vocab"
 )
 
 // ThreeWay merges the change from original to updated onto dest, one resource (or any
@@ -17,7 +18,7 @@ import (
 // merge clears it, e.g. dest is an explicit null and upstream changed the value), and
 // every conflict found, in document order, each already decided by opts.Policy.
 // Errors: none today for well-formed YAML; the error is kept for rules that can fail.
-func ThreeWay(original, updated, dest *yaml.RNode, opts Options) (*yaml.RNode, []Conflict, error) {
+func ThreeWay(original, updated, dest *yaml.RNode, opts Options) (*yaml.RNode, []vocab.Conflict, error) {
 	out, conflicts, err := ThreeWayShared(original, updated, dest, opts)
 	if out != nil {
 		out = yaml.NewRNode(copyNode(out.YNode()))
@@ -32,7 +33,7 @@ func ThreeWay(original, updated, dest *yaml.RNode, opts Options) (*yaml.RNode, [
 // updated or dest afterwards, or copy first. Package resources uses it for whole
 // ResourceLists, where updated and dest are not written out as they were. Errors: as
 // ThreeWay's (none for well-formed YAML).
-func ThreeWayShared(original, updated, dest *yaml.RNode, opts Options) (*yaml.RNode, []Conflict, error) {
+func ThreeWayShared(original, updated, dest *yaml.RNode, opts Options) (*yaml.RNode, []vocab.Conflict, error) {
 	r, err := ThreeWayResult(original, updated, dest, opts)
 	return r.Value, r.Conflicts, err
 }
@@ -44,9 +45,9 @@ type Result struct {
 	// with updated and dest, as ThreeWayShared's output does.
 	Value *yaml.RNode
 	// Conflicts are every conflict found, in document order, each already decided by
-	// Options.Policy; a conflicting part of a value merged inside is one Conflict with
-	// its Part.
-	Conflicts []Conflict
+	// Options.Policy; a conflicting part of a value merged inside is one vocab.Conflict with
+	// its vocab.Part.
+	Conflicts []vocab.Conflict
 	// ValueMerges are the values original, updated and dest held three different ways
 	// that the merge merged inside, in document order, also those whose every changed
 	// part conflicts; nil without Options.ValueMerge.
@@ -57,7 +58,7 @@ type Result struct {
 // which values were merged inside (Options.ValueMerge; package resources reports each
 // as an info result). Errors: as ThreeWay's (none for well-formed YAML).
 func ThreeWayResult(original, updated, dest *yaml.RNode, opts Options) (Result, error) {
-	e := &threeWay{lists: opts.lists(), policy: opts.Policy, positional: opts.PositionalHost, valueMerge: opts.ValueMerge}
+	e := &threeWay{lists: opts.lists(), winner: opts.Policy.Winner(), positional: opts.PositionalHost, valueMerge: opts.ValueMerge}
 	o, u, d := ynode(original), ynode(updated), ynode(dest)
 	if !opts.NullElementFree {
 		o, u, d = withoutNullElements(o), withoutNullElements(u), withoutNullElements(d)
@@ -91,8 +92,8 @@ func copyNode(n *yaml.Node) *yaml.Node {
 
 type threeWay struct {
 	lists     *listkind.Resolver
-	policy    Policy
-	conflicts []Conflict
+	winner    vocab.Role // the side a conflict's output takes (Options.Policy)
+	conflicts []vocab.Conflict
 	// nulls memoises hasNullField per map and list node, so that asking it at every
 	// level of a subtree costs the subtree's size once, not times its depth.
 	nulls map[*yaml.Node]bool
@@ -191,7 +192,7 @@ func (e *threeWay) merge(o, u, d *yaml.Node, sch listkind.Node, path *at, quiet 
 		if d == nil || equal(d, o) {
 			return nil
 		}
-		return e.conflict(path, DeletedUpstream, quiet, o, u, d, nil, d)
+		return e.conflict(path, vocab.DeletedUpstream, quiet, o, u, d, nil, d)
 	}
 	// The same change on both sides: keep dest as it is (with updated's comments where
 	// dest kept original's). Not when updated holds an explicit null field: that is an
@@ -239,7 +240,7 @@ func (e *threeWay) atomic(o, u, d *yaml.Node, sch listkind.Node, path *at, quiet
 		if missingOrNull(o) { // added upstream
 			return u
 		}
-		return e.conflict(path, DeletedLocally, quiet, o, u, nil, u, nil)
+		return e.conflict(path, vocab.DeletedLocally, quiet, o, u, nil, u, nil)
 	}
 	if equal(d, o) {
 		return e.blend(o, u, d, fromU, sch)
@@ -249,8 +250,8 @@ func (e *threeWay) atomic(o, u, d *yaml.Node, sch listkind.Node, path *at, quiet
 			return out
 		}
 	}
-	out := e.conflict(path, BothChanged, quiet, o, u, d, u, d)
-	if e.policy == KeepOriginal && !quiet {
+	out := e.conflict(path, vocab.BothChanged, quiet, o, u, d, u, d)
+	if e.winner == vocab.Original && !quiet {
 		return out // original's value, as original has it
 	}
 	if out == d {
@@ -298,22 +299,16 @@ func (e *threeWay) hasNullField(n *yaml.Node) bool {
 //
 // quiet is set only while computing the delta updated brings to a map, list or element
 // dest deleted (mapDelta, mergeKeyed without dest): there the value is always updated's,
-// whatever the policy, because the policy is applied once, by the DeletedLocally
+// whatever the policy, because the policy is applied once, by the vocab.DeletedLocally
 // conflict at the deleted place. Deciding inner conflicts for dest there emptied the
-// delta under KeepDest, and the deletion's conflict was then never reported.
-func (e *threeWay) conflict(path *at, kind ConflictKind, quiet bool, o, u, d, takeU, keepD *yaml.Node) *yaml.Node {
+// delta under vocab.DestWins, and the deletion's conflict was then never reported.
+func (e *threeWay) conflict(path *at, kind vocab.ConflictKind, quiet bool, o, u, d, takeU, keepD *yaml.Node) *yaml.Node {
 	if quiet {
 		return takeU
 	}
-	winner, out := "updated", takeU
-	switch e.policy {
-	case KeepDest:
-		winner, out = "dest", keepD
-	case KeepOriginal:
-		winner, out = "original", o
-	}
-	e.conflicts = append(e.conflicts, Conflict{
-		Path: path.path(), Kind: kind, Winner: winner,
+	out := pick(e, o, takeU, keepD)
+	e.conflicts = append(e.conflicts, vocab.Conflict{
+		Path: path.path(), Kind: kind, Winner: e.winner,
 		Original: rnode(copyNode(o)), Updated: rnode(copyNode(u)), Dest: rnode(copyNode(d)),
 	})
 	return out
@@ -353,7 +348,7 @@ func (e *threeWay) mergeMap(o, u, d *yaml.Node, sch listkind.Node, path *at, qui
 		if e.mapDelta(o, u, sch, path) == nil {
 			return nil
 		}
-		return e.conflict(path, DeletedLocally, quiet, o, u, nil, e.merge(nil, u, nil, sch, path, true), nil)
+		return e.conflict(path, vocab.DeletedLocally, quiet, o, u, nil, e.merge(nil, u, nil, sch, path, true), nil)
 	}
 	dn, out := e.own(d)
 	of, uf := indexFields(o), indexFields(u)
@@ -458,7 +453,7 @@ func (e *threeWay) mergeKeyed(o, u, d *yaml.Node, l listkind.List, ids *listkind
 		if !changed {
 			return nil
 		}
-		return e.conflict(path, DeletedLocally, quiet, o, u, nil, newSeq(un, content), nil)
+		return e.conflict(path, vocab.DeletedLocally, quiet, o, u, nil, newSeq(un, content), nil)
 	}
 	keptIDs := make([]int, 0, len(dn.Content))
 	kept := make([]*yaml.Node, 0, len(dn.Content))
@@ -533,7 +528,7 @@ func (e *threeWay) mergeSet(o, u, d *yaml.Node, path *at, quiet bool) *yaml.Node
 			if !inO[setID(ue)] {
 				// Deleted locally, an element added upstream: updated's whole set
 				// comes back, never the additions alone.
-				return e.conflict(path, DeletedLocally, quiet, o, u, nil, u, nil)
+				return e.conflict(path, vocab.DeletedLocally, quiet, o, u, nil, u, nil)
 			}
 		}
 		return nil

@@ -17,6 +17,7 @@ import (
 
 	"github.com/krm-merge/krm-merge/pkg/listkind"
 	"github.com/krm-merge/krm-merge/pkg/merge"
+	"github.com/krm-merge/krm-merge/pkg/vocab"
 )
 
 // parse parses YAML; "" is an absent input (nil).
@@ -32,14 +33,14 @@ func parse(t *testing.T, s string) *yaml.RNode {
 	return r
 }
 
-func kubeOpts(p merge.Policy) merge.Options {
+func kubeOpts(p vocab.ConflictPolicy) merge.Options {
 	return merge.Options{Policy: p, Lists: listkind.New(true, listkind.SeedKeys)}
 }
 
 // conflictWant is the expected shape of one conflict.
 type conflictWant struct {
 	path   string
-	kind   merge.ConflictKind
+	kind   vocab.ConflictKind
 	winner string
 }
 
@@ -47,7 +48,7 @@ type conflictWant struct {
 type rule3 struct {
 	name    string
 	o, u, d string
-	policy  merge.Policy
+	policy  vocab.ConflictPolicy
 	// want is the expected output; "" means absent (nil).
 	want string
 	// text compares want as YAML text, byte for byte; else semantically (map field
@@ -96,11 +97,11 @@ func checkOutput(t *testing.T, got *yaml.RNode, want string, text bool) {
 	}
 }
 
-func checkConflicts(t *testing.T, got []merge.Conflict, want []conflictWant) {
+func checkConflicts(t *testing.T, got []vocab.Conflict, want []conflictWant) {
 	t.Helper()
 	var g, w []string
 	for _, c := range got {
-		g = append(g, c.Path.String()+" | "+string(c.Kind)+" | "+c.Winner)
+		g = append(g, c.Path.String()+" | "+string(c.Kind)+" | "+string(c.Winner))
 	}
 	for _, c := range want {
 		w = append(w, c.path+" | "+string(c.kind)+" | "+c.winner)
@@ -261,7 +262,7 @@ func TestThreeWayScalarsAndAtomicLists(t *testing.T) {
 			name: "atomic list of maps without any seed key is never an error",
 			o:    widgetHead + "steps:\n- run: a\n- run: b\n", u: widgetHead + "steps:\n- run: a\n- run: c\n", d: widgetHead + "steps:\n- run: a\n- run: b\n- run: local\n",
 			want:      widgetHead + "steps:\n- run: a\n- run: c\n",
-			conflicts: []conflictWant{{"steps", merge.BothChanged, "updated"}},
+			conflicts: []conflictWant{{"steps", vocab.BothChanged, "updated"}},
 		},
 	} {
 		t.Run(c.name, c.run)
@@ -274,51 +275,51 @@ func TestThreeWayConflicts(t *testing.T) {
 			name: "changed on both sides, updated wins",
 			o:    deployHead + "spec:\n  replicas: 1\n", u: deployHead + "spec:\n  replicas: 2\n", d: deployHead + "spec:\n  replicas: 3\n",
 			want:      deployHead + "spec:\n  replicas: 2\n",
-			conflicts: []conflictWant{{"spec.replicas", merge.BothChanged, "updated"}},
+			conflicts: []conflictWant{{"spec.replicas", vocab.BothChanged, "updated"}},
 		},
 		{
-			name: "changed on both sides, dest wins", policy: merge.KeepDest,
+			name: "changed on both sides, dest wins", policy: vocab.DestWins,
 			o: deployHead + "spec:\n  replicas: 1\n", u: deployHead + "spec:\n  replicas: 2\n", d: deployHead + "spec:\n  replicas: 3\n",
 			want:      deployHead + "spec:\n  replicas: 3\n",
-			conflicts: []conflictWant{{"spec.replicas", merge.BothChanged, "dest"}},
+			conflicts: []conflictWant{{"spec.replicas", vocab.BothChanged, "dest"}},
 		},
 		{
 			name: "added on both sides with different values",
 			o:    "a: 0\n", u: "a: 0\nb: 1\n", d: "a: 0\nb: 2\n",
 			want:      "a: 0\nb: 1\n",
-			conflicts: []conflictWant{{"b", merge.BothChanged, "updated"}},
+			conflicts: []conflictWant{{"b", vocab.BothChanged, "updated"}},
 		},
 		{
-			name: "atomic list changed on both sides, dest wins", policy: merge.KeepDest,
+			name: "atomic list changed on both sides, dest wins", policy: vocab.DestWins,
 			o:         deployHead + "spec:\n  template:\n    spec:\n      containers:\n      - name: app\n        args: [a]\n",
 			u:         deployHead + "spec:\n  template:\n    spec:\n      containers:\n      - name: app\n        args: [b]\n",
 			d:         deployHead + "spec:\n  template:\n    spec:\n      containers:\n      - name: app\n        args: [c]\n",
 			want:      deployHead + "spec:\n  template:\n    spec:\n      containers:\n      - name: app\n        args: [c]\n",
-			conflicts: []conflictWant{{"spec.template.spec.containers[name=app].args", merge.BothChanged, "dest"}},
+			conflicts: []conflictWant{{"spec.template.spec.containers[name=app].args", vocab.BothChanged, "dest"}},
 		},
 		{
 			name: "scalar deleted locally, changed upstream: updated wins",
 			o:    "a: 1\nb: 0\n", u: "a: 2\nb: 0\n", d: "b: 0\n",
 			want:      "b: 0\na: 2\n",
-			conflicts: []conflictWant{{"a", merge.DeletedLocally, "updated"}},
+			conflicts: []conflictWant{{"a", vocab.DeletedLocally, "updated"}},
 		},
 		{
-			name: "scalar deleted locally, changed upstream: dest wins", policy: merge.KeepDest,
+			name: "scalar deleted locally, changed upstream: dest wins", policy: vocab.DestWins,
 			o: "a: 1\nb: 0\n", u: "a: 2\nb: 0\n", d: "b: 0\n",
 			want:      "b: 0\n",
-			conflicts: []conflictWant{{"a", merge.DeletedLocally, "dest"}},
+			conflicts: []conflictWant{{"a", vocab.DeletedLocally, "dest"}},
 		},
 		{
 			name: "scalar deleted upstream, changed locally: updated wins",
 			o:    "a: 1\nb: 0\n", u: "b: 0\n", d: "a: 2\nb: 0\n",
 			want:      "b: 0\n",
-			conflicts: []conflictWant{{"a", merge.DeletedUpstream, "updated"}},
+			conflicts: []conflictWant{{"a", vocab.DeletedUpstream, "updated"}},
 		},
 		{
-			name: "scalar deleted upstream, changed locally: dest wins", policy: merge.KeepDest,
+			name: "scalar deleted upstream, changed locally: dest wins", policy: vocab.DestWins,
 			o: "a: 1\nb: 0\n", u: "b: 0\n", d: "a: 2\nb: 0\n",
 			want:      "a: 2\nb: 0\n",
-			conflicts: []conflictWant{{"a", merge.DeletedUpstream, "dest"}},
+			conflicts: []conflictWant{{"a", vocab.DeletedUpstream, "dest"}},
 		},
 		{
 			name:      "keyed element deleted upstream, changed in D: removed whole, never a key-only stub",
@@ -326,15 +327,15 @@ func TestThreeWayConflicts(t *testing.T) {
 			u:         deployHead + "spec:\n  template:\n    spec:\n      containers:\n      - name: app\n        image: a:1\n",
 			d:         deployHead + "spec:\n  template:\n    spec:\n      containers:\n      - name: app\n        image: a:1\n      - name: old\n        image: o:2\n        env:\n        - name: X\n          value: \"1\"\n",
 			want:      deployHead + "spec:\n  template:\n    spec:\n      containers:\n      - name: app\n        image: a:1\n",
-			conflicts: []conflictWant{{"spec.template.spec.containers[name=old]", merge.DeletedUpstream, "updated"}},
+			conflicts: []conflictWant{{"spec.template.spec.containers[name=old]", vocab.DeletedUpstream, "updated"}},
 		},
 		{
-			name: "keyed element deleted upstream, changed in D: dest keeps it whole", policy: merge.KeepDest,
+			name: "keyed element deleted upstream, changed in D: dest keeps it whole", policy: vocab.DestWins,
 			o:         deployHead + "spec:\n  template:\n    spec:\n      containers:\n      - name: app\n        image: a:1\n      - name: old\n        image: o:1\n",
 			u:         deployHead + "spec:\n  template:\n    spec:\n      containers:\n      - name: app\n        image: a:1\n",
 			d:         deployHead + "spec:\n  template:\n    spec:\n      containers:\n      - name: app\n        image: a:1\n      - name: old\n        image: o:2\n",
 			want:      deployHead + "spec:\n  template:\n    spec:\n      containers:\n      - name: app\n        image: a:1\n      - name: old\n        image: o:2\n",
-			conflicts: []conflictWant{{"spec.template.spec.containers[name=old]", merge.DeletedUpstream, "dest"}},
+			conflicts: []conflictWant{{"spec.template.spec.containers[name=old]", vocab.DeletedUpstream, "dest"}},
 		},
 		{
 			name: "keyed element deleted upstream, unchanged in D: removed, no conflict",
@@ -345,25 +346,25 @@ func TestThreeWayConflicts(t *testing.T) {
 			name: "map deleted upstream, changed in D: removed whole + conflict",
 			o:    "m:\n  a: 1\n  b: 2\nx: 0\n", u: "x: 0\n", d: "m:\n  a: 1\n  b: 3\n  c: 4\nx: 0\n",
 			want:      "x: 0\n",
-			conflicts: []conflictWant{{"m", merge.DeletedUpstream, "updated"}},
+			conflicts: []conflictWant{{"m", vocab.DeletedUpstream, "updated"}},
 		},
 		{
 			name: "whole keyed list deleted upstream, changed in D: removed + conflict",
 			o:    widgetHead + "items:\n- name: a\n", u: widgetHead, d: widgetHead + "items:\n- name: a\n- name: local\n",
 			want:      widgetHead,
-			conflicts: []conflictWant{{"items", merge.DeletedUpstream, "updated"}},
+			conflicts: []conflictWant{{"items", vocab.DeletedUpstream, "updated"}},
 		},
 		{
 			name: "set deleted locally, values added upstream: updated's whole set comes back + conflict",
 			o:    deployHead + "  labels: {a: b}\n  finalizers: [a, b]\n", u: deployHead + "  labels: {a: b}\n  finalizers: [a, c]\n", d: deployHead + "  labels: {a: b}\n",
 			want:      deployHead + "  labels: {a: b}\n  finalizers: [a, c]\n",
-			conflicts: []conflictWant{{"metadata.finalizers", merge.DeletedLocally, "updated"}},
+			conflicts: []conflictWant{{"metadata.finalizers", vocab.DeletedLocally, "updated"}},
 		},
 		{
-			name: "set deleted locally, values added upstream: dest keeps it deleted", policy: merge.KeepDest,
+			name: "set deleted locally, values added upstream: dest keeps it deleted", policy: vocab.DestWins,
 			o: deployHead + "  labels: {a: b}\n  finalizers: [a]\n", u: deployHead + "  labels: {a: b}\n  finalizers: [a, c]\n", d: deployHead + "  labels: {a: b}\n",
 			want:      deployHead + "  labels: {a: b}\n",
-			conflicts: []conflictWant{{"metadata.finalizers", merge.DeletedLocally, "dest"}},
+			conflicts: []conflictWant{{"metadata.finalizers", vocab.DeletedLocally, "dest"}},
 		},
 		{
 			name: "no stub: set deleted locally, upstream only removed a value",
@@ -376,7 +377,7 @@ func TestThreeWayConflicts(t *testing.T) {
 			u:         deployHead + "spec:\n  template:\n    spec:\n      containers:\n      - name: app\n        ports:\n        - containerPort: 80\n          protocol: UDP\n          name: b\n",
 			d:         deployHead + "spec:\n  template:\n    spec:\n      containers:\n      - name: app\n        ports:\n        - containerPort: 80\n          protocol: UDP\n          name: c\n",
 			want:      deployHead + "spec:\n  template:\n    spec:\n      containers:\n      - name: app\n        ports:\n        - containerPort: 80\n          protocol: UDP\n          name: b\n",
-			conflicts: []conflictWant{{"spec.template.spec.containers[name=app].ports[containerPort=80,protocol=UDP].name", merge.BothChanged, "updated"}},
+			conflicts: []conflictWant{{"spec.template.spec.containers[name=app].ports[containerPort=80,protocol=UDP].name", vocab.BothChanged, "updated"}},
 		},
 		{
 			name: "explicit nulls are never conflicts",
@@ -387,7 +388,7 @@ func TestThreeWayConflicts(t *testing.T) {
 			name: "added on both sides (no original): differing fields are conflicts",
 			o:    "", u: "a: 1\nb: 2\n", d: "a: 1\nb: 3\nc: 4\n",
 			want:      "a: 1\nb: 2\nc: 4\n",
-			conflicts: []conflictWant{{"b", merge.BothChanged, "updated"}},
+			conflicts: []conflictWant{{"b", vocab.BothChanged, "updated"}},
 		},
 	} {
 		t.Run(c.name, c.run)
@@ -395,7 +396,7 @@ func TestThreeWayConflicts(t *testing.T) {
 }
 
 func TestThreeWayConflictString(t *testing.T) {
-	_, cs, _ := merge.ThreeWay(parse(t, "spec:\n  replicas: 1\n"), parse(t, "spec:\n  replicas: 2\n"), parse(t, "spec:\n  replicas: 3\n"), kubeOpts(merge.TakeUpdated))
+	_, cs, _ := merge.ThreeWay(parse(t, "spec:\n  replicas: 1\n"), parse(t, "spec:\n  replicas: 2\n"), parse(t, "spec:\n  replicas: 3\n"), kubeOpts(vocab.UpdatedWins))
 	if len(cs) != 1 {
 		t.Fatalf("conflicts: %v", cs)
 	}
@@ -415,7 +416,7 @@ func TestThreeWayConflictDescribeShowsTheDifference(t *testing.T) {
 	rules := func(path string) string {
 		return "rules:\n- host: docs.example.com\n  http:\n    paths:\n    - path: /" + path + "\n      pathType: Prefix\n"
 	}
-	_, cs, _ := merge.ThreeWay(parse(t, rules("a")), parse(t, rules("b")), parse(t, rules("c")), kubeOpts(merge.TakeUpdated))
+	_, cs, _ := merge.ThreeWay(parse(t, rules("a")), parse(t, rules("b")), parse(t, rules("c")), kubeOpts(vocab.UpdatedWins))
 	if len(cs) != 1 {
 		t.Fatalf("conflicts: %v", cs)
 	}
@@ -425,7 +426,7 @@ func TestThreeWayConflictDescribeShowsTheDifference(t *testing.T) {
 			t.Errorf("Describe() = %q lacks %q", got, want)
 		}
 	}
-	_, cs, _ = merge.ThreeWay(parse(t, "x: é\n"), parse(t, "x: "+strings.Repeat("é", 40)+"\n"), parse(t, "x: b\n"), kubeOpts(merge.TakeUpdated))
+	_, cs, _ = merge.ThreeWay(parse(t, "x: é\n"), parse(t, "x: "+strings.Repeat("é", 40)+"\n"), parse(t, "x: b\n"), kubeOpts(vocab.UpdatedWins))
 	if got := cs[0].Describe(); !utf8.ValidString(got) || !strings.Contains(got, "original é,") || !strings.Contains(got, "...") {
 		t.Errorf("Describe() = %q: want short values whole and long ones cut on a character boundary", got)
 	}
@@ -468,21 +469,21 @@ func TestThreeWayMaps(t *testing.T) {
 			o:    "a: 0\nm:\n  x: 1\n  y: 2\n  z: 3\n", u: "a: 0\nm:\n  x: 1\n  y: 5\n  n: 6\n", d: "a: 0\n",
 			want:      "a: 0\nm:\n  x: 1\n  y: 5\n  n: 6\n",
 			text:      true,
-			conflicts: []conflictWant{{"m", merge.DeletedLocally, "updated"}},
+			conflicts: []conflictWant{{"m", vocab.DeletedLocally, "updated"}},
 		},
 		{
-			name: "map deleted in D, upstream changed inside: dest keeps it deleted", policy: merge.KeepDest,
+			name: "map deleted in D, upstream changed inside: dest keeps it deleted", policy: vocab.DestWins,
 			o: "a: 0\nm:\n  x: 1\n", u: "a: 0\nm:\n  x: 2\n", d: "a: 0\n",
 			want:      "a: 0\n",
 			text:      true,
-			conflicts: []conflictWant{{"m", merge.DeletedLocally, "dest"}},
+			conflicts: []conflictWant{{"m", vocab.DeletedLocally, "dest"}},
 		},
 		{
 			name: "nested maps deleted in D: updated's whole map comes back, its null fields dropped",
 			o:    "a: 0\nm:\n  p:\n    x: 1\n  q:\n    y: 1\n", u: "a: 0\nm:\n  p:\n    x: 1\n    gone: null\n  q:\n    y: 2\n", d: "a: 0\n",
 			want:      "a: 0\nm:\n  p:\n    x: 1\n  q:\n    y: 2\n",
 			text:      true,
-			conflicts: []conflictWant{{"m", merge.DeletedLocally, "updated"}},
+			conflicts: []conflictWant{{"m", vocab.DeletedLocally, "updated"}},
 		},
 	} {
 		t.Run(c.name, c.run)
@@ -523,16 +524,16 @@ func TestThreeWayKeyedLists(t *testing.T) {
 			d:         pod + "      - name: side\n",
 			want:      pod + "      - name: side\n      - name: app\n        image: a:2\n        args: [x]\n",
 			text:      true,
-			conflicts: []conflictWant{{"spec.template.spec.containers[name=app]", merge.DeletedLocally, "updated"}},
+			conflicts: []conflictWant{{"spec.template.spec.containers[name=app]", vocab.DeletedLocally, "updated"}},
 		},
 		{
-			name: "element deleted in D, changed upstream: dest keeps it deleted", policy: merge.KeepDest,
+			name: "element deleted in D, changed upstream: dest keeps it deleted", policy: vocab.DestWins,
 			o:         pod + "      - name: app\n        image: a:1\n      - name: side\n",
 			u:         pod + "      - name: app\n        image: a:2\n      - name: side\n",
 			d:         pod + "      - name: side\n",
 			want:      pod + "      - name: side\n",
 			text:      true,
-			conflicts: []conflictWant{{"spec.template.spec.containers[name=app]", merge.DeletedLocally, "dest"}},
+			conflicts: []conflictWant{{"spec.template.spec.containers[name=app]", vocab.DeletedLocally, "dest"}},
 		},
 		{
 			name:      "whole keyed list deleted in D, one element changed upstream: updated's whole list comes back",
@@ -541,7 +542,7 @@ func TestThreeWayKeyedLists(t *testing.T) {
 			d:         widgetHead + "spec:\n  x: 0\n",
 			want:      widgetHead + "spec:\n  x: 0\n  items:\n  - name: a\n    v: 1\n  - name: b\n    v: 2\n",
 			text:      true,
-			conflicts: []conflictWant{{"spec.items", merge.DeletedLocally, "updated"}},
+			conflicts: []conflictWant{{"spec.items", vocab.DeletedLocally, "updated"}},
 		},
 		{
 			name: "no stub: whole keyed list deleted in D, upstream only deleted an element",
@@ -557,7 +558,7 @@ func TestThreeWayKeyedLists(t *testing.T) {
 			name: "element added on both sides: merged field by field",
 			o:    widgetHead + "items:\n- name: a\n", u: widgetHead + "items:\n- name: a\n- name: n\n  v: 1\n  w: 1\n", d: widgetHead + "items:\n- name: a\n- name: n\n  v: 2\n  x: 3\n",
 			want:      widgetHead + "items:\n- name: a\n- name: n\n  v: 1\n  x: 3\n  w: 1\n",
-			conflicts: []conflictWant{{"items[name=n].v", merge.BothChanged, "updated"}},
+			conflicts: []conflictWant{{"items[name=n].v", vocab.BothChanged, "updated"}},
 		},
 	} {
 		t.Run(c.name, c.run)
@@ -602,7 +603,7 @@ const kustHead = "apiVersion: kustomize.config.k8s.io/v1beta1\nkind: Kustomizati
 // Under a host that copies comments by position (kpt, kustomize), elements new upstream
 // go as late as updated's order allows, so dest's elements keep their positions.
 func TestThreeWayElementOrderUnderPositionalHost(t *testing.T) {
-	opts := kubeOpts(merge.TakeUpdated)
+	opts := kubeOpts(vocab.UpdatedWins)
 	opts.PositionalHost = true
 	for _, c := range []struct{ name, o, u, d, want string }{
 		{"before the nearest successor dest has",
@@ -734,7 +735,7 @@ func TestThreeWayListDecisions(t *testing.T) {
 			u:         deployHead + "spec:\n  template:\n    spec:\n      containers: # {\"type\":\"array\"}\n      - name: a\n        image: x\n",
 			d:         deployHead + "spec:\n  template:\n    spec:\n      containers: # {\"type\":\"array\"}\n      - name: a\n      - name: mine\n",
 			want:      deployHead + "spec:\n  template:\n    spec:\n      containers: # {\"type\":\"array\"}\n      - name: a\n        image: x\n",
-			conflicts: []conflictWant{{"spec.template.spec.containers", merge.BothChanged, "updated"}},
+			conflicts: []conflictWant{{"spec.template.spec.containers", vocab.BothChanged, "updated"}},
 		},
 		{
 			name:      "schema: tolerations has no strategy, so it is atomic although elements carry no key",
@@ -742,7 +743,7 @@ func TestThreeWayListDecisions(t *testing.T) {
 			u:         deployHead + "spec:\n  template:\n    spec:\n      tolerations:\n      - {key: a, effect: NoExecute}\n",
 			d:         deployHead + "spec:\n  template:\n    spec:\n      tolerations:\n      - {key: a, effect: NoSchedule}\n      - {key: mine}\n",
 			want:      deployHead + "spec:\n  template:\n    spec:\n      tolerations:\n      - {key: a, effect: NoExecute}\n",
-			conflicts: []conflictWant{{"spec.template.spec.tolerations", merge.BothChanged, "updated"}},
+			conflicts: []conflictWant{{"spec.template.spec.tolerations", vocab.BothChanged, "updated"}},
 		},
 		{
 			name:      "schema: a list without strategy is atomic even when elements carry a seed key (volumeClaimTemplates)",
@@ -750,7 +751,7 @@ func TestThreeWayListDecisions(t *testing.T) {
 			u:         "apiVersion: apps/v1\nkind: StatefulSet\nmetadata:\n  name: s\nspec:\n  volumeClaimTemplates:\n  - metadata: {name: a}\n    spec: {x: 2}\n",
 			d:         "apiVersion: apps/v1\nkind: StatefulSet\nmetadata:\n  name: s\nspec:\n  volumeClaimTemplates:\n  - metadata: {name: a}\n    spec: {x: 1}\n  - metadata: {name: mine}\n",
 			want:      "apiVersion: apps/v1\nkind: StatefulSet\nmetadata:\n  name: s\nspec:\n  volumeClaimTemplates:\n  - metadata: {name: a}\n    spec: {x: 2}\n",
-			conflicts: []conflictWant{{"spec.volumeClaimTemplates", merge.BothChanged, "updated"}},
+			conflicts: []conflictWant{{"spec.volumeClaimTemplates", vocab.BothChanged, "updated"}},
 		},
 		{
 			name: "schema: list-map-keys over patch-merge-key (ports keyed by containerPort and protocol)",
@@ -794,7 +795,7 @@ func TestThreeWayListDecisions(t *testing.T) {
 			d:         widgetHead + "items:\n- {name: a, v: 1}\n- {v: keyless}\n",
 			want:      widgetHead + "items:\n- {name: a, v: 2}\n",
 			text:      true,
-			conflicts: []conflictWant{{"items", merge.BothChanged, "updated"}},
+			conflicts: []conflictWant{{"items", vocab.BothChanged, "updated"}},
 		},
 		{
 			name:      "duplicate merge keys make a list atomic (nothing lost by pairing)",
@@ -803,7 +804,7 @@ func TestThreeWayListDecisions(t *testing.T) {
 			d:         pod + "        env:\n        - {name: A, value: \"1\"}\n        - {name: A, value: dup}\n",
 			want:      pod + "        env:\n        - {name: A, value: \"2\"}\n",
 			text:      true,
-			conflicts: []conflictWant{{"spec.template.spec.containers[name=app].env", merge.BothChanged, "updated"}},
+			conflicts: []conflictWant{{"spec.template.spec.containers[name=app].env", vocab.BothChanged, "updated"}},
 		},
 		{
 			name: "configured keys: another heuristic key list",
@@ -822,7 +823,7 @@ func TestThreeWayListDecisions(t *testing.T) {
 				}
 				checkOutput(t, got, c.want, false)
 				// with the seed keys only, the list is atomic: dest's element is lost
-				got, _, _ = merge.ThreeWay(parse(t, c.o), parse(t, c.u), parse(t, c.d), kubeOpts(merge.TakeUpdated))
+				got, _, _ = merge.ThreeWay(parse(t, c.o), parse(t, c.u), parse(t, c.d), kubeOpts(vocab.UpdatedWins))
 				checkOutput(t, got, c.u, false)
 			})
 			continue
@@ -855,7 +856,7 @@ spec:
 `
 	o := deployHead + "spec:\n  replicas: 1\n  template:\n    spec:\n      containers:\n      - name: app\n        image: a:1\n"
 	for _, u := range []string{o, strings.Replace(o, "replicas: 1", "replicas:   !!int 1", 1)} {
-		got, cs, err := merge.ThreeWay(parse(t, o), parse(t, u), parse(t, d), kubeOpts(merge.TakeUpdated))
+		got, cs, err := merge.ThreeWay(parse(t, o), parse(t, u), parse(t, d), kubeOpts(vocab.UpdatedWins))
 		if err != nil || len(cs) > 0 {
 			t.Fatalf("err %v conflicts %v", err, cs)
 		}
@@ -870,7 +871,7 @@ func TestThreeWayDoesNotMutateInputs(t *testing.T) {
 	u := parse(t, deployHead+"spec:\n  replicas: 2\n  template:\n    spec:\n      containers:\n      - name: n\n      - name: a\n        image: y\n")
 	d := parse(t, deployHead+"spec:\n  template:\n    spec:\n      containers:\n      - name: b\n      - name: a\n        image: z\n")
 	before := [3]string{o.MustString(), u.MustString(), d.MustString()}
-	out, _, err := merge.ThreeWay(o, u, d, kubeOpts(merge.TakeUpdated))
+	out, _, err := merge.ThreeWay(o, u, d, kubeOpts(vocab.UpdatedWins))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -956,7 +957,7 @@ func TestThreeWaySeedMerge3(t *testing.T) {
 	// revisionHistoryLimit: only in dest, kept; containers: nginx merged, gone deleted
 	// upstream, sidecar added after its predecessor, local kept; volumes: deleted locally
 	// and unchanged upstream, stays deleted.
-	got, cs, err := merge.ThreeWay(parse(t, o), parse(t, u), parse(t, d), kubeOpts(merge.TakeUpdated))
+	got, cs, err := merge.ThreeWay(parse(t, o), parse(t, u), parse(t, d), kubeOpts(vocab.UpdatedWins))
 	if err != nil || len(cs) > 0 {
 		t.Fatalf("err %v conflicts %v", err, cs)
 	}
@@ -1008,5 +1009,5 @@ spec:
 		t.Fatal(err)
 	}
 	checkOutput(t, got, want, true)
-	checkConflicts(t, cs, []conflictWant{{"spec.stages", merge.BothChanged, "updated"}})
+	checkConflicts(t, cs, []conflictWant{{"spec.stages", vocab.BothChanged, "updated"}})
 }

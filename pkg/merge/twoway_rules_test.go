@@ -13,6 +13,7 @@ import (
 
 	"github.com/krm-merge/krm-merge/pkg/listkind"
 	"github.com/krm-merge/krm-merge/pkg/merge"
+	"github.com/krm-merge/krm-merge/pkg/vocab"
 )
 
 type rule2 struct {
@@ -29,7 +30,7 @@ func (c rule2) run(t *testing.T) {
 	t.Helper()
 	s, d := parse(t, c.s), parse(t, c.d)
 	in := [2]string{str(s), str(d)}
-	got, err := merge.TwoWay(s, d, kubeOpts(merge.TakeUpdated))
+	got, err := merge.TwoWay(s, d, kubeOpts(vocab.UpdatedWins))
 	if after := [2]string{str(s), str(d)}; after != in {
 		t.Fatalf("TwoWay changed its inputs")
 	}

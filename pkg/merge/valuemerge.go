@@ -10,6 +10,7 @@ import (
 	"github.com/krm-merge/krm-merge/internal/textmerge"
 	"github.com/krm-merge/krm-merge/pkg/fieldpath"
 	"github.com/krm-merge/krm-merge/pkg/listkind"
+	"github.com/krm-merge/krm-merge/pkg/vocab"
 )
 
 // Merging inside a value (docs/merge-semantics.md, "Merging inside a value"): with
@@ -27,7 +28,7 @@ import (
 //   - a multi-line string: lines, by the same rules (git merge-file).
 //
 // Each part is taken 3-way: the side that changed it, or both alike; a part both sides
-// changed differently is a Conflict carrying the Part, decided by the policy for that
+// changed differently is a vocab.Conflict carrying the vocab.Part, decided by the policy for that
 // part alone, while the other parts still merge. The merged value keeps dest's node
 // (style, tag, comments merged 3-way as elsewhere); list elements dest kept keep dest's
 // comments (with upstream's comment changes where nobody changed the element), elements
@@ -47,118 +48,6 @@ const (
 	TextValue ValueKind = "multi-line string"
 )
 
-// PartKind names the kind of a Part of a value.
-type PartKind string
-
-const (
-	// RepositoryPart is an image reference's repository name (registry and path).
-	RepositoryPart PartKind = "repository"
-	// TagPart is an image reference's tag.
-	TagPart PartKind = "tag"
-	// DigestPart is an image reference's digest.
-	DigestPart PartKind = "digest"
-	// VersionPart is an image reference's tag and digest taken as one part, where both
-	// differ among the three references.
-	VersionPart PartKind = "tag and digest"
-	// ElementsPart is a run of list elements.
-	ElementsPart PartKind = "elements"
-	// LinesPart is a run of lines of a string.
-	LinesPart PartKind = "lines"
-)
-
-// PartChange says who changed a Part.
-type PartChange string
-
-const (
-	// ChangedUpstream: only updated changed the part; the merge takes updated's.
-	ChangedUpstream PartChange = "updated"
-	// ChangedLocally: only dest changed the part; the merge keeps dest's.
-	ChangedLocally PartChange = "dest"
-	// ChangedAlike: both sides made the same change; the merge keeps it (dest's copy).
-	ChangedAlike PartChange = "both alike"
-	// ChangedBoth: both sides changed the part differently (or, for elements and
-	// lines, changed runs that touch): a conflict the policy decides.
-	ChangedBoth PartChange = "conflict"
-)
-
-// Span is a run of elements or lines of one source: Start is 0-based; Len may be 0 (an
-// insertion point: the run would sit before Start).
-type Span struct {
-	Start, Len int
-}
-
-// Part is one part of a value that one or both sides changed.
-type Part struct {
-	// Kind is what the part is.
-	Kind PartKind
-	// Change says who changed it.
-	Change PartChange
-	// OriginalAt, UpdatedAt and DestAt are, for elements and lines, where the part is
-	// in each source (0-based element or line indexes); zero for image parts.
-	OriginalAt, UpdatedAt, DestAt Span
-	// Original, Updated and Dest are the part as each source holds it: an image
-	// component ("" where the reference has none), a run of elements as a flow list
-	// ("[a, b]"), or a run of lines with their line ends.
-	Original, Updated, Dest string
-}
-
-// Where names the part in a message by its place in dest (where the output's field
-// path points): "the tag"; "element [2]" or "elements [2..3]" (positions as field
-// paths number them), "line 3" or "lines 3-5" (from 1); where original has no element
-// or line there (an insertion), "an insertion at [2]" or "an insertion at line 3".
-func (p Part) Where() string {
-	d := p.DestAt
-	switch {
-	case p.Kind == ElementsPart && p.OriginalAt.Len == 0:
-		return fmt.Sprintf("an insertion at [%d]", d.Start)
-	case p.Kind == ElementsPart && d.Len == 1:
-		return fmt.Sprintf("element [%d]", d.Start)
-	case p.Kind == ElementsPart && d.Len == 0:
-		return fmt.Sprintf("the elements before [%d]", d.Start)
-	case p.Kind == ElementsPart:
-		return fmt.Sprintf("elements [%d..%d]", d.Start, d.Start+d.Len-1)
-	case p.Kind == LinesPart && p.OriginalAt.Len == 0:
-		return fmt.Sprintf("an insertion at line %d", d.Start+1)
-	case p.Kind == LinesPart && d.Len == 1:
-		return fmt.Sprintf("line %d", d.Start+1)
-	case p.Kind == LinesPart && d.Len == 0:
-		return fmt.Sprintf("the lines before line %d", d.Start+1)
-	case p.Kind == LinesPart:
-		return fmt.Sprintf("lines %d-%d", d.Start+1, d.Start+d.Len)
-	}
-	return "the " + string(p.Kind)
-}
-
-// Describe renders what a part's change is, on one line: where it is and, for a
-// change of one side, the part before and after it, e.g. `the tag (v3.4.0 -> v3.5.0)`;
-// for a conflict the three versions, e.g. `the tag (original v3.4.0, updated v3.5.0,
-// dest v3.4.1)`. Long texts are cut as Conflict.Describe cuts values.
-func (p Part) Describe() string {
-	o, u, d := p.text(p.Original), p.text(p.Updated), p.text(p.Dest)
-	v := briefTexts(o, u, d)
-	switch p.Change {
-	case ChangedUpstream:
-		return fmt.Sprintf("%s (%s -> %s)", p.Where(), v[0], v[1])
-	case ChangedLocally, ChangedAlike:
-		return fmt.Sprintf("%s (%s -> %s)", p.Where(), v[0], v[2])
-	}
-	return fmt.Sprintf("%s (original %s, updated %s, dest %s)", p.Where(), v[0], v[1], v[2])
-}
-
-// text renders one side's text of the part for a message: an absent image component is
-// "none", no lines are "(no lines)", lines are folded onto one line.
-func (p Part) text(s string) string {
-	switch {
-	case p.Kind == LinesPart && s == "":
-		return "(no lines)"
-	case p.Kind == LinesPart:
-		return strings.Join(strings.Fields(s), " ")
-	case s == "" && p.Kind != ElementsPart:
-		return "none"
-	}
-	return s
-}
-
 // ValueMerge is a value that original, updated and dest hold three different ways and
 // that the 3-way merge merged inside (Options.ValueMerge), at Path.
 type ValueMerge struct {
@@ -171,28 +60,19 @@ type ValueMerge struct {
 	Original, Updated, Dest, Merged *yaml.RNode
 	// Parts are the parts either side changed, in order (an image's repository, then
 	// its tag and digest; elements and lines in dest's order). The conflicting ones are
-	// also reported as Conflicts, with their Part.
-	Parts []Part
+	// also reported as Conflicts, with their vocab.Part.
+	Parts []vocab.Part
 }
 
 // Conflicts counts the parts both sides changed differently.
 func (v ValueMerge) Conflicts() int {
 	n := 0
 	for _, p := range v.Parts {
-		if p.Change == ChangedBoth {
+		if p.Change == vocab.ChangedBoth {
 			n++
 		}
 	}
 	return n
-}
-
-// briefTexts cuts texts for a message as briefAll cuts values.
-func briefTexts(ss ...string) []string {
-	ns := make([]*yaml.RNode, len(ss))
-	for i, s := range ss {
-		ns[i] = yaml.NewScalarRNode(s)
-	}
-	return briefAll(ns...)
 }
 
 // mergeInside merges o, u and d, a value all three hold differently, part by part when
@@ -207,7 +87,7 @@ func (e *threeWay) mergeInside(o, u, d *yaml.Node, sch listkind.Node, path *at) 
 		return nil, false
 	}
 	var kind ValueKind
-	var parts []Part
+	var parts []vocab.Part
 	switch on.Kind {
 	case yaml.ScalarNode:
 		if !isString(on) || !isString(un) || !isString(dn) {
@@ -240,11 +120,11 @@ func (e *threeWay) mergeInside(o, u, d *yaml.Node, sch listkind.Node, path *at) 
 	p := path.path()
 	merged := rnode(copyNode(out))
 	orig, upd, dst := rnode(copyNode(o)), rnode(copyNode(u)), rnode(copyNode(d))
-	winner := pick(e, "original", "updated", "dest")
+	winner := e.winner
 	for i := range parts {
-		if parts[i].Change == ChangedBoth {
+		if parts[i].Change == vocab.ChangedBoth {
 			part := parts[i]
-			e.conflicts = append(e.conflicts, Conflict{Path: p, Kind: BothChanged, Winner: winner,
+			e.conflicts = append(e.conflicts, vocab.Conflict{Path: p, Kind: vocab.BothChanged, Winner: winner,
 				Original: orig, Updated: upd, Dest: dst, Part: &part, Merged: merged})
 		}
 	}
@@ -278,45 +158,46 @@ func plainTree(n *yaml.Node) bool {
 	return true
 }
 
-// pick returns the side of a conflicting part the policy takes: original's under
-// KeepOriginal, dest's under KeepDest, else updated's.
+// pick returns the side of a conflict (or of a conflicting part) the policy takes, its
+// winner's: original's under vocab.OriginalWins, dest's under vocab.DestWins, else
+// updated's.
 func pick[T any](e *threeWay, o, u, d T) T {
-	switch e.policy {
-	case KeepDest:
+	switch e.winner {
+	case vocab.Dest:
 		return d
-	case KeepOriginal:
+	case vocab.Original:
 		return o
 	}
 	return u
 }
 
 // partChange maps a region of a sequence merge to who changed it.
-func partChange(k textmerge.RegionKind) PartChange {
+func partChange(k textmerge.RegionKind) vocab.PartChange {
 	switch k {
 	case textmerge.UpdatedChanged:
-		return ChangedUpstream
+		return vocab.ChangedUpstream
 	case textmerge.DestChanged:
-		return ChangedLocally
+		return vocab.ChangedLocally
 	case textmerge.SameChange:
-		return ChangedAlike
+		return vocab.ChangedAlike
 	}
-	return ChangedBoth
+	return vocab.ChangedBoth
 }
 
 // span converts a textmerge span.
-func span(s textmerge.Span) Span { return Span{Start: s.Start, Len: s.Len} }
+func span(s textmerge.Span) vocab.Span { return vocab.Span{Start: s.Start, Len: s.Len} }
 
 // mergeList merges three atomic lists by runs of elements (MergeSeq over the elements'
 // value ids). Output: dest's list node (copied) holding, in dest's order, the
 // elements nobody changed (dest's, with comments merged 3-way), dest's changed runs,
 // updated's changed runs, and each conflicting run as the policy decides it.
-func (e *threeWay) mergeList(o, u, d *yaml.Node, sch listkind.Node) (*yaml.Node, []Part) {
+func (e *threeWay) mergeList(o, u, d *yaml.Node, sch listkind.Node) (*yaml.Node, []vocab.Part) {
 	in := valueIDs{}
 	oc, uc, dc := o.Content, u.Content, d.Content
 	regions := textmerge.MergeSeq(in.all(oc), in.all(dc), in.all(uc))
 	elem := sch.Elements()
 	content := make([]*yaml.Node, 0, max(len(dc)+len(uc)-len(oc), len(dc)))
-	var parts []Part
+	var parts []vocab.Part
 	b, di, ui := 0, 0, 0
 	for _, r := range regions {
 		for k := 0; k < r.Dest.Start-di; k++ {
@@ -335,7 +216,7 @@ func (e *threeWay) mergeList(o, u, d *yaml.Node, sch listkind.Node) (*yaml.Node,
 		default:
 			content = append(content, pick(e, bs, us, ds)...)
 		}
-		parts = append(parts, Part{Kind: ElementsPart, Change: partChange(r.Kind),
+		parts = append(parts, vocab.Part{Kind: vocab.ElementsPart, Change: partChange(r.Kind),
 			OriginalAt: span(r.Base), UpdatedAt: span(r.Updated), DestAt: span(r.Dest),
 			Original: flowList(bs), Updated: flowList(us), Dest: flowList(ds)})
 		b, di, ui = r.Base.End(), r.Dest.End(), r.Updated.End()
@@ -380,13 +261,13 @@ func flowText(n *yaml.Node) string {
 		}
 	}
 	flow(c)
-	return oneLine(rnode(c))
+	return vocab.OneLine(rnode(c))
 }
 
 // mergeLines merges three strings by lines (textmerge.MergeLines, as textmerge.Merge
 // and git merge-file do). Output: the merged text, each conflicting run of
 // lines as the policy decides it, and the parts.
-func (e *threeWay) mergeLines(o, u, d string) (string, []Part) {
+func (e *threeWay) mergeLines(o, u, d string) (string, []vocab.Part) {
 	ml := textmerge.MergeLines([]byte(o), []byte(d), []byte(u))
 	lo, ld, lu, regions := ml.Base, ml.Dest, ml.Updated, ml.Regions
 	var b strings.Builder
@@ -402,7 +283,7 @@ func (e *threeWay) mergeLines(o, u, d string) (string, []Part) {
 		}
 		return s.String()
 	}
-	var parts []Part
+	var parts []vocab.Part
 	line := 0
 	for _, r := range regions {
 		write(ld[line:r.Dest.Start])
@@ -416,7 +297,7 @@ func (e *threeWay) mergeLines(o, u, d string) (string, []Part) {
 		default:
 			write(ds)
 		}
-		parts = append(parts, Part{Kind: LinesPart, Change: partChange(r.Kind),
+		parts = append(parts, vocab.Part{Kind: vocab.LinesPart, Change: partChange(r.Kind),
 			OriginalAt: span(r.Base), UpdatedAt: span(r.Updated), DestAt: span(r.Dest),
 			Original: join(bs), Updated: join(us), Dest: join(ds)})
 	}

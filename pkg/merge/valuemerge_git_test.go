@@ -13,6 +13,7 @@ import (
 	"sigs.k8s.io/kustomize/kyaml/yaml"
 
 	"github.com/krm-merge/krm-merge/pkg/merge"
+	"github.com/krm-merge/krm-merge/pkg/vocab"
 )
 
 // Differential tests of the merge inside a value against git merge-file, and the
@@ -29,17 +30,17 @@ func gitMerge(t *testing.T, dir string, base, dest, updated string, flags ...str
 // diff3Of renders a value merge's parts as `git merge-file --diff3` prints the merge of
 // the items (one per line, each written by line): dest's items with each part replaced,
 // each conflicting part as a hunk of dest's, base's and updated's items.
-func diff3Of(parts []merge.Part, o, u, d []string) string {
+func diff3Of(parts []vocab.Part, o, u, d []string) string {
 	var b strings.Builder
 	line := 0
 	for _, p := range parts {
 		b.WriteString(strings.Join(d[line:p.DestAt.Start], ""))
 		line = p.DestAt.Start + p.DestAt.Len
-		run := func(s []string, at merge.Span) string { return strings.Join(s[at.Start:at.Start+at.Len], "") }
+		run := func(s []string, at vocab.Span) string { return strings.Join(s[at.Start:at.Start+at.Len], "") }
 		switch p.Change {
-		case merge.ChangedUpstream:
+		case vocab.ChangedUpstream:
 			b.WriteString(run(u, p.UpdatedAt))
-		case merge.ChangedLocally, merge.ChangedAlike:
+		case vocab.ChangedLocally, vocab.ChangedAlike:
 			b.WriteString(run(d, p.DestAt))
 		default:
 			b.WriteString("<<<<<<< dest\n" + run(d, p.DestAt) + "||||||| base\n" + run(o, p.OriginalAt) +
@@ -116,7 +117,7 @@ func TestValueMergeListsAgainstGit(t *testing.T) {
 			}
 			tried++
 			var problems []string
-			for _, p := range []merge.Policy{merge.TakeUpdated, merge.KeepDest} {
+			for _, p := range []vocab.ConflictPolicy{vocab.UpdatedWins, vocab.DestWins} {
 				res, err := merge.ThreeWayResult(strList(o), strList(u), strList(d), merge.Options{Policy: p, ValueMerge: true})
 				if err != nil {
 					t.Fatal(err)
@@ -126,7 +127,7 @@ func TestValueMergeListsAgainstGit(t *testing.T) {
 					got = append(got, el.Value+"\n")
 				}
 				flag := "--theirs"
-				if p == merge.KeepDest {
+				if p == vocab.DestWins {
 					flag = "--ours"
 				}
 				if g, w := strings.Join(got, ""), gitMerge(t, dir, so, sd, su, flag); g != w {
@@ -136,7 +137,7 @@ func TestValueMergeListsAgainstGit(t *testing.T) {
 					problems = append(problems, fmt.Sprintf("%d values merged inside", len(res.ValueMerges)))
 					continue
 				}
-				if p == merge.TakeUpdated {
+				if p == vocab.UpdatedWins {
 					want := gittest.SameSides(gitMerge(t, dir, so, sd, su, "--diff3"))
 					if strings.Contains(want, "<<<<<<<") {
 						conflicting++
@@ -198,19 +199,19 @@ func TestValueMergeTextAgainstGit(t *testing.T) {
 				{Kind: yaml.ScalarNode, Tag: yaml.NodeTagString, Value: s, Style: yaml.LiteralStyle}}})
 		}
 		var problems []string
-		for _, p := range []merge.Policy{merge.TakeUpdated, merge.KeepDest} {
+		for _, p := range []vocab.ConflictPolicy{vocab.UpdatedWins, vocab.DestWins} {
 			res, err := merge.ThreeWayResult(doc(so), doc(su), doc(sd), merge.Options{Policy: p, ValueMerge: true})
 			if err != nil {
 				t.Fatal(err)
 			}
 			flag := "--theirs"
-			if p == merge.KeepDest {
+			if p == vocab.DestWins {
 				flag = "--ours"
 			}
 			if g, w := res.Value.Field("s").Value.YNode().Value, gitMerge(t, dir, so, sd, su, flag); g != w {
 				problems = append(problems, fmt.Sprintf("%s: merged %q, git %q", flag, g, w))
 			}
-			if p == merge.TakeUpdated && allNL && len(res.ValueMerges) == 1 {
+			if p == vocab.UpdatedWins && allNL && len(res.ValueMerges) == 1 {
 				want := gittest.SameSides(gitMerge(t, dir, so, sd, su, "--diff3"))
 				if strings.Contains(want, "<<<<<<<") {
 					conflicting++
@@ -281,7 +282,7 @@ func TestValueMergeOneSidedProperty(t *testing.T) {
 			fmt.Fprintf(&d, "%s: %s\n", name, dv)
 		}
 		on, un, dn := yaml.MustParse(o.String()), yaml.MustParse(u.String()), yaml.MustParse(d.String())
-		for _, p := range []merge.Policy{merge.TakeUpdated, merge.KeepDest} {
+		for _, p := range []vocab.ConflictPolicy{vocab.UpdatedWins, vocab.DestWins} {
 			off, err := merge.ThreeWayResult(on, un, dn, merge.Options{Policy: p})
 			if err != nil {
 				t.Fatal(err)

@@ -10,6 +10,7 @@ import (
 
 	"github.com/krm-merge/krm-merge/pkg/listkind"
 	"github.com/krm-merge/krm-merge/pkg/merge"
+	"github.com/krm-merge/krm-merge/pkg/vocab"
 )
 
 // valueMergeCase is one case of testdata/valuemerge.yaml (its header says what each
@@ -59,7 +60,7 @@ func TestValueMergeRules(t *testing.T) {
 	for _, c := range cases {
 		t.Run(c.Name, func(t *testing.T) {
 			lists := listkind.New(c.Schema == "kubernetes", listkind.SeedKeys)
-			for _, policy := range []merge.Policy{merge.TakeUpdated, merge.KeepDest} {
+			for _, policy := range []vocab.ConflictPolicy{vocab.UpdatedWins, vocab.DestWins} {
 				o, u, d := parse(t, c.Original), parse(t, c.Updated), parse(t, c.Dest)
 				in := [3]string{str(o), str(u), str(d)}
 				r, err := merge.ThreeWayResult(o, u, d, merge.Options{Policy: policy, Lists: lists, ValueMerge: true})
@@ -70,7 +71,7 @@ func TestValueMergeRules(t *testing.T) {
 					t.Fatal("ThreeWayResult changed its inputs")
 				}
 				want, winner := c.Want, "updated"
-				if policy == merge.KeepDest {
+				if policy == vocab.DestWins {
 					winner = "dest"
 					if c.WantDest != "" {
 						want = c.WantDest

@@ -18,7 +18,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/krm-merge/krm-merge/pkg/config"
+	"github.com/krm-merge/krm-merge/pkg/vocab"
 )
 
 // guardedUpdate runs Update in a goroutine. A hang (a FIFO opened for reading blocks
@@ -194,7 +194,7 @@ func TestAttackFileVersusDirectory(t *testing.T) {
 		name     string
 		v1, v2   map[string]string
 		local    map[string]string
-		policies map[config.ConflictPolicy]want
+		policies map[vocab.ConflictPolicy]want
 	}{{
 		// the reported defect: upstream adds a file docs, the local copy has a directory
 		// docs/ of its own files
@@ -202,53 +202,53 @@ func TestAttackFileVersusDirectory(t *testing.T) {
 		v1:    with(kf, map[string]string{"a.txt": "a\n"}),
 		v2:    map[string]string{"docs": "upstream's docs\n"},
 		local: map[string]string{"docs/guide.md": "# guide\n", "docs/faq.md": "# faq\n"},
-		policies: map[config.ConflictPolicy]want{
-			config.ConflictUpdated: {conflict: "a directory of 2 files", files: []string{"added docs", "deleted docs/faq.md", "deleted docs/guide.md"},
+		policies: map[vocab.ConflictPolicy]want{
+			vocab.UpdatedWins: {conflict: "a directory of 2 files", files: []string{"added docs", "deleted docs/faq.md", "deleted docs/guide.md"},
 				exists: []string{"docs"}, gone: []string{"docs/guide.md"}},
-			config.ConflictDest:  {conflict: "a directory of 2 files", exists: []string{"docs/guide.md", "docs/faq.md"}},
-			config.ConflictError: {conflict: "a directory of 2 files", exists: []string{"docs/guide.md", "docs/faq.md"}},
+			vocab.DestWins:       {conflict: "a directory of 2 files", exists: []string{"docs/guide.md", "docs/faq.md"}},
+			vocab.FailOnConflict: {conflict: "a directory of 2 files", exists: []string{"docs/guide.md", "docs/faq.md"}},
 		},
 	}, {
 		name:  "upstream adds a directory where the local copy has a file",
 		v1:    with(kf, map[string]string{"a.txt": "a\n"}),
 		v2:    map[string]string{"docs/new.md": "# new\n"},
 		local: map[string]string{"docs": "our notes\n"},
-		policies: map[config.ConflictPolicy]want{
-			config.ConflictUpdated: {conflict: "a directory of 1 file", files: []string{"added docs/new.md", "deleted docs"},
+		policies: map[vocab.ConflictPolicy]want{
+			vocab.UpdatedWins: {conflict: "a directory of 1 file", files: []string{"added docs/new.md", "deleted docs"},
 				exists: []string{"docs/new.md"}},
-			config.ConflictDest:  {conflict: "a directory of 1 file", exists: []string{"docs"}},
-			config.ConflictError: {conflict: "a directory of 1 file", exists: []string{"docs"}},
+			vocab.DestWins:       {conflict: "a directory of 1 file", exists: []string{"docs"}},
+			vocab.FailOnConflict: {conflict: "a directory of 1 file", exists: []string{"docs"}},
 		},
 	}, {
 		name:  "upstream turns a file into a directory the local copy changed",
 		v1:    with(kf, map[string]string{"x": "x1\n"}),
 		v2:    map[string]string{"x": "", "x/readme.md": "# x\n"},
 		local: map[string]string{"x": "x, ours\n"},
-		policies: map[config.ConflictPolicy]want{
-			config.ConflictUpdated: {conflict: "a file", files: []string{"added x/readme.md", "deleted x"}, exists: []string{"x/readme.md"}},
-			config.ConflictDest:    {conflict: "a file", exists: []string{"x"}},
-			config.ConflictError:   {conflict: "a file", exists: []string{"x"}},
+		policies: map[vocab.ConflictPolicy]want{
+			vocab.UpdatedWins:    {conflict: "a file", files: []string{"added x/readme.md", "deleted x"}, exists: []string{"x/readme.md"}},
+			vocab.DestWins:       {conflict: "a file", exists: []string{"x"}},
+			vocab.FailOnConflict: {conflict: "a file", exists: []string{"x"}},
 		},
 	}, {
 		name:  "upstream turns a directory into a file the local copy added to",
 		v1:    with(kf, map[string]string{"docs/a.md": "a\n"}),
 		v2:    map[string]string{"docs/a.md": "", "docs": "one file now\n"},
 		local: map[string]string{"docs/ours.md": "ours\n"},
-		policies: map[config.ConflictPolicy]want{
-			config.ConflictUpdated: {conflict: "a directory of 2 files", files: []string{"added docs", "deleted docs/a.md", "deleted docs/ours.md"},
+		policies: map[vocab.ConflictPolicy]want{
+			vocab.UpdatedWins: {conflict: "a directory of 2 files", files: []string{"added docs", "deleted docs/a.md", "deleted docs/ours.md"},
 				exists: []string{"docs"}},
-			config.ConflictDest:  {conflict: "a directory of 2 files", exists: []string{"docs/a.md", "docs/ours.md"}},
-			config.ConflictError: {conflict: "a directory of 2 files", exists: []string{"docs/a.md", "docs/ours.md"}},
+			vocab.DestWins:       {conflict: "a directory of 2 files", exists: []string{"docs/a.md", "docs/ours.md"}},
+			vocab.FailOnConflict: {conflict: "a directory of 2 files", exists: []string{"docs/a.md", "docs/ours.md"}},
 		},
 	}, {
 		name:  "the local copy turned a file into a directory and upstream changed the file",
 		v1:    with(kf, map[string]string{"x": "x1\n"}),
 		v2:    map[string]string{"x": "x2\n"},
 		local: map[string]string{"x": "", "x/ours.md": "ours\n"},
-		policies: map[config.ConflictPolicy]want{
-			config.ConflictUpdated: {conflict: "a directory of 1 file", files: []string{"added x", "deleted x/ours.md"}, exists: []string{"x"}},
-			config.ConflictDest:    {conflict: "a directory of 1 file", exists: []string{"x/ours.md"}},
-			config.ConflictError:   {conflict: "a directory of 1 file", exists: []string{"x/ours.md"}},
+		policies: map[vocab.ConflictPolicy]want{
+			vocab.UpdatedWins:    {conflict: "a directory of 1 file", files: []string{"added x", "deleted x/ours.md"}, exists: []string{"x"}},
+			vocab.DestWins:       {conflict: "a directory of 1 file", exists: []string{"x/ours.md"}},
+			vocab.FailOnConflict: {conflict: "a directory of 1 file", exists: []string{"x/ours.md"}},
 		},
 	}, {
 		// no conflict: the local copy is as the old release had it
@@ -256,24 +256,24 @@ func TestAttackFileVersusDirectory(t *testing.T) {
 		v1:    with(kf, map[string]string{"x": "x1\n"}),
 		v2:    map[string]string{"x": "", "x/readme.md": "# x\n"},
 		local: nil,
-		policies: map[config.ConflictPolicy]want{
-			config.ConflictError: {files: []string{"added x/readme.md", "deleted x"}, exists: []string{"x/readme.md"}},
+		policies: map[vocab.ConflictPolicy]want{
+			vocab.FailOnConflict: {files: []string{"added x/readme.md", "deleted x"}, exists: []string{"x/readme.md"}},
 		},
 	}, {
 		name:  "upstream turns an unchanged directory into a file",
 		v1:    with(kf, map[string]string{"docs/a.md": "a\n", "docs/b.yaml": "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: b\n"}),
 		v2:    map[string]string{"docs/a.md": "", "docs/b.yaml": "", "docs": "one file now\n"},
 		local: nil,
-		policies: map[config.ConflictPolicy]want{
-			config.ConflictError: {files: []string{"added docs", "deleted docs/a.md", "deleted docs/b.yaml"}, exists: []string{"docs"}},
+		policies: map[vocab.ConflictPolicy]want{
+			vocab.FailOnConflict: {files: []string{"added docs", "deleted docs/a.md", "deleted docs/b.yaml"}, exists: []string{"docs"}},
 		},
 	}, {
 		name:  "the local copy turned a file into a directory, upstream left it",
 		v1:    with(kf, map[string]string{"x": "x1\n", "a.txt": "a\n"}),
 		v2:    map[string]string{"a.txt": "a2\n"},
 		local: map[string]string{"x": "", "x/ours.md": "ours\n"},
-		policies: map[config.ConflictPolicy]want{
-			config.ConflictError: {files: []string{"modified a.txt"}, exists: []string{"x/ours.md"}},
+		policies: map[vocab.ConflictPolicy]want{
+			vocab.FailOnConflict: {files: []string{"modified a.txt"}, exists: []string{"x/ours.md"}},
 		},
 	}} {
 		for policy, w := range tc.policies {
@@ -281,8 +281,8 @@ func TestAttackFileVersusDirectory(t *testing.T) {
 				dir := smallPackage(t, tc.local, release{tag: "v1", files: tc.v1}, release{tag: "v2", files: tc.v2})
 				before := snapshot(t, dir)
 				opts := options(dir, t)
-				opts.Config = config.Defaults()
-				opts.Config.OnConflict = policy
+				opts.Merge = DefaultMergeOptions()
+				opts.Merge.OnConflict = policy
 				opts.Plan = true
 				rep, err := Update(context.Background(), opts)
 				if rep == nil {
@@ -306,7 +306,7 @@ func TestAttackFileVersusDirectory(t *testing.T) {
 						files = append(files, f)
 					}
 				}
-				if policy == config.ConflictError && w.conflict != "" {
+				if policy == vocab.FailOnConflict && w.conflict != "" {
 					var ce *ConflictError
 					if !errors.As(err, &ce) {
 						t.Errorf("error %v, want a ConflictError", err)
@@ -317,7 +317,7 @@ func TestAttackFileVersusDirectory(t *testing.T) {
 				// the write
 				opts.Plan = false
 				rep, err = Update(context.Background(), opts)
-				if policy == config.ConflictError && w.conflict != "" {
+				if policy == vocab.FailOnConflict && w.conflict != "" {
 					var ce *ConflictError
 					if !errors.As(err, &ce) {
 						t.Errorf("error %v, want a ConflictError", err)
@@ -506,8 +506,8 @@ func TestAttackFileOverASubpackage(t *testing.T) {
 		t.Errorf("updated: error %v, want one naming vendor and the subpackage", err)
 	}
 	sameSnapshot(t, dir, before)
-	opts.Config = config.Defaults()
-	opts.Config.OnConflict = config.ConflictDest
+	opts.Merge = DefaultMergeOptions()
+	opts.Merge.OnConflict = vocab.DestWins
 	rep, err := Update(context.Background(), opts)
 	if err != nil {
 		t.Fatal(err)

@@ -10,8 +10,9 @@
 //
 // Update(ctx, Options) takes the package directory (Options.Dir), the version to update
 // to (a tag, branch or commit; "" is the Kptfile's upstream ref), and optionally the
-// merge options (Options.Config, a *config.Config in 3way mode without role keys: the
-// package sets the roles), a plan-only switch and a git cache directory. It returns a
+// merge settings (Options.Merge, a MergeOptions: the functionConfig keys pkg update
+// takes; it sets the mode and the roles itself), a plan-only switch and a git cache
+// directory. It returns a
 // *Report: per package (the root, then each subpackage with its own upstream) the
 // versions merged from and to, the resource counts as the function counts them, the
 // conflicts (file, resource, field, text lines), warnings, resources added and deleted
@@ -43,7 +44,7 @@
 //
 // # Resolving conflicts by hand
 //
-// Under onConflict mark (config.ConflictMark; docs/pkg-update.md, "Resolving conflicts
+// Under onConflict mark (vocab.MarkConflicts; docs/pkg-update.md, "Resolving conflicts
 // by hand") every conflict no value merge settles is written into its file as git-style
 // markers around its lines (a KRM file's from three merges of it, the conflicts decided
 // for dest, for updated and for original; a text file's as git merge-file --diff3
@@ -80,7 +81,7 @@
 // ErrTooLarge, ErrNotRegular); a missing git CLI (a message saying git is needed);
 // fetch failures; ErrDirty for a
 // package with uncommitted changes (unless Options.AllowDirty); ErrNoUpstream when
-// nothing says where to fetch; the merge's errors (*results.ItemError naming resource,
+// nothing says where to fetch; the merge's errors (*vocab.ItemError naming resource,
 // file and field, paths relative to the package); *ConflictError, with the report,
 // when onConflict is error and there are conflicts; ErrInProgress while an update is in
 // progress; write failures. On every error DIR is as it was. Under onConflict mark,

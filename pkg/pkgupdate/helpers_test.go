@@ -122,7 +122,7 @@ func kptGet(t *testing.T, repo, directory, ref, dest string) {
 		t.Fatal(err)
 	}
 	lock := kptfile.Git{Repo: repo, Directory: directory, Ref: ref, Commit: r.Commit}
-	if err := prepare(tree, "", filepath.Base(dest), up, ref, lock); err != nil {
+	if err := prepareTree(tree, "", filepath.Base(dest), up, ref, lock); err != nil {
 		t.Fatal(err)
 	}
 	for p, file := range tree.Files {

@@ -17,17 +17,19 @@ import (
 	"github.com/krm-merge/krm-merge/internal/textmerge"
 	"github.com/krm-merge/krm-merge/pkg/config"
 	"github.com/krm-merge/krm-merge/pkg/function"
+	"github.com/krm-merge/krm-merge/pkg/identity"
 	"github.com/krm-merge/krm-merge/pkg/resources"
+	"github.com/krm-merge/krm-merge/pkg/vocab"
 )
 
 // onConflict mark (docs/pkg-update.md, "Resolving conflicts by hand"): every conflict
 // no value merge settles is written into its file as git-style markers around its
 // lines, for a person (or an editor's merge tool) to resolve; the update is then in
-// progress (inprogress.go) until Continue or Abort.
+// progress (state.go) until Continue or Abort (conclude.go).
 //
 // A KRM file with conflicts is merged three times with the one encoder: L, every
 // conflict decided for dest (onConflict dest); U, for updated; B, for original
-// (config.ConflictOriginal: each conflicting field or part original's, absent where
+// (vocab.OriginalWins: each conflicting field or part original's, absent where
 // original has none; a resource deleted upstream but changed locally is original's
 // document in dest's place). Outside the conflicts the three are the same, so every run
 // of lines where L and U differ (textmerge.MarkDifferences) surrounds a conflict's
@@ -124,28 +126,28 @@ func (u *updater) markResources(rel string, src *source, paths []string, o, up, 
 	// U and B work on copies made before any run, since a run may change the nodes it
 	// is given; L, whose report is the package's, on the trees themselves, first: when it
 	// meets no conflict the three are the same and U and B are not run.
-	copies := map[config.ConflictPolicy][3]*pkgio.Tree{}
-	for _, side := range []config.ConflictPolicy{config.ConflictUpdated, config.ConflictOriginal} {
+	copies := map[vocab.ConflictPolicy][3]*pkgio.Tree{}
+	for _, side := range []vocab.ConflictPolicy{vocab.UpdatedWins, vocab.OriginalWins} {
 		copies[side] = [3]*pkgio.Tree{copyTree(o), copyTree(up), copyTree(d)}
 	}
-	runs := map[config.ConflictPolicy]map[string]fileChange{}
+	runs := map[vocab.ConflictPolicy]map[string]fileChange{}
 	first := len(pr.Conflicts)
-	for _, side := range []config.ConflictPolicy{config.ConflictDest, config.ConflictUpdated, config.ConflictOriginal} {
+	for _, side := range []vocab.ConflictPolicy{vocab.DestWins, vocab.UpdatedWins, vocab.OriginalWins} {
 		c := *cfg
 		c.OnConflict = side
 		u.cfg, u.changes, u.base = &c, nil, nil
 		to, tu, td, rep := o, up, d, pr
 		u.opts.Plan = plan
-		if side != config.ConflictDest {
+		if side != vocab.DestWins {
 			if len(pr.Conflicts) == first {
-				runs[side] = runs[config.ConflictDest]
+				runs[side] = runs[vocab.DestWins]
 				continue
 			}
 			t := copies[side]
 			to, tu, td, rep = t[0], t[1], t[2], &PackageReport{}
 			u.opts.Plan = false
 		}
-		if side == config.ConflictOriginal {
+		if side == vocab.OriginalWins {
 			u.base = to
 		}
 		if record != nil {
@@ -159,7 +161,7 @@ func (u *updater) markResources(rel string, src *source, paths []string, o, up, 
 			runs[side][fc.change.Path] = fc
 		}
 	}
-	l, up2, b := runs[config.ConflictDest], runs[config.ConflictUpdated], runs[config.ConflictOriginal]
+	l, up2, b := runs[vocab.DestWins], runs[vocab.UpdatedWins], runs[vocab.OriginalWins]
 	targets := map[string]bool{}
 	for _, run := range runs {
 		for t := range run {
@@ -272,7 +274,7 @@ func keepUpstream(d *pkgio.Tree) func(*yaml.RNode) error {
 	var local *yaml.RNode
 	if f := d.Files[kptfile.Name]; f != nil {
 		for _, doc := range f.Docs {
-			if kptfile.IsKptfile(doc.Node) {
+			if vocab.IsKptfile(doc.Node) {
 				local = doc.Node
 			}
 		}
@@ -315,7 +317,7 @@ func recordKptfile(data []byte, file string, r recording) ([]byte, error) {
 	header := pkgio.TakeHeader(data, docs)
 	found := false
 	for _, doc := range docs {
-		if kptfile.IsKptfile(doc.Node) {
+		if vocab.IsKptfile(doc.Node) {
 			if err := kptfile.SetLock(doc.Node, r.Ref, kptfile.Git(r.Lock)); err != nil {
 				return nil, fmt.Errorf("%s: %w", file, err)
 			}
@@ -328,13 +330,13 @@ func recordKptfile(data []byte, file string, r recording) ([]byte, error) {
 	return pkgio.Encode(header, docs)
 }
 
-// run is function.Run for mergeResources. Under config.ConflictOriginal (the B run of
+// run is function.Run for mergeResources. Under vocab.OriginalWins (the B run of
 // onConflict mark) a resource deleted upstream but changed locally, which that run
-// deletes as under updated, is original's document (found in u.base by key) in dest's
+// deletes as under updated, is original's document (found in u.base by identity.Upstream) in dest's
 // place, so that the markers show it as the base of that conflict.
 func (u *updater) run(items []*yaml.RNode, cfg *config.Config) (*resources.Outcome, error) {
 	out, err := function.Run(items, cfg)
-	if err != nil || cfg.OnConflict != config.ConflictOriginal || u.base == nil {
+	if err != nil || cfg.OnConflict != vocab.OriginalWins || u.base == nil {
 		return out, err
 	}
 	for _, c := range out.Conflicts {
@@ -342,11 +344,11 @@ func (u *updater) run(items []*yaml.RNode, cfg *config.Config) (*resources.Outco
 			continue
 		}
 		n := c.Item.Node
-		k := key(n)
+		k := identity.Upstream(n)
 	search:
 		for _, f := range u.base.Files {
 			for _, doc := range f.Docs {
-				if key(doc.Node) == k {
+				if identity.Upstream(doc.Node) == k {
 					n = doc.Node
 					break search
 				}

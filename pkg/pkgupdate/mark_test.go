@@ -15,7 +15,7 @@ import (
 	"github.com/krm-merge/krm-merge/internal/gittest"
 
 	"github.com/krm-merge/krm-merge/internal/textmerge"
-	"github.com/krm-merge/krm-merge/pkg/config"
+	"github.com/krm-merge/krm-merge/pkg/vocab"
 )
 
 // markPackages makes an upstream with the mark releases and n copies of its v1, each
@@ -43,10 +43,10 @@ func markPackages(t *testing.T, n int, local map[string]string, releases ...rele
 }
 
 // update runs Update of dir to v2 under policy.
-func update(dir, cache string, policy config.ConflictPolicy) (*Report, error) {
-	cfg := config.Defaults()
+func update(dir, cache string, policy vocab.ConflictPolicy) (*Report, error) {
+	cfg := DefaultMergeOptions()
 	cfg.OnConflict = policy
-	return Update(context.Background(), Options{Dir: dir, Version: "v2", CacheDir: cache, Config: cfg})
+	return Update(context.Background(), Options{Dir: dir, Version: "v2", CacheDir: cache, Merge: cfg})
 }
 
 // side takes one side of every hunk of conflict markers in text ('l' local, 'b' base,
@@ -137,7 +137,7 @@ func TestMarkEachKindOfConflict(t *testing.T) {
 			dirs, cache := markPackages(t, 3, c.local)
 			marked, ours, theirs := dirs[0], dirs[1], dirs[2]
 			before := snapshot(t, marked)
-			rep, err := update(marked, cache, config.ConflictMark)
+			rep, err := update(marked, cache, vocab.MarkConflicts)
 			var me *MarkedError
 			if !errors.As(err, &me) || !reflect.DeepEqual(me.Files, []string{c.file}) {
 				t.Fatalf("want a MarkedError naming %s, got %v", c.file, err)
@@ -152,10 +152,10 @@ func TestMarkEachKindOfConflict(t *testing.T) {
 					}
 				}
 			}
-			if _, err := update(ours, cache, config.ConflictDest); err != nil {
+			if _, err := update(ours, cache, vocab.DestWins); err != nil {
 				t.Fatal(err)
 			}
-			if _, err := update(theirs, cache, config.ConflictUpdated); err != nil {
+			if _, err := update(theirs, cache, vocab.UpdatedWins); err != nil {
 				t.Fatal(err)
 			}
 			got, want := snapshot(t, marked), snapshot(t, ours)
@@ -218,12 +218,12 @@ func mustContent(t *testing.T, snap map[string]string, file string) string {
 func TestMarkContinue(t *testing.T) {
 	dirs, cache := markPackages(t, 2, markLocal)
 	dir, ours := dirs[0], dirs[1]
-	rep, err := update(dir, cache, config.ConflictMark)
+	rep, err := update(dir, cache, vocab.MarkConflicts)
 	var me *MarkedError
 	if !errors.As(err, &me) {
 		t.Fatalf("want a MarkedError, got %v", err)
 	}
-	if _, err := update(ours, cache, config.ConflictDest); err != nil {
+	if _, err := update(ours, cache, vocab.DestWins); err != nil {
 		t.Fatal(err)
 	}
 	ctx := context.Background()
@@ -302,7 +302,7 @@ func TestMarkContinue(t *testing.T) {
 	}
 	git(t, filepath.Dir(dir), "add", "-A")
 	git(t, filepath.Dir(dir), "commit", "-qm", "resolved")
-	again, err := update(dir, cache, config.ConflictMark)
+	again, err := update(dir, cache, vocab.MarkConflicts)
 	if err != nil || len(again.Files) != 0 {
 		t.Errorf("the next update to v2: %v, files %v", err, again.Files)
 	}
@@ -345,9 +345,9 @@ func TestMarkAbort(t *testing.T) {
 	writeFiles(t, dir, map[string]string{"notes.txt": "untracked\n", "hack/local.sh*": "#!/bin/sh\n"})
 	before, beforeDirs := snapshot(t, dir), dirModes(t, dir)
 	status := git(t, work, "status", "--porcelain", "--untracked-files=all")
-	cfg := config.Defaults()
-	cfg.OnConflict = config.ConflictMark
-	_, err := Update(context.Background(), Options{Dir: dir, Version: "v2", CacheDir: cache, Config: cfg, AllowDirty: true})
+	cfg := DefaultMergeOptions()
+	cfg.OnConflict = vocab.MarkConflicts
+	_, err := Update(context.Background(), Options{Dir: dir, Version: "v2", CacheDir: cache, Merge: cfg, AllowDirty: true})
 	var me *MarkedError
 	if !errors.As(err, &me) {
 		t.Fatalf("want a MarkedError, got %v", err)
@@ -402,7 +402,7 @@ func TestMarkAbort(t *testing.T) {
 func TestMarkRefusesOtherUpdates(t *testing.T) {
 	dirs, cache := markPackages(t, 1, markLocal)
 	dir := dirs[0]
-	if _, err := update(dir, cache, config.ConflictMark); err == nil {
+	if _, err := update(dir, cache, vocab.MarkConflicts); err == nil {
 		t.Fatal("want conflicts marked")
 	}
 	before := snapshot(t, filepath.Dir(dir))
@@ -439,10 +439,10 @@ func TestMarkRefusesOtherUpdates(t *testing.T) {
 func TestMarkWithoutConflictsIsAnUpdate(t *testing.T) {
 	local := map[string]string{"deploy.yaml": deployLocal("1", "app:1", v1Args) + "---\napiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: mine\n"}
 	dirs, cache := markPackages(t, 2, local)
-	if _, err := update(dirs[0], cache, config.ConflictMark); err != nil {
+	if _, err := update(dirs[0], cache, vocab.MarkConflicts); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := update(dirs[1], cache, config.ConflictUpdated); err != nil {
+	if _, err := update(dirs[1], cache, vocab.UpdatedWins); err != nil {
 		t.Fatal(err)
 	}
 	if a, b := snapshot(t, dirs[0]), snapshot(t, dirs[1]); !reflect.DeepEqual(a, b) {
@@ -459,7 +459,7 @@ func TestMarkBeside(t *testing.T) {
 	v2 := release{tag: "v2", files: map[string]string{"logo.bin": "\x00two\n", "conf": "upstream's file\n"}}
 	dirs, cache := markPackages(t, 1, map[string]string{"logo.bin": "\x00ours\n", "conf/a.txt": "ours\n"}, v1, v2)
 	dir := dirs[0]
-	rep, err := update(dir, cache, config.ConflictMark)
+	rep, err := update(dir, cache, vocab.MarkConflicts)
 	var me *MarkedError
 	if !errors.As(err, &me) {
 		t.Fatalf("want a MarkedError, got %v", err)
@@ -526,7 +526,7 @@ func TestMarkSubpackage(t *testing.T) {
 	cache := filepath.Join(t.TempDir(), "cache")
 	dir, ours := dirs[0], dirs[1]
 	before := snapshot(t, dir)
-	rep, err := update(dir, cache, config.ConflictMark)
+	rep, err := update(dir, cache, vocab.MarkConflicts)
 	var me *MarkedError
 	if !errors.As(err, &me) || !reflect.DeepEqual(me.Files, []string{"db/db.yaml"}) {
 		t.Fatalf("want db/db.yaml marked, got %v", err)
@@ -545,7 +545,7 @@ func TestMarkSubpackage(t *testing.T) {
 			t.Errorf("%s changed:\n%s", kf, now[kf])
 		}
 	}
-	if _, err := update(ours, cache, config.ConflictDest); err != nil {
+	if _, err := update(ours, cache, vocab.DestWins); err != nil {
 		t.Fatal(err)
 	}
 	writeFiles(t, dir, map[string]string{"db/db.yaml": side(t, text, 'l')})
@@ -565,10 +565,10 @@ func TestMarkSubpackage(t *testing.T) {
 func TestMarkRelativeDir(t *testing.T) {
 	dirs, cache := markPackages(t, 1, markLocal)
 	t.Chdir(filepath.Dir(dirs[0]))
-	if _, err := update("my-app", cache, config.ConflictMark); err == nil {
+	if _, err := update("my-app", cache, vocab.MarkConflicts); err == nil {
 		t.Fatal("want conflicts marked")
 	}
-	if _, err := update("my-app", cache, config.ConflictMark); !errors.Is(err, ErrInProgress) {
+	if _, err := update("my-app", cache, vocab.MarkConflicts); !errors.Is(err, ErrInProgress) {
 		t.Errorf("a second update: %v", err)
 	}
 	if _, err := Abort(context.Background(), Options{Dir: "my-app"}); err != nil {
@@ -581,9 +581,9 @@ func TestMarkRelativeDir(t *testing.T) {
 func TestMarkPlan(t *testing.T) {
 	dirs, cache := markPackages(t, 1, markLocal)
 	before := snapshot(t, dirs[0])
-	cfg := config.Defaults()
-	cfg.OnConflict = config.ConflictMark
-	rep, err := Update(context.Background(), Options{Dir: dirs[0], Version: "v2", CacheDir: cache, Config: cfg, Plan: true})
+	cfg := DefaultMergeOptions()
+	cfg.OnConflict = vocab.MarkConflicts
+	rep, err := Update(context.Background(), Options{Dir: dirs[0], Version: "v2", CacheDir: cache, Merge: cfg, Plan: true})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -609,7 +609,7 @@ func TestMarkPlan(t *testing.T) {
 func TestMarkTextFileAsGitWritesIt(t *testing.T) {
 	local := readmeLocal("Install it with care.") + "\nOurs too.\n"
 	dirs, cache := markPackages(t, 1, map[string]string{"README.md": local})
-	if _, err := update(dirs[0], cache, config.ConflictMark); err == nil {
+	if _, err := update(dirs[0], cache, vocab.MarkConflicts); err == nil {
 		t.Fatal("want conflicts marked")
 	}
 	want, _ := gittest.MergeFile(t, t.TempDir(), []byte(markV1.files["README.md"]), []byte(local), []byte(markV2.files["README.md"]),

@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"github.com/krm-merge/krm-merge/internal/pkgio"
+	"github.com/krm-merge/krm-merge/pkg/vocab"
 )
 
 // Report is what an update did (or, with Options.Plan, would do).
@@ -73,8 +74,9 @@ type PackageReport struct {
 	// Recorded is true when the package's Kptfile records To (a package without a
 	// Kptfile upstream records nothing).
 	Recorded bool `json:"recorded"`
-	// Counts are the outcomes of the merge.
-	Counts Counts `json:"counts"`
+	// Counts are the outcomes of the merge, as the function's summary counts them;
+	// Conflicts counts resource, field and text conflicts.
+	Counts vocab.Counts `json:"counts"`
 	// Conflicts are the resource, field and text conflicts, in file order.
 	Conflicts []Conflict `json:"conflicts"`
 	// Warnings are the merge's other warnings (a resource deleted locally that upstream
@@ -93,21 +95,6 @@ type PackageReport struct {
 	Changes []Note `json:"changes,omitempty"`
 }
 
-// Counts are a package's resource outcomes (as the function's summary counts them)
-// and its conflicts.
-type Counts struct {
-	// Merged resources were in updated and dest; Added came from updated; Deleted were
-	// removed because upstream deleted them; Kept were only local; StayedDeleted were
-	// deleted locally and stay deleted.
-	Merged        int `json:"merged"`
-	Added         int `json:"added"`
-	Deleted       int `json:"deleted"`
-	Kept          int `json:"kept"`
-	StayedDeleted int `json:"stayedDeleted"`
-	// Conflicts counts resource, field and text conflicts.
-	Conflicts int `json:"conflicts"`
-}
-
 // Version is an upstream version.
 type Version struct {
 	// Ref is the tag, branch or commit asked for.
@@ -118,7 +105,7 @@ type Version struct {
 	Cached bool `json:"cached"`
 }
 
-// Conflict is one conflict.
+// Conflict is one conflict as the report lists it (a row of its JSON form).
 type Conflict struct {
 	// File is the file's path relative to Report.Dir.
 	File string `json:"file"`
@@ -132,6 +119,11 @@ type Conflict struct {
 	Lines string `json:"lines,omitempty"`
 	// Message says what both sides did and which side won.
 	Message string `json:"message"`
+	// FieldConflict is, for a field conflict, the conflict as the merge found it: its
+	// kind, the three values, the winner and, for a part of a value merged inside, the
+	// part (Message is its text). nil for a whole resource, a text file or a path that
+	// is a file on one side and a directory on the other; never in the JSON report.
+	FieldConflict *vocab.Conflict `json:"-"`
 }
 
 // String is "file[:lines]: [resource: ][field: ]message", as the command prints it:

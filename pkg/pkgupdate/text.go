@@ -9,7 +9,7 @@ import (
 	"github.com/krm-merge/krm-merge/internal/pkgio"
 	"github.com/krm-merge/krm-merge/internal/stage"
 	"github.com/krm-merge/krm-merge/internal/textmerge"
-	"github.com/krm-merge/krm-merge/pkg/config"
+	"github.com/krm-merge/krm-merge/pkg/vocab"
 )
 
 // mergeText merges the text files at paths (README.md, scripts, YAML that is not KRM)
@@ -30,12 +30,12 @@ import (
 func (u *updater) mergeText(rel string, paths []string, o, up, d *pkgio.Tree, pr *PackageReport) {
 	favor, winner := textmerge.FavorUpdated, "updated wins"
 	switch u.cfg.OnConflict {
-	case config.ConflictDest:
+	case vocab.DestWins:
 		favor, winner = textmerge.FavorDest, "dest wins"
-	case config.ConflictError:
+	case vocab.FailOnConflict:
 		winner = "onConflict is error, so nothing is written"
 	}
-	mark := u.cfg.OnConflict == config.ConflictMark // mark.go
+	mark := u.cfg.OnConflict == vocab.MarkConflicts // mark.go
 	if mark {
 		favor, winner = textmerge.FavorDest, markedText
 	}

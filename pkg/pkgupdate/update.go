@@ -4,60 +4,21 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"io/fs"
 	"os"
 	"os/exec"
+	"path"
 	"path/filepath"
-	"sort"
 	"strings"
-	"syscall"
 	"time"
 
+	"sigs.k8s.io/kustomize/kyaml/yaml"
+
 	"github.com/krm-merge/krm-merge/internal/gitfetch"
+	"github.com/krm-merge/krm-merge/internal/kptfile"
 	"github.com/krm-merge/krm-merge/internal/pkgio"
 	"github.com/krm-merge/krm-merge/internal/stage"
-	"github.com/krm-merge/krm-merge/internal/textmerge"
 	"github.com/krm-merge/krm-merge/pkg/config"
 )
-
-// Options says what to update and how.
-type Options struct {
-	// Dir is the package directory.
-	Dir string
-	// Version is the upstream tag, branch or commit to update to; "" is the Kptfile's
-	// upstream.git.ref (resolved anew, so a branch moves to its current commit).
-	Version string
-	// Repo, Directory and From give the upstream of a directory without a Kptfile
-	// upstream (a kustomize base or plain manifests vendored from git): the repository,
-	// the package's directory in it ("" is the root) and the version the local copy was
-	// made from. Version is then required. Nothing is recorded. With a Kptfile upstream
-	// they must be empty.
-	Repo, Directory, From string
-	// Config holds the merge options (a functionConfig loaded with function.LoadConfig);
-	// nil is config.Defaults(). Its mode must be 3way and its role paths, keepSources
-	// and inline sources unset: Update sets the roles itself. Config.Plan acts as Plan.
-	Config *config.Config
-	// Plan computes everything and writes nothing; the report holds the field plan and
-	// each file's diff.
-	Plan bool
-	// AllowDirty updates a package whose git working tree has uncommitted changes.
-	AllowDirty bool
-	// CacheDir is the git cache, a directory of bare repositories shared by runs; "" is
-	// $KRM_MERGE_CACHE_DIR, else krm-merge/git under the user's cache directory
-	// (os.UserCacheDir, e.g. ~/.cache/krm-merge/git).
-	CacheDir string
-	// MaxFileSize is the size limit in bytes of every file read, in the package and in
-	// both upstream releases; 0 is DefaultMaxFileSize (64 MiB). A file over it fails
-	// the update (ErrTooLarge, naming the file). Negative is an error.
-	MaxFileSize int64
-	// GitTimeout bounds every git command (a hung remote, a stalled transfer) and the
-	// wait for another run's lock on a cached repository; 0 is $KRM_MERGE_GIT_TIMEOUT
-	// (a Go duration such as 90s), else 5 minutes. Negative is an error.
-	GitTimeout time.Duration
-	// Log, when set, receives messages a person should see while the update runs
-	// (waiting for another run's lock on the git cache), one line each, without "\n".
-	Log func(string)
-}
 
 // DefaultMaxFileSize is the size limit of one file when Options.MaxFileSize is 0:
 // 64 MiB.
@@ -92,7 +53,7 @@ var (
 // the package or of an upstream release that is a symbolic link, is not a regular file
 // (ErrNotRegular) or is over Options.MaxFileSize (ErrTooLarge), naming it; a .git
 // path in an upstream release; the merge's errors
-// (*results.ItemError naming resource, file and field, file paths relative to the
+// (*vocab.ItemError naming resource, file and field, file paths relative to the
 // package); *ConflictError, with the report, when onConflict is error and there are
 // conflicts; ErrInProgress while an update of DIR, of a directory above it or of one
 // inside it is stopped at conflict markers (and an untrustworthy state of one);
@@ -119,14 +80,7 @@ func Update(ctx context.Context, opts Options) (*Report, error) {
 	if opts.Dir, err = resolveDir(opts.Dir); err != nil {
 		return nil, err
 	}
-	cfg, err := mergeConfig(opts.Config)
-	if err != nil {
-		return nil, err
-	}
-	if cfg.Plan {
-		opts.Plan = true
-		cfg.Plan = false
-	}
+	cfg := opts.Merge.functionConfig()
 	rep := &Report{Dir: given, Plan: opts.Plan, Packages: []*PackageReport{}, Files: []FileChange{}}
 	unlock, err := stage.Lock(opts.Dir)
 	if err != nil {
@@ -153,7 +107,7 @@ func Update(ctx context.Context, opts Options) (*Report, error) {
 	if err != nil {
 		return nil, err
 	}
-	if err := checkNotInProgress(absDir, given); err != nil { // inprogress.go
+	if err := checkNotInProgress(absDir, given); err != nil { // state.go
 		return nil, err
 	}
 	if err := gitfetch.CheckGit(); err != nil {
@@ -177,86 +131,7 @@ func Update(ctx context.Context, opts Options) (*Report, error) {
 		return nil, err
 	}
 	rep.Packages = append(rep.Packages, u.reports...)
-	sort.Slice(u.changes, func(i, j int) bool { return u.changes[i].change.Path < u.changes[j].change.Path })
-	if err := u.checkChanges(); err != nil {
-		return nil, err
-	}
-	marking := cfg.OnConflict == config.ConflictMark && len(u.marks) > 0
-	if cfg.OnConflict == config.ConflictMark && !marking { // nothing marked: recorded as by any update
-		if u.changes, err = finishRecords(u.changes, u.pending, u.localKptfiles); err != nil {
-			return nil, err
-		}
-	}
-	if marking {
-		sort.SliceStable(u.marks, func(i, j int) bool {
-			a, b := u.marks[i], u.marks[j]
-			return a.File < b.File || a.File == b.File && a.Start < b.Start
-		})
-		rep.Marks = u.marks
-		for _, p := range rep.Packages {
-			p.Recorded = false // until Continue
-		}
-	}
-	for _, c := range u.changes {
-		fc := FileChange{Path: c.change.Path, Action: c.action}
-		if opts.Plan {
-			fc.Diff = diff(c.old, c.change.Data)
-		}
-		rep.Files = append(rep.Files, fc)
-	}
-	if n := rep.Conflicts(); n > 0 && cfg.OnConflict == config.ConflictError {
-		return rep, &ConflictError{Conflicts: n}
-	}
-	if opts.Plan || len(u.changes) == 0 {
-		return rep, nil
-	}
-	changes := make([]stage.Change, len(u.changes))
-	for i, c := range u.changes {
-		changes[i] = c.change
-	}
-	if marking {
-		if err := u.applyMarked(absDir, changes, rep); err != nil {
-			return nil, err
-		}
-		var files []string
-		for _, m := range u.marks {
-			if len(files) == 0 || files[len(files)-1] != m.File {
-				files = append(files, m.File)
-			}
-		}
-		return rep, &MarkedError{Dir: given, Files: files}
-	}
-	if err := stage.Apply(opts.Dir, changes); err != nil {
-		return nil, err
-	}
-	return rep, nil
-}
-
-// applyMarked writes an update that marked conflicts with its state (inprogress.go),
-// all or nothing, into dir (absolute).
-func (u *updater) applyMarked(dir string, changes []stage.Change, rep *Report) error {
-	created, err := prepareStateDir(dir)
-	if err != nil {
-		return err
-	}
-	undo := func(err error) error {
-		if created {
-			_ = os.Remove(filepath.Join(dir, stateDirName)) // empty unless the write went through
-		}
-		return err
-	}
-	to := ""
-	if len(rep.Packages) > 0 {
-		to = rep.Packages[0].To.Ref
-	}
-	state, err := u.stateChanges(dir, changes, to)
-	if err != nil {
-		return undo(err)
-	}
-	if err := stage.Apply(dir, append(changes, state...)); err != nil {
-		return undo(err)
-	}
-	return nil
+	return u.stage(absDir, given, rep) // stage.go
 }
 
 // resolveDir checks that dir names a directory (through symbolic links) and returns it
@@ -278,79 +153,6 @@ func resolveDir(dir string) (string, error) {
 	}
 	return dir, nil
 }
-
-// checkChanges refuses, before anything is written, a change to a path with a .git
-// component (pkgio.GitPath; the reads already refuse them in upstream trees) and a
-// file added where the package holds something the update did not read (an empty
-// directory, a directory holding only a nested repository): a write there would
-// replace it unseen.
-func (u *updater) checkChanges() error {
-	for _, c := range u.changes {
-		p := c.change.Path
-		if pkgio.GitPath(p) {
-			return &pkgio.Error{Path: p, Err: pkgio.ErrGitPath}
-		}
-		if c.action != "added" || c.replacesDir {
-			continue
-		}
-		fi, err := os.Lstat(filepath.Join(u.opts.Dir, filepath.FromSlash(p)))
-		switch {
-		case err == nil && fi.IsDir():
-			return &pkgio.Error{Path: p, Err: errors.New("upstream adds a file here, where the package has a directory without files the update reads (empty, or holding only a repository); remove or rename the directory first")}
-		case err == nil:
-			return &pkgio.Error{Path: p, Err: errors.New("upstream adds a file here, where the package has one the update did not read; remove or rename it first")}
-		case !errors.Is(err, fs.ErrNotExist) && !errors.Is(err, syscall.ENOTDIR): // ENOTDIR: a file above it, deleted with it
-			return &pkgio.Error{Path: p, Err: err}
-		}
-	}
-	return nil
-}
-
-// diff is the plan's diff of a file from old to new: a unified diff with 3 lines of
-// context, or "Binary files differ" (as git says it) when either is binary, which is
-// then neither split into lines nor shown.
-func diff(old, new []byte) string {
-	if binary(old) || binary(new) {
-		return "Binary files differ\n"
-	}
-	return textmerge.Unified(old, new, 3)
-}
-
-// mergeConfig checks the caller's merge options and returns a copy with the roles set.
-func mergeConfig(in *config.Config) (*config.Config, error) {
-	if in == nil {
-		in = config.Defaults()
-	}
-	c := *in
-	var bad []string
-	if c.Mode != config.Mode3Way {
-		bad = append(bad, fmt.Sprintf("mode is %s; pkg update is a 3-way merge", c.Mode))
-	}
-	for _, f := range []struct{ key, v string }{{"originalPath", c.OriginalPath}, {"updatedPath", c.UpdatedPath},
-		{"destPath", c.DestPath}, {"srcPath", c.SrcPath}} {
-		if f.v != "" {
-			bad = append(bad, f.key+" is set; pkg update chooses the roles itself")
-		}
-	}
-	if c.KeepSources {
-		bad = append(bad, "keepSources is set; pkg update writes only the package")
-	}
-	if c.Inline() {
-		bad = append(bad, "inline sources (spec.original, spec.updated, spec.src) are set; pkg update fetches them")
-	}
-	if len(bad) > 0 {
-		return nil, fmt.Errorf("merge config: %s", strings.Join(bad, "; "))
-	}
-	c.OriginalPath, c.UpdatedPath, c.DestPath = roleOriginal, roleUpdated, roleDest
-	return &c, nil
-}
-
-// The role directories the three trees are given under (path roles).
-const (
-	roleOriginal = "original"
-	roleUpdated  = "updated"
-	roleDest     = "dest"
-)
 
 // checkClean refuses a package with uncommitted changes in its git working tree (none
 // when dir is not in one). Its git commands take no optional lock (GIT_OPTIONAL_LOCKS=0):
@@ -388,6 +190,65 @@ func checkClean(ctx context.Context, dir string, timeout time.Duration) error {
 		}
 		return fmt.Errorf("%w in %s (commit or stash them first, or pass --allow-dirty):\n  %s", ErrDirty,
 			filepath.Clean(dir), strings.Join(lines, "\n  "))
+	}
+	return nil
+}
+
+// updater is one Update run: the packages it visited and the file changes it collected.
+type updater struct {
+	opts    Options
+	cfg     *config.Config
+	fetcher *gitfetch.Fetcher
+	tmp     string
+	n       int // exports made under tmp
+	reports []*PackageReport
+	changes []fileChange
+	// record, when the package records its upstream, sets the new upstreamLock on the
+	// package's Kptfile; recording says what it records.
+	record    func(*yaml.RNode) error
+	recording *recording
+	// Under onConflict mark (mark.go): the Kptfiles to record when the update is
+	// concluded, the conflicts marked and the files holding them.
+	pending       []recording
+	localKptfiles map[string]*pkgio.File
+	marks         []Mark
+	marked        []markedFile
+	// base is, in the run of onConflict mark that gives each conflict original's
+	// value, the original tree (mark.go, run).
+	base *pkgio.Tree
+	// rootGit is the root package's upstream.git as recorded before the update (nil
+	// without a Kptfile upstream), for the subpackages that move with it (movesWithRoot).
+	rootGit *kptfile.Git
+}
+
+// pkg updates the package at rel (relative to the root; "." for the root) to version
+// ("" for its Kptfile's upstream ref), in three steps: fetch both releases and read the
+// package (fetch.go), prepare the releases as kpt pkg get would have (prepare.go), merge
+// them into the package (merge.go), which adds the package's file changes to u.changes
+// for Update to stage; then its subpackages with their own upstream, each the same way.
+func (u *updater) pkg(ctx context.Context, rel, version string, root bool) error {
+	dir := filepath.Join(u.opts.Dir, filepath.FromSlash(rel))
+	src, err := u.source(dir, rel, version, root)
+	if err != nil {
+		return err
+	}
+	pr := &PackageReport{Path: rel, Repo: src.repo, Directory: src.directory,
+		Conflicts: []Conflict{}, Resources: []ResourceChange{}}
+	f, err := u.fetch(ctx, dir, rel, src, pr)
+	if err != nil {
+		return err
+	}
+	if err := u.prepare(dir, rel, src, f, pr); err != nil {
+		return err
+	}
+	if err := u.merge(rel, src, f.trees, f.subs, pr); err != nil {
+		return err
+	}
+	u.reports = append(u.reports, pr)
+	for _, s := range f.subs {
+		if err := u.pkg(ctx, path.Join(rel, s), "", false); err != nil {
+			return err
+		}
 	}
 	return nil
 }

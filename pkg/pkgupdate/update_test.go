@@ -11,7 +11,7 @@ import (
 
 	"github.com/krm-merge/krm-merge/internal/gitfetch"
 	"github.com/krm-merge/krm-merge/internal/stage"
-	"github.com/krm-merge/krm-merge/pkg/config"
+	"github.com/krm-merge/krm-merge/pkg/vocab"
 )
 
 const license = "# Copyright 2024 The App Authors\n# SPDX-License-Identifier: Apache-2.0\n\n"
@@ -247,19 +247,19 @@ func TestConflicts(t *testing.T) {
 	customise["deploy.yaml"] = strings.Replace(custom["deploy.yaml"], "image: app:1", "image: mirror/app:1-local", 1)
 	customise["README.md"] = "# App\n\nInstall it our way.\n\n## Usage\n\nRun it.\n\n## License\n\nApache-2.0\n"
 	for _, tc := range []struct {
-		policy      config.ConflictPolicy
+		policy      vocab.ConflictPolicy
 		image, line string
 	}{
-		{config.ConflictError, "", ""},
-		{config.ConflictDest, "mirror/app:1-local", "Install it our way."},
-		{config.ConflictUpdated, "mirror/app:2", "Install it with kpt."},
+		{vocab.FailOnConflict, "", ""},
+		{vocab.DestWins, "mirror/app:1-local", "Install it our way."},
+		{vocab.UpdatedWins, "mirror/app:2", "Install it with kpt."},
 	} {
 		t.Run(string(tc.policy), func(t *testing.T) {
 			dir, _ := localPackage(t, customise)
 			before := snapshot(t, dir)
 			opts := options(dir, t)
-			opts.Config = config.Defaults()
-			opts.Config.OnConflict = tc.policy
+			opts.Merge = DefaultMergeOptions()
+			opts.Merge.OnConflict = tc.policy
 			rep, err := Update(context.Background(), opts)
 			if rep == nil || rep.Conflicts() != 2 {
 				t.Fatalf("report %+v, %v; want 2 conflicts", rep, err)
@@ -269,7 +269,7 @@ func TestConflicts(t *testing.T) {
 				c[1].File != "README.md" || c[1].Lines != "3" {
 				t.Errorf("conflicts %+v", c)
 			}
-			if tc.policy == config.ConflictError {
+			if tc.policy == vocab.FailOnConflict {
 				var ce *ConflictError
 				if !errors.As(err, &ce) || ce.Conflicts != 2 {
 					t.Errorf("error %v, want a ConflictError", err)
@@ -459,9 +459,9 @@ func TestSubpackageWithItsOwnUpstream(t *testing.T) {
 // conflict that onConflict decides. A text file deleted locally stays deleted.
 func TestTextFilesDeletedUpstream(t *testing.T) {
 	for _, tc := range []struct {
-		policy   config.ConflictPolicy
+		policy   vocab.ConflictPolicy
 		keptEdit bool
-	}{{config.ConflictUpdated, false}, {config.ConflictDest, true}} {
+	}{{vocab.UpdatedWins, false}, {vocab.DestWins, true}} {
 		t.Run(string(tc.policy), func(t *testing.T) {
 			repo := upstreamRepo(t, "p",
 				release{tag: "v1", files: map[string]string{"a.txt": "a\n", "b.txt": "b\n", "c.txt": "c\n"}},
@@ -470,8 +470,8 @@ func TestTextFilesDeletedUpstream(t *testing.T) {
 			kptGet(t, "file://"+repo, "/p", "v1", dir)
 			writeFiles(t, dir, map[string]string{"b.txt": "b, ours\n", "c.txt": ""})
 			opts := options(dir, t)
-			opts.Config = config.Defaults()
-			opts.Config.OnConflict = tc.policy
+			opts.Merge = DefaultMergeOptions()
+			opts.Merge.OnConflict = tc.policy
 			rep, err := Update(context.Background(), opts)
 			if err != nil {
 				t.Fatal(err)

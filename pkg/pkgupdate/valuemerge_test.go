@@ -6,7 +6,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/krm-merge/krm-merge/pkg/config"
+	"github.com/krm-merge/krm-merge/pkg/vocab"
 )
 
 // An image mirrored locally while upstream bumps the tag merges inside the value: the
@@ -18,12 +18,12 @@ func TestValueMergedInsideIsReported(t *testing.T) {
 		customise[k] = v
 	}
 	customise["deploy.yaml"] = strings.Replace(custom["deploy.yaml"], "image: app:1", "image: mirror.example.com/team/app:1", 1)
-	for _, policy := range []config.ConflictPolicy{config.ConflictUpdated, config.ConflictMark} {
+	for _, policy := range []vocab.ConflictPolicy{vocab.UpdatedWins, vocab.MarkConflicts} {
 		t.Run(string(policy), func(t *testing.T) {
 			dir, _ := localPackage(t, customise)
 			opts := options(dir, t)
-			opts.Config = config.Defaults()
-			opts.Config.OnConflict = policy
+			opts.Merge = DefaultMergeOptions()
+			opts.Merge.OnConflict = policy
 			rep, err := Update(context.Background(), opts)
 			if err != nil {
 				t.Fatal(err)

@@ -7,12 +7,15 @@ import (
 
 	"github.com/krm-merge/krm-merge/internal/host"
 	"github.com/krm-merge/krm-merge/pkg/apply"
+	"github.com/krm-merge/krm-merge/pkg/identity"
 	"github.com/krm-merge/krm-merge/pkg/results"
 	"github.com/krm-merge/krm-merge/pkg/roles"
+	"github.com/krm-merge/krm-merge/pkg/vocab"
 )
 
-// Apply mode's resource rules (docs/merge-semantics.md, "Apply mode"), per identity, role updated being the
-// local config and dest the live object:
+// Apply mode's resource rules (docs/merge-semantics.md, "Apply mode"), per identity, the
+// local config (vocab.Config, the role updated) and the live object (vocab.Live, the role
+// dest):
 //
 //	config and live  applied: the live object as kubectl apply leaves it (apply.Apply),
 //	                 with its comments, order, path and host annotations kept
@@ -37,39 +40,39 @@ type appliedObject struct {
 
 // applyOptions are apply.Apply's options for this run.
 func (r *run) applyOptions() apply.Options {
-	role := r.opts.RoleAnnotation
-	return apply.Options{NoOverwrite: r.opts.OnConflict == results.Refuse,
+	role := r.opts.Roles.Annotation
+	return apply.Options{NoOverwrite: r.opts.OnConflict == vocab.FailOnConflict,
 		Ignore: func(k string) bool { return host.IsAnnotation(k, role) }}
 }
 
 // prepareApply computes a set's apply or create.
-func (r *run) prepareApply(s *roles.Set) prep {
-	u, d := s.Get(roles.Updated), s.Get(roles.Dest)
+func (r *run) prepareApply(s *identity.Set) prep {
+	config, live := s.Get(vocab.Config), s.Get(vocab.Live)
 	switch {
-	case u != nil && d != nil:
-		res, err := apply.Apply(d.Node, u.Node, r.applyOptions())
+	case config != nil && live != nil:
+		res, err := apply.Apply(live.Node, config.Node, r.applyOptions())
 		var ce *apply.ConflictError
 		switch {
 		case errors.As(err, &ce):
 			return prep{applied: &appliedObject{refused: ce}}
 		case err != nil:
-			return prep{err: placeApplyError(err, u, d)}
+			return prep{err: placeApplyError(err, config, live)}
 		}
-		out, copied := r.finish(d.Node, res.Object)
+		out, copied := r.finish(live.Node, res.Object)
 		return prep{out: out, copied: copied, applied: &appliedObject{result: res}}
-	case u != nil:
-		n, err := apply.Create(u.Node, r.applyOptions())
+	case config != nil:
+		n, err := apply.Create(config.Node, r.applyOptions())
 		if err != nil {
-			return prep{err: placeApplyError(err, u, u)}
+			return prep{err: placeApplyError(err, config, config)}
 		}
 		n = r.addCopy(n)
-		return prep{applied: &appliedObject{created: n, createdHosted: r.hosted(u.Node, n)}}
+		return prep{applied: &appliedObject{created: n, createdHosted: r.hosted(config.Node, n)}}
 	}
 	return prep{}
 }
 
 // placeApplyError places an apply error at the item at fault: the config's for a
-// *apply.ConfigError, else the live object's (an *results.ItemError keeps its resource
+// *apply.ConfigError, else the live object's (a *vocab.ItemError keeps its resource
 // and field).
 func placeApplyError(err error, config, live *roles.Item) error {
 	it := live
@@ -77,7 +80,7 @@ func placeApplyError(err error, config, live *roles.Item) error {
 	if errors.As(err, &ce) {
 		it = config
 	}
-	var ie *results.ItemError
+	var ie *vocab.ItemError
 	if errors.As(err, &ie) {
 		ie.File, ie.Index = it.File, it.Index
 		return ie
@@ -86,28 +89,28 @@ func placeApplyError(err error, config, live *roles.Item) error {
 }
 
 // applyRules applies apply mode's rules to one identity.
-func (r *run) applyRules(s *roles.Set, p *prep) error {
-	u, d := s.Get(roles.Updated), s.Get(roles.Dest)
+func (r *run) applyRules(s *identity.Set, p *prep) error {
+	config, live := s.Get(vocab.Config), s.Get(vocab.Live)
 	if p.err != nil {
 		return p.err
 	}
 	switch {
-	case u != nil && d != nil:
+	case config != nil && live != nil:
 		a := p.applied
 		if a.refused != nil {
 			r.apply.Refused++
 			r.counts.Conflicts++
 			for i := range a.refused.Fields {
 				f := a.refused.Fields[i]
-				r.conflicts = append(r.conflicts, Conflict{Item: d, Refused: &f, Result: results.ApplyRefusedField(at(d), f)})
+				r.conflicts = append(r.conflicts, Conflict{Item: live, Refused: &f, Result: results.ApplyRefusedField(at(live), f)})
 			}
 			if a.refused.Reason != "" || len(a.refused.Fields) == 0 {
-				r.conflicts = append(r.conflicts, Conflict{Item: d, Reason: a.refused.Reason, Result: results.ApplyRefusedObject(at(d), a.refused.Reason)})
+				r.conflicts = append(r.conflicts, Conflict{Item: live, Reason: a.refused.Reason, Result: results.ApplyRefusedObject(at(live), a.refused.Reason)})
 			}
 			return nil
 		}
-		r.hostCopied(d, p.copied)
-		r.replace[d] = p.out
+		r.hostCopied(live, p.copied)
+		r.replace[live] = p.out
 		r.apply.Applied++
 		r.counts.Merged++
 		if string(a.result.Patch) != "{}" {
@@ -115,19 +118,19 @@ func (r *run) applyRules(s *roles.Set, p *prep) error {
 		}
 		for _, c := range a.result.Plan {
 			r.apply.Count(c)
-			r.notes = append(r.notes, results.ApplyChange(at(d), c))
+			r.notes = append(r.notes, results.ApplyChange(at(live), c))
 		}
-	case u != nil:
-		n := r.place(u, p.applied.created, p.applied.createdHosted)
+	case config != nil:
+		n := r.place(config, p.applied.created, p.applied.createdHosted)
 		r.added = append(r.added, n)
 		r.apply.Created++
 		r.counts.Added++
-		file, idx := u.File, u.Index
-		if f, i, ok := locationOf(n); ok {
-			file, idx = f, i
+		loc := vocab.LocationOf(n)
+		if loc.File == "" {
+			loc.File, loc.Index = config.File, config.Index
 		}
-		r.notes = append(r.notes, results.ApplyCreate(results.At{Resource: results.ResourceRef(n), File: file, Index: idx}))
-	case d != nil:
+		r.notes = append(r.notes, results.ApplyCreate(results.At{Location: loc}))
+	case live != nil:
 		r.apply.Kept++
 		r.counts.Kept++
 	}

@@ -1,14 +1,15 @@
 // Package resources is the resource layer of every mode: it pairs the items of each role
-// by identity (package roles), applies the mode's resource rules to each identity, calls
+// by identity (package identity), applies the mode's resource rules to each identity, calls
 // the mode's engine for the pairs (package merge for 3way and 2way, package apply for
 // apply), and assembles the output items and results. It is pure: no I/O.
 //
 // # Shapes
 //
 // Run takes the items as roles.Assign returns them (each with its role, file and
-// index) and Options (the mode, the conflict policy as a results.Policy, keepSources,
-// mergeOnPath, the role annotation, the dest directory of path roles, the engine's
-// merge.Options with its listkind.Resolver, the field rules, plan), and returns an
+// index) and Options (the roles.Options they were assigned with: the mode, the role
+// annotation, the role directories; the identity.Options: mergeOnPath; the conflict
+// policy as a vocab.ConflictPolicy, keepSources, the engine's merge.Options with its
+// listkind.Resolver, the field rules, plan), and returns an
 // *Outcome: the output items (pass-through and merged items in input order, then added
 // items, rebased into the dest directory with path roles: OutputItems), the results
 // (package results' shapes: a summary, one result per conflict, warnings and notes;
@@ -46,10 +47,10 @@
 //
 // # Errors
 //
-// Run returns *results.ItemError values naming the resource, file and field: two items
-// of one role with one identity (roles.Index); a malformed 2-way directive; a field-rules
+// Run returns *vocab.ItemError values naming the resource, file and field: two items
+// of one role with one identity (identity.Index); a malformed 2-way directive; a field-rules
 // annotation that does not parse; in apply mode the errors of apply.Apply and
 // apply.Create, placed at the item at fault; a panic while handling a resource,
 // recovered into an error naming it. Conflicts are not errors: they are in
-// Outcome.Conflicts, and the caller fails the run on any under results.Refuse.
+// Outcome.Conflicts, and the caller fails the run on any under vocab.FailOnConflict.
 package resources

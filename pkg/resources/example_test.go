@@ -9,8 +9,8 @@ import (
 	"github.com/krm-merge/krm-merge/pkg/listkind"
 	"github.com/krm-merge/krm-merge/pkg/merge"
 	"github.com/krm-merge/krm-merge/pkg/resources"
-	"github.com/krm-merge/krm-merge/pkg/results"
 	"github.com/krm-merge/krm-merge/pkg/roles"
+	"github.com/krm-merge/krm-merge/pkg/vocab"
 )
 
 const roleAnnotation = "config.kubernetes.io/merge-source"
@@ -45,15 +45,15 @@ func ExampleRun() {
 		item("dest", "ConfigMap", "tuned", "data: {a: '2'}\n"),
 		item("dest", "ConfigMap", "local", "data: {b: '1'}\n"),
 	}
-	assigned, err := roles.Assign(items, roles.Options{Mode: "3way", Annotation: roleAnnotation})
+	ro := roles.Options{Mode: vocab.ThreeWay, Annotation: roleAnnotation}
+	assigned, err := roles.Assign(items, ro)
 	if err != nil {
 		log.Fatal(err)
 	}
 	out, err := resources.Run(assigned, resources.Options{
-		Mode:           resources.ThreeWay,
-		OnConflict:     results.UpdatedWins,
-		RoleAnnotation: roleAnnotation,
-		Merge:          merge.Options{Lists: listkind.New(true, listkind.SeedKeys)},
+		Roles:      ro,
+		OnConflict: vocab.UpdatedWins,
+		Merge:      merge.Options{Lists: listkind.New(true, listkind.SeedKeys)},
 	})
 	if err != nil {
 		log.Fatal(err)

@@ -9,6 +9,7 @@ import (
 	"github.com/krm-merge/krm-merge/pkg/merge"
 	"github.com/krm-merge/krm-merge/pkg/results"
 	"github.com/krm-merge/krm-merge/pkg/roles"
+	"github.com/krm-merge/krm-merge/pkg/vocab"
 )
 
 // withFieldRules applies the field rules of one merged resource (package fieldrules:
@@ -18,19 +19,19 @@ import (
 // or below a rule's path are dropped (the rule decides the value there). u is updated
 // (src in 2-way), o original (nil in 2-way or when absent); on, un are the normalized
 // nodes the merge saw.
-// Errors: a malformed annotation, as an *results.ItemError naming the item that holds
+// Errors: a malformed annotation, as a *vocab.ItemError naming the item that holds
 // it and the annotation's field; a 2-way src directive error under a takeUpdated rule.
 func (r *run) withFieldRules(m merge.Result, on, un *yaml.RNode, u, d *roles.Item, twoWay bool) (merge.Result, []merge.RuleEffect, error) {
-	role := "updated"
+	role := vocab.Updated
 	if twoWay {
-		role = "src"
+		role = vocab.Src
 	}
 	rules, err := fieldrules.For(r.opts.FieldRules, d.Node, u.Node, role)
 	if err != nil {
 		var ae *fieldrules.AnnotationError
 		if errors.As(err, &ae) {
 			it := d
-			if ae.Role != "dest" {
+			if ae.Role != vocab.Dest {
 				it = u
 			}
 			return merge.Result{}, nil, it.Errorf(ae.Field(), "%v", ae)

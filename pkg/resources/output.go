@@ -1,13 +1,11 @@
 package resources
 
 import (
-	"strconv"
-
-	"sigs.k8s.io/kustomize/kyaml/kio/kioutil"
 	"sigs.k8s.io/kustomize/kyaml/yaml"
 
 	"github.com/krm-merge/krm-merge/internal/host"
 	"github.com/krm-merge/krm-merge/pkg/roles"
+	"github.com/krm-merge/krm-merge/pkg/vocab"
 )
 
 // OutputItems is the output order of every mode (docs/function.md, "Output"): the input
@@ -22,9 +20,9 @@ func OutputItems(items []roles.Item, keepSources bool, replace map[*roles.Item]*
 		it := &items[i]
 		switch {
 		case it.Inline:
-		case it.Role == roles.None:
+		case it.Role == vocab.None:
 			out = append(out, it.Node)
-		case it.Role == roles.Dest:
+		case it.Role == vocab.Dest:
 			if drop[it] {
 				continue
 			}
@@ -55,16 +53,6 @@ func lastIndexes(items []roles.Item) map[string]int {
 	return m
 }
 
-// locationOf returns an item's path and index annotations.
-func locationOf(n *yaml.RNode) (file string, index int, ok bool) {
-	f, idx, _ := kioutil.GetFileAnnotations(n)
-	if f == "" {
-		return "", 0, false
-	}
-	i, _ := strconv.Atoi(idx)
-	return f, i, true
-}
-
 // finish returns the item to emit for out, the engine's result for the dest item in: in
 // itself when nothing changed (so the host restores everything of it, its file's
 // comments included); else out with its own annotations (out shares unchanged subtrees
@@ -87,7 +75,7 @@ func (r *run) finish(in, out *yaml.RNode) (*yaml.RNode, []host.Copy) {
 // the role annotation.
 func (r *run) addCopy(n *yaml.RNode) *yaml.RNode {
 	c := withOwnAnnotations(n)
-	_ = c.PipeE(yaml.ClearAnnotation(r.opts.RoleAnnotation))
+	_ = c.PipeE(yaml.ClearAnnotation(r.opts.Roles.Annotation))
 	return c
 }
 
@@ -119,13 +107,13 @@ func (r *run) add(u *roles.Item, n, hosted *yaml.RNode) {
 // documents into a file dest already has while it opened its source file: then its
 // source's header would land in the middle of dest's file, and it goes without.
 func (r *run) place(u *roles.Item, n, hosted *yaml.RNode) *yaml.RNode {
-	if r.opts.DestDir == "" || u.Inline || u.RelFile == "" {
+	if r.addDir == "" || u.Inline || u.RelFile == "" {
 		if hosted != nil {
 			return hosted
 		}
 		return host.ForgetID(n)
 	}
-	file := roles.Rebase(u.RelFile, r.opts.DestDir)
+	file := roles.Rebase(u.RelFile, r.addDir)
 	idx := u.Index
 	if last, ok := r.fileEnds[file]; ok {
 		idx = last + 1
@@ -175,7 +163,7 @@ func (r *run) normalized(it, dest *roles.Item) *yaml.RNode {
 		return nil
 	}
 	n := withOwnAnnotations(it.Node)
-	isHost := func(k string) bool { return host.IsAnnotation(k, r.opts.RoleAnnotation) }
+	isHost := func(k string) bool { return host.IsAnnotation(k, r.opts.Roles.Annotation) }
 	h := map[string]string{}
 	for k, v := range dest.Node.GetAnnotations() {
 		if isHost(k) {

@@ -34,7 +34,7 @@ func (r *run) mergePlan(o *Outcome) (framework.Results, results.PlanCounts) {
 		merged = append(merged, it)
 	}
 	sort.Slice(merged, func(i, j int) bool { return merged[i].Position < merged[j].Position })
-	skip := func(k string) bool { return host.IsAnnotation(k, r.opts.RoleAnnotation) }
+	skip := func(k string) bool { return host.IsAnnotation(k, r.opts.Roles.Annotation) }
 	var out framework.Results
 	var counts results.PlanCounts
 	for _, d := range merged {
@@ -53,7 +53,7 @@ func (r *run) mergePlan(o *Outcome) (framework.Results, results.PlanCounts) {
 			changed = true
 			counts.Count(c.Op)
 			o.Changes = append(o.Changes, FieldChange{Item: d, Change: c})
-			out = append(out, results.PlanChange(at(d), c, string(r.opts.Mode)))
+			out = append(out, results.PlanChange(at(d), c, r.opts.Roles.Mode))
 		}
 		if changed || len(covered[d]) > 0 {
 			counts.Resources++

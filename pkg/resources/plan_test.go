@@ -8,7 +8,7 @@ import (
 	"sigs.k8s.io/kustomize/kyaml/fn/framework"
 	"sigs.k8s.io/kustomize/kyaml/yaml"
 
-	"github.com/krm-merge/krm-merge/pkg/resources"
+	"github.com/krm-merge/krm-merge/pkg/vocab"
 )
 
 func planDeployment(role, name, image, replicas, extra string) *yaml.RNode {
@@ -50,16 +50,16 @@ func lines(rs framework.Results) []string {
 }
 
 // planOf runs a plan (Options.Plan) of items in mode and returns its results.
-func planOf(t *testing.T, mode resources.Mode, items ...*yaml.RNode) framework.Results {
+func planOf(t *testing.T, mode vocab.Mode, items ...*yaml.RNode) framework.Results {
 	t.Helper()
 	s := defaults()
-	s.roles.Mode, s.run.Mode, s.run.Plan = string(mode), mode, true
+	s.run.Roles.Mode, s.run.Plan = mode, true
 	return mergeItems(t, s, items...).Results
 }
 
 func TestPlanThreeWay(t *testing.T) {
 	sidecar := "      - name: log\n        image: fluentbit:2\n"
-	got := lines(planOf(t, resources.ThreeWay,
+	got := lines(planOf(t, vocab.ThreeWay,
 		planDeployment("original", "web", "web:1", "1", ""),
 		planDeployment("updated", "web", "web:2", "2", sidecar),
 		planDeployment("dest", "web", "web:1", "5", ""),
@@ -81,7 +81,7 @@ func TestPlanThreeWay(t *testing.T) {
 }
 
 func TestPlanValuesAndFiles(t *testing.T) {
-	rs := planOf(t, resources.ThreeWay, planCM("original", "x", "1"), planCM("updated", "x", "2"), planCM("dest", "x", "1"))
+	rs := planOf(t, vocab.ThreeWay, planCM("original", "x", "1"), planCM("updated", "x", "2"), planCM("dest", "x", "1"))
 	if len(rs) != 2 {
 		t.Fatalf("results %q", lines(rs))
 	}
@@ -92,7 +92,7 @@ func TestPlanValuesAndFiles(t *testing.T) {
 }
 
 func TestPlanTwoWayNoChange(t *testing.T) {
-	got := lines(planOf(t, resources.TwoWay, planCM("src", "x", "1"), planCM("dest", "x", "1")))
+	got := lines(planOf(t, vocab.TwoWay, planCM("src", "x", "1"), planCM("dest", "x", "1")))
 	want := []string{"info: 2way plan, nothing written: 1 merged (0 would change), 0 added, 0 deleted, 0 kept, 0 conflicts; fields: 0 changed, 0 added, 0 deleted, 0 reordered"}
 	if strings.Join(got, "\n") != strings.Join(want, "\n") {
 		t.Errorf("plan %q", got)

@@ -4,6 +4,7 @@ import (
 	"sigs.k8s.io/kustomize/kyaml/fn/framework"
 
 	"github.com/krm-merge/krm-merge/pkg/results"
+	"github.com/krm-merge/krm-merge/pkg/vocab"
 )
 
 // report is the run's results, in order (docs/function.md, "Output"), every one built by package
@@ -24,30 +25,26 @@ func (r *run) report(o *Outcome) framework.Results {
 	}
 	var res framework.Results
 	switch {
-	case r.opts.Mode == Apply:
+	case r.opts.Roles.Mode == vocab.Apply:
 		res = framework.Results{results.ApplySummary(r.apply, r.opts.Plan)}
 		res = append(res, conflicts...)
 		res = append(res, r.notes...)
 		res = append(res, r.warnings...)
 		return res
 	case r.opts.Plan:
-		mode := string(r.opts.Mode)
+		mode := r.opts.Roles.Mode
 		changes, counts := r.mergePlan(o)
 		res = framework.Results{results.PlanSummary(mode, r.counts, counts)}
 		res = append(res, changes...)
 		res = append(res, conflicts...)
 		for _, n := range o.Added {
-			a := results.At{Resource: results.ResourceRef(n)}
-			if file, idx, ok := locationOf(n); ok {
-				a.File, a.Index = file, idx
-			}
-			res = append(res, results.PlanAdd(a, mode))
+			res = append(res, results.PlanAdd(results.At{Location: vocab.LocationOf(n)}, mode))
 		}
 		for _, d := range o.Deleted {
 			res = append(res, results.PlanDelete(at(d), mode))
 		}
 	default:
-		res = framework.Results{results.Summary(string(r.opts.Mode), r.counts)}
+		res = framework.Results{results.Summary(r.opts.Roles.Mode, r.counts)}
 		res = append(res, conflicts...)
 	}
 	res = append(res, r.warnings...)

@@ -9,47 +9,37 @@ import (
 	"github.com/krm-merge/krm-merge/internal/host"
 	"github.com/krm-merge/krm-merge/internal/parallel"
 	"github.com/krm-merge/krm-merge/pkg/fieldrules"
+	"github.com/krm-merge/krm-merge/pkg/identity"
 	"github.com/krm-merge/krm-merge/pkg/merge"
 	"github.com/krm-merge/krm-merge/pkg/plan"
 	"github.com/krm-merge/krm-merge/pkg/results"
 	"github.com/krm-merge/krm-merge/pkg/roles"
-)
-
-// Mode is the kind of run.
-type Mode string
-
-const (
-	// ThreeWay applies the change from original to updated onto dest.
-	ThreeWay Mode = "3way"
-	// TwoWay merges src into dest.
-	TwoWay Mode = "2way"
-	// Apply previews kubectl client-side apply of the local config (role updated) onto
-	// the live objects (role dest).
-	Apply Mode = "apply"
+	"github.com/krm-merge/krm-merge/pkg/vocab"
 )
 
 // Options say how Run applies the rules. Package function builds them from the
 // functionConfig.
 type Options struct {
-	// Mode is the run's mode.
-	Mode Mode
-	// OnConflict decides conflicts: results.UpdatedWins (kyaml's behaviour),
-	// results.DestWins, or results.Refuse (the caller fails the run; in apply mode,
-	// kubectl apply --overwrite=false). DestWins does not apply in apply mode.
-	OnConflict results.Policy
+	// Roles are the options the items were assigned with (roles.Assign): the run's
+	// mode, the role annotation (never merged, removed from added items) and the role
+	// directories (with path roles an added item goes to the dest directory,
+	// Roles.AddDir).
+	Roles roles.Options
+	// Identity says how Run indexes the items (identity.Index): mergeOnPath; a nil
+	// Namespaced is Merge.Lists' (listkind.Resolver.Namespaced).
+	Identity identity.Options
+	// OnConflict decides conflicts, of fields (the engine's Merge.Policy is set from it)
+	// and of whole resources: vocab.UpdatedWins (kyaml's behaviour, also the zero
+	// value), vocab.DestWins, vocab.FailOnConflict (the caller fails the run; in apply
+	// mode, kubectl apply --overwrite=false) or vocab.OriginalWins (fields take
+	// original's value; resources are decided as under UpdatedWins). DestWins does not
+	// apply in apply mode.
+	OnConflict vocab.ConflictPolicy
 	// KeepSources also emits the original, updated and src items unchanged.
 	KeepSources bool
-	// MergeOnPath makes the file path relative to the role directory part of identity.
-	MergeOnPath bool
-	// RoleAnnotation is the annotation naming an item's role: never merged, removed from
-	// added items.
-	RoleAnnotation string
-	// DestDir is, with path roles, the dest directory items are added to ("." for the
-	// package root); "" otherwise (an added item keeps its own path).
-	DestDir string
 	// Merge tunes the field engine (lists, aliases, the host's pairing, merging inside
-	// values, whose merges Run reports as info results); its Policy is
-	// set from OnConflict.
+	// values, whose merges Run reports as info results); its Policy is not read: Run
+	// sets it to OnConflict.
 	Merge merge.Options
 	// FieldRules are the functionConfig's field rules (3way and 2way).
 	FieldRules []fieldrules.Rule
@@ -68,9 +58,9 @@ type Outcome struct {
 	Results framework.Results
 	// Counts are the resource outcomes (apply mode maps its own onto them: applied as
 	// merged, created as added).
-	Counts results.Counts
+	Counts vocab.Counts
 	// Conflicts are the conflicts found, each with its result (also in Results); under
-	// results.Refuse the caller fails the run on any.
+	// vocab.FailOnConflict the caller fails the run on any.
 	Conflicts []Conflict
 	// ValueMerges are the values merged inside (valueMerge) that took something from
 	// each side, each with its info result (also in Results).
@@ -112,7 +102,7 @@ type Conflict struct {
 	// Item is the dest item (the live object in apply mode).
 	Item *roles.Item
 	// Field is the 3-way field conflict; nil for a whole resource or in apply mode.
-	Field *merge.Conflict
+	Field *vocab.Conflict
 	// Refused is, in apply mode, the field kubectl's check refuses; nil for the object.
 	Refused *plan.Change
 	// What names the resource of a whole-resource 3-way conflict (its identity).
@@ -124,21 +114,23 @@ type Conflict struct {
 	Result *framework.Result
 }
 
-// Run applies the rules of opts.Mode to items (from roles.Assign).
-// Errors (*results.ItemError naming the resource, file and field): duplicate identities
-// in one role (roles.Index); a field merge error (a malformed 2-way directive); a field
+// Run applies the rules of opts.Roles.Mode to items (from roles.Assign with opts.Roles).
+// Errors (*vocab.ItemError naming the resource, file and field): duplicate identities
+// in one role (identity.Index); a field merge error (a malformed 2-way directive); a field
 // rule annotation that does not parse; in apply mode the errors of apply.Apply and
 // apply.Create, placed at the item at fault; a panic while handling a resource,
 // recovered into an error naming it.
 func Run(items []roles.Item, opts Options) (*Outcome, error) {
-	sets, err := roles.Index(items, roles.IndexOptions{MergeOnPath: opts.MergeOnPath, Namespaced: opts.Merge.Lists.Namespaced})
+	idOpts := opts.Identity
+	if idOpts.Namespaced == nil {
+		idOpts.Namespaced = opts.Merge.Lists.Namespaced
+	}
+	sets, err := identity.Index(items, idOpts)
 	if err != nil {
 		return nil, err
 	}
-	r := &run{opts: opts, replace: map[*roles.Item]*yaml.RNode{}, drop: map[*roles.Item]bool{}, fileEnds: lastIndexes(items)}
-	if opts.OnConflict == results.DestWins {
-		r.opts.Merge.Policy = merge.KeepDest
-	}
+	r := &run{opts: opts, addDir: opts.Roles.AddDir(), replace: map[*roles.Item]*yaml.RNode{}, drop: map[*roles.Item]bool{}, fileEnds: lastIndexes(items)}
+	r.opts.Merge.Policy = opts.OnConflict
 	// The engines' work on different resources is independent: compute it on all cores,
 	// then apply the rules in set order, so results and output are as a serial run
 	// makes them.
@@ -157,7 +149,7 @@ func Run(items []roles.Item, opts Options) (*Outcome, error) {
 // the mode's prepare.
 type prep struct {
 	out       *yaml.RNode // the merged (applied) item; the cleaned src (2-way add)
-	conflicts []merge.Conflict
+	conflicts []vocab.Conflict
 	values    []merge.ValueMerge // values merged inside (Options.Merge.ValueMerge)
 	effects   []merge.RuleEffect // field rules that changed the output (fieldrules.go)
 	copied    []host.Copy        // comments the host copies onto other nodes (output.go)
@@ -174,10 +166,11 @@ type prep struct {
 // run is one Run's shared state.
 type run struct {
 	opts      Options
+	addDir    string                      // opts.Roles.AddDir()
 	replace   map[*roles.Item]*yaml.RNode // dest items and their merged value
 	drop      map[*roles.Item]bool        // dest items deleted
 	added     []*yaml.RNode
-	counts    results.Counts
+	counts    vocab.Counts
 	apply     results.ApplyCounts
 	conflicts []Conflict
 	warnings  framework.Results
@@ -188,10 +181,10 @@ type run struct {
 
 // prepareHook, when set, is called first in prepare; tests set it to panic, to check
 // that a panic in a resource's merge becomes an error naming the resource.
-var prepareHook func(*roles.Set)
+var prepareHook func(*identity.Set)
 
 // prepare computes a set's engine work; a panic is kept for resource to report.
-func (r *run) prepare(s *roles.Set) (p prep) {
+func (r *run) prepare(s *identity.Set) (p prep) {
 	defer func() {
 		if x := recover(); x != nil {
 			p = prep{panicked: x}
@@ -200,10 +193,10 @@ func (r *run) prepare(s *roles.Set) (p prep) {
 	if prepareHook != nil {
 		prepareHook(s)
 	}
-	switch r.opts.Mode {
-	case TwoWay:
+	switch r.opts.Roles.Mode {
+	case vocab.TwoWay:
 		return r.prepareTwoWay(s)
-	case Apply:
+	case vocab.Apply:
 		return r.prepareApply(s)
 	default:
 		return r.prepareThreeWay(s)
@@ -211,14 +204,14 @@ func (r *run) prepare(s *roles.Set) (p prep) {
 }
 
 // resource applies the mode's rules to one identity, with its prep.
-func (r *run) resource(s *roles.Set, p *prep) (err error) {
+func (r *run) resource(s *identity.Set, p *prep) (err error) {
 	defer func() {
 		if x := recover(); x != nil {
 			p.panicked = x
 		}
 		if p.panicked != nil {
 			verb := "merging"
-			if r.opts.Mode == Apply {
+			if r.opts.Roles.Mode == vocab.Apply {
 				verb = "applying"
 			}
 			err = first(s).Errorf("", "internal error %s %s: %v (please report this with the input)", verb, s.ID, p.panicked)
@@ -227,10 +220,10 @@ func (r *run) resource(s *roles.Set, p *prep) (err error) {
 	if p.panicked != nil {
 		return nil
 	}
-	switch r.opts.Mode {
-	case TwoWay:
+	switch r.opts.Roles.Mode {
+	case vocab.TwoWay:
 		return r.twoWay(s, p)
-	case Apply:
+	case vocab.Apply:
 		return r.applyRules(s, p)
 	default:
 		return r.threeWay(s, p)
@@ -239,8 +232,8 @@ func (r *run) resource(s *roles.Set, p *prep) (err error) {
 
 // first is the item of s that names the resource in errors: dest's, else updated's,
 // src's, original's.
-func first(s *roles.Set) *roles.Item {
-	for _, role := range []roles.Role{roles.Dest, roles.Updated, roles.Src, roles.Original} {
+func first(s *identity.Set) *roles.Item {
+	for _, role := range []vocab.Role{vocab.Dest, vocab.Updated, vocab.Src, vocab.Original} {
 		if it := s.Get(role); it != nil {
 			return it
 		}
@@ -250,7 +243,7 @@ func first(s *roles.Set) *roles.Item {
 
 // at is where a result about it points.
 func at(it *roles.Item) results.At {
-	return results.At{Resource: it.Ref(), File: it.File, Index: it.Index}
+	return results.At{Location: it.Location()}
 }
 
 // fieldOf is the field path of a merge error (a 2-way directive's), "" otherwise.
@@ -263,7 +256,7 @@ func fieldOf(err error) string {
 
 // conflict records a 3-way conflict on dest item it: a field (c) or, with c nil, the
 // whole resource (what says how).
-func (r *run) conflict(it *roles.Item, c *merge.Conflict, what string) {
+func (r *run) conflict(it *roles.Item, c *vocab.Conflict, what string) {
 	var res *framework.Result
 	if c != nil {
 		res = results.FieldConflict(at(it), *c, r.opts.OnConflict)
@@ -285,4 +278,4 @@ func (r *run) hostCopied(it *roles.Item, copied []host.Copy) {
 }
 
 // describe names a set for messages (its identity).
-func describe(s *roles.Set) string { return fmt.Sprint(s.ID) }
+func describe(s *identity.Set) string { return fmt.Sprint(s.ID) }

@@ -9,8 +9,8 @@ import (
 	"github.com/krm-merge/krm-merge/pkg/listkind"
 	"github.com/krm-merge/krm-merge/pkg/merge"
 	"github.com/krm-merge/krm-merge/pkg/resources"
-	"github.com/krm-merge/krm-merge/pkg/results"
 	"github.com/krm-merge/krm-merge/pkg/roles"
+	"github.com/krm-merge/krm-merge/pkg/vocab"
 )
 
 func cm(t *testing.T, role, name, data string) *yaml.RNode {
@@ -22,22 +22,19 @@ func cm(t *testing.T, role, name, data string) *yaml.RNode {
 // setup is a test's options: roles by annotation, 3-way, updated wins, the Kubernetes
 // schema.
 type setup struct {
-	roles roles.Options
-	run   resources.Options
+	run resources.Options
 }
 
 func defaults() *setup {
-	const annotation = "config.kubernetes.io/merge-source"
 	return &setup{
-		roles: roles.Options{Mode: "3way", Annotation: annotation},
-		run: resources.Options{Mode: resources.ThreeWay, OnConflict: results.UpdatedWins, RoleAnnotation: annotation,
-			Merge: merge.Options{Lists: listkind.New(true, listkind.SeedKeys)}},
+		run: resources.Options{Roles: roles.Options{Mode: vocab.ThreeWay, Annotation: "config.kubernetes.io/merge-source"},
+			OnConflict: vocab.UpdatedWins, Merge: merge.Options{Lists: listkind.New(true, listkind.SeedKeys)}},
 	}
 }
 
 func mergeItems(t *testing.T, s *setup, items ...*yaml.RNode) *resources.Outcome {
 	t.Helper()
-	assigned, err := roles.Assign(items, s.roles)
+	assigned, err := roles.Assign(items, s.run.Roles)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -58,9 +55,9 @@ func names(out *resources.Outcome) string {
 
 func TestDeletedUpstreamChangedLocally(t *testing.T) {
 	for _, tt := range []struct {
-		policy results.Policy
+		policy vocab.ConflictPolicy
 		items  string
-	}{{results.UpdatedWins, ""}, {results.DestWins, "x"}} {
+	}{{vocab.UpdatedWins, ""}, {vocab.DestWins, "x"}} {
 		cfg := defaults()
 		cfg.run.OnConflict = tt.policy
 		out := mergeItems(t, cfg, cm(t, "original", "x", "{a: '1'}"), cm(t, "dest", "x", "{a: '2'}"))
@@ -120,8 +117,7 @@ func TestVersionBumpStillPairs(t *testing.T) {
 
 func TestHostAnnotationsAreNotMerged(t *testing.T) {
 	cfg := defaults()
-	cfg.roles.OriginalDir, cfg.roles.UpdatedDir, cfg.roles.DestDir = "o", "u", "d"
-	cfg.run.DestDir = "d"
+	cfg.run.Roles.OriginalDir, cfg.run.Roles.UpdatedDir, cfg.run.Roles.DestDir = "o", "u", "d"
 	at := func(path, data string) *yaml.RNode {
 		return yaml.MustParse("apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: x\n  annotations:\n    internal.config.kubernetes.io/path: " + path +
 			"\n    internal.config.kubernetes.io/index: '0'\ndata: " + data + "\n")

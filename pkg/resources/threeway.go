@@ -1,9 +1,10 @@
 package resources
 
 import (
+	"github.com/krm-merge/krm-merge/pkg/identity"
 	"github.com/krm-merge/krm-merge/pkg/merge"
 	"github.com/krm-merge/krm-merge/pkg/results"
-	"github.com/krm-merge/krm-merge/pkg/roles"
+	"github.com/krm-merge/krm-merge/pkg/vocab"
 )
 
 // The 3-way resource rules (docs/merge-semantics.md, "Resources"), per identity,
@@ -17,8 +18,8 @@ import (
 //	- - D  kept unchanged                                  (kept)
 
 // prepareThreeWay computes a set's 3-way merge and comparisons.
-func (r *run) prepareThreeWay(s *roles.Set) prep {
-	o, u, d := s.Get(roles.Original), s.Get(roles.Updated), s.Get(roles.Dest)
+func (r *run) prepareThreeWay(s *identity.Set) prep {
+	o, u, d := s.Get(vocab.Original), s.Get(vocab.Updated), s.Get(vocab.Dest)
 	switch {
 	case u != nil && d != nil:
 		on := r.normalized(o, d)
@@ -49,8 +50,8 @@ func (r *run) prepareThreeWay(s *roles.Set) prep {
 }
 
 // threeWay applies the 3-way rules to one identity.
-func (r *run) threeWay(s *roles.Set, p *prep) error {
-	o, u, d := s.Get(roles.Original), s.Get(roles.Updated), s.Get(roles.Dest)
+func (r *run) threeWay(s *identity.Set, p *prep) error {
+	o, u, d := s.Get(vocab.Original), s.Get(vocab.Updated), s.Get(vocab.Dest)
 	switch {
 	case u != nil && d != nil:
 		if p.err != nil {
@@ -77,7 +78,7 @@ func (r *run) threeWay(s *roles.Set, p *prep) error {
 			r.counts.Deleted++
 			return nil
 		}
-		if r.opts.OnConflict == results.DestWins {
+		if r.opts.OnConflict == vocab.DestWins {
 			r.counts.Kept++ // dest's copy stays: the summary counts every resource once
 		} else {
 			r.drop[d] = true

@@ -1,8 +1,10 @@
 package resources
 
 import (
+	"github.com/krm-merge/krm-merge/pkg/identity"
 	"github.com/krm-merge/krm-merge/pkg/merge"
 	"github.com/krm-merge/krm-merge/pkg/roles"
+	"github.com/krm-merge/krm-merge/pkg/vocab"
 )
 
 // The 2-way resource rules (docs/merge-semantics.md, "Resources"), per identity,
@@ -11,8 +13,8 @@ import (
 // kept.
 
 // prepareTwoWay computes a set's 2-way merge.
-func (r *run) prepareTwoWay(s *roles.Set) prep {
-	src, d := s.Get(roles.Src), s.Get(roles.Dest)
+func (r *run) prepareTwoWay(s *identity.Set) prep {
+	src, d := s.Get(vocab.Src), s.Get(vocab.Dest)
 	switch {
 	case src != nil && d != nil:
 		sn := r.normalized(src, d)
@@ -44,8 +46,8 @@ func (r *run) prepareTwoWay(s *roles.Set) prep {
 }
 
 // twoWay applies the 2-way rules to one identity.
-func (r *run) twoWay(s *roles.Set, p *prep) error {
-	src, d := s.Get(roles.Src), s.Get(roles.Dest)
+func (r *run) twoWay(s *identity.Set, p *prep) error {
+	src, d := s.Get(vocab.Src), s.Get(vocab.Dest)
 	switch {
 	case src != nil && d != nil:
 		if p.err != nil {

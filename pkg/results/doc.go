@@ -1,17 +1,17 @@
 // Package results turns what a run found into ResourceList `results` entries (kyaml
-// fn/framework Result, the KRM Functions Specification's result shape) and holds
-// ItemError, the error type that names the resource, file and field of a bad input.
-// Every result message of a run is built here, from typed values (messages.go): no
+// fn/framework Result, the KRM Functions Specification's result shape), and errors
+// (vocab.ItemError above all, which names the resource, file and field of a bad input)
+// into error results. Every result message of a run is built here, from typed values (messages.go): no
 // other package words a result, and none edits a message by its text.
 //
 // # Shapes
 //
-// Each builder takes an At (the resourceRef, the file path and index, and the field
-// path; "" for a whole resource) and the typed outcome, and returns a
+// Each builder takes an At (a vocab.Location: the resourceRef, the file path and index;
+// and the field path, "" for a whole resource) and the typed outcome, and returns a
 // *framework.Result (docs/function.md, "Output"):
 //
 //   - one info result summarising the run (Summary, PlanSummary, ApplySummary): counts
-//     of merged, added, deleted and kept resources and of conflicts (Counts,
+//     of merged, added, deleted and kept resources and of conflicts (vocab.Counts,
 //     PlanCounts, ApplyCounts);
 //   - one result per conflict, with resourceRef, file and field.path and the three
 //     values in the message: a warning saying who won (FieldConflict for a field,
@@ -31,7 +31,7 @@
 //
 // # Errors
 //
-// Bad input is an *ItemError (resource, file, index, field, message); every package
+// Bad input is a *vocab.ItemError (resource, file, index, field, message); every package
 // that validates input returns one. FromError turns any error into error results: one
 // per ItemError (also inside errors.Join or a framework.Results), else one plain error
 // result. A run with any error result emits no items and exits 1.
@@ -42,5 +42,5 @@
 // ItemErrors; package function, package filter and package kptsdk turn errors into
 // results with FromError; package pkgupdate words its report's conflicts and changes
 // with the text builders (ConflictText, DeletedUpstreamText, ChangeText). This package
-// imports merge and plan for their typed values only.
+// imports vocab, merge and plan for their typed values only.
 package results

@@ -9,11 +9,12 @@ import (
 
 	"github.com/krm-merge/krm-merge/pkg/merge"
 	"github.com/krm-merge/krm-merge/pkg/results"
+	"github.com/krm-merge/krm-merge/pkg/vocab"
 )
 
 // A 3-way field conflict as the function reports it: a warning on the dest item with
 // resourceRef, file and field.path, the three values in the message, currentValue
-// dest's and proposedValue the winner's. Under onConflict: error (results.Refuse) the
+// dest's and proposedValue the winner's. Under onConflict: error (vocab.FailOnConflict) the
 // same conflict is an error without a proposed value.
 func ExampleFieldConflict() {
 	original := yaml.MustParse("spec: {replicas: 1}\n")
@@ -28,15 +29,15 @@ spec: {replicas: 5}
 		log.Fatal(err)
 	}
 	c := conflicts[0]
-	at := results.At{Resource: results.ResourceRef(dest), File: "deploy.yaml", Path: c.Path.String()}
-	r := results.FieldConflict(at, c, results.UpdatedWins)
+	at := results.At{Location: vocab.Location{Resource: vocab.ResourceRef(dest), File: "deploy.yaml"}, Path: c.Path.String()}
+	r := results.FieldConflict(at, c, vocab.UpdatedWins)
 	fmt.Println(r)
 	b, err := yaml.Marshal(r)
 	if err != nil {
 		log.Fatal(err)
 	}
 	fmt.Print(string(b))
-	fmt.Println(results.FieldConflict(at, c, results.Refuse))
+	fmt.Println(results.FieldConflict(at, c, vocab.FailOnConflict))
 	// Output:
 	// [warning] apps/v1/Deployment/prod/web spec.replicas: conflict: changed on both sides (original 1, updated 2, dest 5); updated wins
 	// message: 'conflict: changed on both sides (original 1, updated 2, dest 5); updated wins'
@@ -57,21 +58,23 @@ spec: {replicas: 5}
 
 // The info result that heads every run's results.
 func ExampleSummary() {
-	fmt.Println(results.Summary("3way", results.Counts{Merged: 12, Added: 1, Deleted: 1, Kept: 3, Conflicts: 2}))
+	fmt.Println(results.Summary("3way", vocab.Counts{Merged: 12, Added: 1, Deleted: 1, Kept: 3, Conflicts: 2}))
 	// Output:
 	// [info]: 3way merge: 12 merged, 1 added, 1 deleted, 3 kept, 2 conflicts
 }
 
-// Bad input is an *ItemError naming the resource, file and field; FromError turns it
+// Bad input is a *vocab.ItemError naming the resource, file and field; FromError turns it
 // (alone, joined with errors.Join, or inside a framework.Results) into error results,
 // as the function writes them.
 func ExampleFromError() {
 	err := errors.Join(
-		&results.ItemError{
-			Resource: &yaml.ResourceIdentifier{TypeMeta: yaml.TypeMeta{APIVersion: "v1", Kind: "ConfigMap"}, NameMeta: yaml.NameMeta{Name: "settings"}},
-			File:     "dest/settings.yaml",
-			Field:    "metadata.annotations.config.kubernetes.io/merge-source",
-			Msg:      `role "src" is not a role of mode 3way; valid roles: original, updated, dest`,
+		&vocab.ItemError{
+			Location: vocab.Location{
+				Resource: &yaml.ResourceIdentifier{TypeMeta: yaml.TypeMeta{APIVersion: "v1", Kind: "ConfigMap"}, NameMeta: yaml.NameMeta{Name: "settings"}},
+				File:     "dest/settings.yaml",
+			},
+			Field: "metadata.annotations.config.kubernetes.io/merge-source",
+			Msg:   `role "src" is not a role of mode 3way; valid roles: original, updated, dest`,
 		},
 		errors.New("something without a place"),
 	)

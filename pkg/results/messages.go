@@ -5,10 +5,10 @@ import (
 	"strings"
 
 	"sigs.k8s.io/kustomize/kyaml/fn/framework"
-	"sigs.k8s.io/kustomize/kyaml/yaml"
 
 	"github.com/krm-merge/krm-merge/pkg/merge"
 	"github.com/krm-merge/krm-merge/pkg/plan"
+	"github.com/krm-merge/krm-merge/pkg/vocab"
 )
 
 // Every result message of a run is built here, from typed values: the summaries, the
@@ -19,10 +19,8 @@ import (
 // without a path), and the field (Path "" for the whole resource, which then names no
 // field).
 type At struct {
-	Resource *yaml.ResourceIdentifier
-	File     string
-	Index    int
-	Path     string
+	vocab.Location
+	Path string
 }
 
 // result builds a result at a.
@@ -46,33 +44,20 @@ func withValues(r *framework.Result, current, proposed interface{}) *framework.R
 	return r
 }
 
-// Policy is how a run decides conflicts, as the messages say it.
-type Policy string
-
-const (
-	// UpdatedWins: updated (src) wins a conflict; the result is a warning.
-	UpdatedWins Policy = "updated"
-	// DestWins: dest wins; a warning.
-	DestWins Policy = "dest"
-	// Refuse: the run fails (onConflict: error); the result is an error and nothing is
-	// written.
-	Refuse Policy = "error"
-)
-
-// decided ends a conflict's text with its outcome: "; <winner> wins", or under Refuse
+// decided ends a conflict's text with its outcome: "; <winner> wins", or under vocab.FailOnConflict
 // "; onConflict is error, so nothing is written".
-func decided(what string, p Policy, winner string) string {
-	if p == Refuse {
+func decided(what string, p vocab.ConflictPolicy, winner vocab.Role) string {
+	if p == vocab.FailOnConflict {
 		return what + "; onConflict is error, so nothing is written"
 	}
-	return what + "; " + winner + " wins"
+	return what + "; " + string(winner) + " wins"
 }
 
 // conflictResult is a conflict's result: "conflict: " and its text, a warning, or under
-// Refuse an error without a proposed value.
-func conflictResult(at At, text string, p Policy, current, proposed interface{}) *framework.Result {
+// vocab.FailOnConflict an error without a proposed value.
+func conflictResult(at At, text string, p vocab.ConflictPolicy, current, proposed interface{}) *framework.Result {
 	sev := framework.Warning
-	if p == Refuse {
+	if p == vocab.FailOnConflict {
 		sev = framework.Error
 		proposed = nil
 	}
@@ -81,7 +66,7 @@ func conflictResult(at At, text string, p Policy, current, proposed interface{})
 
 // ConflictText says what a 3-way field conflict is and how it was decided, e.g.
 // "changed on both sides (original 1, updated 2, dest 3); updated wins".
-func ConflictText(c merge.Conflict, p Policy) string {
+func ConflictText(c vocab.Conflict, p vocab.ConflictPolicy) string {
 	return decided(c.Describe(), p, c.Winner)
 }
 
@@ -91,13 +76,13 @@ func ConflictText(c merge.Conflict, p Policy) string {
 // output holds (c.Merged: every part merged, this one decided by the policy), e.g.
 // "conflict: changed on both sides: the tag (original v3.4.0, updated v3.5.0, dest
 // v3.4.1); updated wins".
-func FieldConflict(at At, c merge.Conflict, p Policy) *framework.Result {
+func FieldConflict(at At, c vocab.Conflict, p vocab.ConflictPolicy) *framework.Result {
 	at.Path = c.Path.String()
 	proposed := Value(c.Updated)
 	switch {
 	case c.Part != nil:
 		proposed = Value(c.Merged)
-	case c.Winner == "dest":
+	case c.Winner == vocab.Dest:
 		proposed = Value(c.Dest)
 	}
 	return conflictResult(at, ConflictText(c, p), p, Value(c.Dest), proposed)
@@ -110,7 +95,7 @@ func FieldConflict(at At, c merge.Conflict, p Policy) *framework.Result {
 // sides: the tag, reported as a conflict"). Parts are listed in the value's order.
 func ValueMergedText(v merge.ValueMerge) string {
 	var from []string
-	for _, who := range []merge.PartChange{merge.ChangedUpstream, merge.ChangedLocally, merge.ChangedAlike} {
+	for _, who := range []vocab.PartChange{vocab.ChangedUpstream, vocab.ChangedLocally, vocab.ChangedAlike} {
 		var ps []string
 		for _, p := range v.Parts {
 			if p.Change == who {
@@ -121,14 +106,14 @@ func ValueMergedText(v merge.ValueMerge) string {
 			continue
 		}
 		name := string(who)
-		if who == merge.ChangedAlike {
+		if who == vocab.ChangedAlike {
 			name = "both sides alike"
 		}
 		from = append(from, "from "+name+" "+strings.Join(ps, ", "))
 	}
 	var both []string
 	for _, p := range v.Parts {
-		if p.Change == merge.ChangedBoth {
+		if p.Change == vocab.ChangedBoth {
 			both = append(both, p.Where())
 		}
 	}
@@ -150,19 +135,19 @@ func ValueMerged(at At, v merge.ValueMerge) *framework.Result {
 }
 
 // DeletedUpstreamText says a resource (id names it) was deleted upstream but changed
-// locally, and how that was decided: dest's copy deleted (UpdatedWins, Refuse) or kept
-// (DestWins).
-func DeletedUpstreamText(id string, p Policy) string {
-	winner := "updated"
-	if p == DestWins {
-		winner = "dest"
+// locally, and how that was decided: dest's copy deleted (every policy but DestWins) or
+// kept (vocab.DestWins).
+func DeletedUpstreamText(id string, p vocab.ConflictPolicy) string {
+	winner := vocab.Updated
+	if p == vocab.DestWins {
+		winner = vocab.Dest
 	}
 	return decided(id+" was deleted upstream but changed locally", p, winner)
 }
 
 // DeletedUpstreamChangedLocally is the conflict result of a resource upstream deleted and
 // dest changed: DeletedUpstreamText, naming no field.
-func DeletedUpstreamChangedLocally(at At, id string, p Policy) *framework.Result {
+func DeletedUpstreamChangedLocally(at At, id string, p vocab.ConflictPolicy) *framework.Result {
 	at.Path = ""
 	return conflictResult(at, DeletedUpstreamText(id, p), p, nil, nil)
 }
@@ -240,7 +225,7 @@ func (p *PlanCounts) Count(op plan.Op) {
 // PlanSummary is the info result heading a 3-way or 2-way plan, e.g. "3way plan,
 // nothing written: 2 merged (1 would change), 1 added, 0 deleted, 3 kept, 1 conflicts;
 // fields: 2 changed, 1 added, 0 deleted, 0 reordered".
-func PlanSummary(mode string, c Counts, p PlanCounts) *framework.Result {
+func PlanSummary(mode vocab.Mode, c vocab.Counts, p PlanCounts) *framework.Result {
 	msg := fmt.Sprintf("%s plan, nothing written: %d merged (%d would change), %d added, %d deleted, %d kept, %d conflicts; fields: %d changed, %d added, %d deleted, %d reordered",
 		mode, c.Merged, p.Resources, c.Added, c.Deleted, c.Kept, c.Conflicts, p.Changed, p.Added, p.Deleted, p.Reordered)
 	if c.StayedDeleted > 0 {
@@ -252,9 +237,9 @@ func PlanSummary(mode string, c Counts, p PlanCounts) *framework.Result {
 // PlanChange is the info result of one field a 3-way or 2-way plan would change (at.Path
 // is the change's path): "3way plan: would change this field: 1 -> 3", currentValue
 // dest's, proposedValue the merge's.
-func PlanChange(at At, c plan.Change, mode string) *framework.Result {
+func PlanChange(at At, c plan.Change, mode vocab.Mode) *framework.Result {
 	at.Path = c.Path.String()
-	return withValues(at.result(framework.Info, mode+" plan: "+ChangeText(c)), c.Current, c.Proposed)
+	return withValues(at.result(framework.Info, string(mode)+" plan: "+ChangeText(c)), c.Current, c.Proposed)
 }
 
 // ChangeText says what a merge would do to one field, e.g. "would change this field: 1
@@ -274,17 +259,17 @@ func ChangeText(c plan.Change) string {
 
 // PlanAdd and PlanDelete are the info results of a resource a plan would add (at its new
 // file) or delete, naming no field (at.Path is ignored): "3way plan: would add this
-// resource"; mode is the run's mode as the message starts with it ("3way", "2way").
-func PlanAdd(at At, mode string) *framework.Result {
+// resource"; the message starts with mode ("3way", "2way").
+func PlanAdd(at At, mode vocab.Mode) *framework.Result {
 	at.Path = ""
-	return at.result(framework.Info, mode+" plan: would add this resource")
+	return at.result(framework.Info, string(mode)+" plan: would add this resource")
 }
 
 // PlanDelete is the info result of a resource a plan would delete (deleted upstream);
 // see PlanAdd.
-func PlanDelete(at At, mode string) *framework.Result {
+func PlanDelete(at At, mode vocab.Mode) *framework.Result {
 	at.Path = ""
-	return at.result(framework.Info, mode+" plan: would delete this resource (deleted upstream)")
+	return at.result(framework.Info, string(mode)+" plan: would delete this resource (deleted upstream)")
 }
 
 // ApplyCounts are the outcomes of an apply run.

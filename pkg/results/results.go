@@ -3,76 +3,16 @@ package results
 import (
 	"errors"
 	"fmt"
-	"strings"
 
 	"sigs.k8s.io/kustomize/kyaml/fn/framework"
 	"sigs.k8s.io/kustomize/kyaml/yaml"
+
+	"github.com/krm-merge/krm-merge/pkg/vocab"
 )
 
-// ItemError is bad input tied to a place: which resource, which file, which field.
-// Every package that validates input returns it, so a user always learns where.
-type ItemError struct {
-	// Resource identifies the resource, when known.
-	Resource *yaml.ResourceIdentifier
-	// File is the item's path annotation (kpt's file path), when known.
-	File string
-	// Index is the item's index annotation within File.
-	Index int
-	// Field is the field path, when the problem is one field.
-	Field string
-	// Msg says what is wrong and what would be right.
-	Msg string
-}
-
-// Error renders "<file>: <apiVersion> <kind> [<namespace>/]<name>: <field>: <msg>",
-// leaving out the parts that are unknown, e.g. `dest/app.yaml: apps/v1 Deployment web:
-// spec.replicas: ...`.
-func (e *ItemError) Error() string {
-	var parts []string
-	if e.File != "" {
-		parts = append(parts, e.File)
-	}
-	if e.Resource != nil {
-		parts = append(parts, describe(e.Resource))
-	}
-	if e.Field != "" {
-		parts = append(parts, e.Field)
-	}
-	parts = append(parts, e.Msg)
-	return strings.Join(parts, ": ")
-}
-
-// describe renders a resource as "apps/v1 Deployment ns/name".
-func describe(r *yaml.ResourceIdentifier) string {
-	name := r.Name
-	if r.Namespace != "" {
-		name = r.Namespace + "/" + name
-	}
-	s := strings.TrimSpace(r.APIVersion + " " + r.Kind)
-	if name != "" {
-		s += " " + name
-	}
-	return s
-}
-
-// ResourceRef returns the identifier of a resource for a result's resourceRef; nil for
-// a nil node.
-func ResourceRef(n *yaml.RNode) *yaml.ResourceIdentifier {
-	if n.IsNil() {
-		return nil
-	}
-	m, err := n.GetMeta()
-	if err != nil {
-		return nil
-	}
-	return &yaml.ResourceIdentifier{
-		TypeMeta: yaml.TypeMeta{APIVersion: m.APIVersion, Kind: m.Kind},
-		NameMeta: yaml.NameMeta{Name: m.Name, Namespace: m.Namespace},
-	}
-}
-
-// FromError turns any error into error results: one per ItemError (also inside a
-// framework.Results or joined with errors.Join), else one plain error result.
+// FromError turns any error into error results: one per *vocab.ItemError (also inside
+// a framework.Results or joined with errors.Join), with its resourceRef, file and field,
+// else one plain error result.
 func FromError(err error) framework.Results {
 	if err == nil {
 		return nil
@@ -88,7 +28,7 @@ func FromError(err error) framework.Results {
 		}
 		return out
 	}
-	var ie *ItemError
+	var ie *vocab.ItemError
 	if errors.As(err, &ie) {
 		r := &framework.Result{Severity: framework.Error, Message: ie.Msg, ResourceRef: ie.Resource}
 		if ie.File != "" {
@@ -102,25 +42,9 @@ func FromError(err error) framework.Results {
 	return framework.Results{{Severity: framework.Error, Message: err.Error()}}
 }
 
-// Counts are the resource outcomes of a run.
-type Counts struct {
-	// Merged resources had fields merged (3-way: in updated and dest; 2-way: in src and dest).
-	Merged int
-	// Added resources came from updated (or src) and were absent from dest.
-	Added int
-	// Deleted resources were in original, gone from updated, and removed from dest.
-	Deleted int
-	// Kept resources were only in dest and pass unchanged.
-	Kept int
-	// StayedDeleted resources were deleted locally from dest and stay deleted.
-	StayedDeleted int
-	// Conflicts is the number of conflicts, field and resource level.
-	Conflicts int
-}
-
 // Summary is the run's info result, e.g.
 // "3way merge: 12 merged, 1 added, 1 deleted, 3 kept, 2 conflicts".
-func Summary(mode string, c Counts) *framework.Result {
+func Summary(mode vocab.Mode, c vocab.Counts) *framework.Result {
 	msg := fmt.Sprintf("%s merge: %d merged, %d added, %d deleted, %d kept, %d conflicts",
 		mode, c.Merged, c.Added, c.Deleted, c.Kept, c.Conflicts)
 	if c.StayedDeleted > 0 {

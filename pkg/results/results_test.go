@@ -8,6 +8,7 @@ import (
 	"sigs.k8s.io/kustomize/kyaml/yaml"
 
 	"github.com/krm-merge/krm-merge/pkg/merge"
+	"github.com/krm-merge/krm-merge/pkg/vocab"
 )
 
 // TestValueOfADeepValue: a value nested 9,990 levels deep (valid YAML, under the
@@ -38,7 +39,7 @@ func TestValueOfADeepValue(t *testing.T) {
 // A result about a whole resource names no field: no `field: {}` in the output.
 func TestWholeResourceResultsNameNoField(t *testing.T) {
 	for _, r := range []*framework.Result{
-		DeletedUpstreamChangedLocally(At{File: "dest/a.yaml"}, "ConfigMap a", UpdatedWins),
+		DeletedUpstreamChangedLocally(At{Location: vocab.Location{File: "dest/a.yaml"}}, "ConfigMap a", vocab.UpdatedWins),
 		StayedDeleted(At{Path: "spec"}, "ConfigMap a"),
 		PlanAdd(At{Path: "spec"}, "3way"),
 		PlanDelete(At{}, "3way"),
@@ -73,14 +74,14 @@ func TestValueMergedMessages(t *testing.T) {
 			"merged inside the image reference: from dest the repository (quay.io/argoproj/argocd -> registry.example.com/mirror/argoproj/argocd); changed on both sides: the tag, reported as a conflict",
 			"conflict: changed on both sides: the tag (original v3.4.0, updated v3.5.0, dest v3.4.1); dest wins"},
 	} {
-		r, err := merge.ThreeWayResult(o, u, yaml.MustParse("image: "+tc.dest), merge.Options{ValueMerge: true, Policy: merge.KeepDest})
+		r, err := merge.ThreeWayResult(o, u, yaml.MustParse("image: "+tc.dest), merge.Options{ValueMerge: true, Policy: vocab.DestWins})
 		if err != nil || len(r.ValueMerges) != 1 {
 			t.Fatalf("%s: %v, %d values merged inside", tc.dest, err, len(r.ValueMerges))
 		}
 		if got := ValueMergedText(r.ValueMerges[0]); got != tc.text {
 			t.Errorf("got  %s\nwant %s", got, tc.text)
 		}
-		res := ValueMerged(At{File: "dest/a.yaml"}, r.ValueMerges[0])
+		res := ValueMerged(At{Location: vocab.Location{File: "dest/a.yaml"}}, r.ValueMerges[0])
 		if res.Severity != framework.Info || res.Field == nil || res.Field.Path != "image" ||
 			res.Field.CurrentValue != tc.dest || res.Field.ProposedValue != r.Value.Field("image").Value.YNode().Value {
 			t.Errorf("result %+v", res)
@@ -91,7 +92,7 @@ func TestValueMergedMessages(t *testing.T) {
 		if len(r.Conflicts) != 1 {
 			t.Fatalf("%d conflicts", len(r.Conflicts))
 		}
-		c := FieldConflict(At{}, r.Conflicts[0], DestWins)
+		c := FieldConflict(At{}, r.Conflicts[0], vocab.DestWins)
 		if c.Message != tc.conflict || c.Field.ProposedValue != "registry.example.com/mirror/argoproj/argocd:v3.4.1" ||
 			c.Field.CurrentValue != tc.dest {
 			t.Errorf("conflict %s (current %v, proposed %v)", c.Message, c.Field.CurrentValue, c.Field.ProposedValue)

@@ -8,7 +8,7 @@ import (
 
 	"sigs.k8s.io/kustomize/kyaml/yaml"
 
-	"github.com/krm-merge/krm-merge/pkg/results"
+	"github.com/krm-merge/krm-merge/pkg/vocab"
 )
 
 func TestCheckPath(t *testing.T) {
@@ -45,13 +45,13 @@ func TestCheckPath(t *testing.T) {
 	}
 }
 
-// itemError runs Assign and returns its *results.ItemError, failing t on anything else.
-func itemError(t *testing.T, items []*yaml.RNode, opts Options) *results.ItemError {
+// itemError runs Assign and returns its *vocab.ItemError, failing t on anything else.
+func itemError(t *testing.T, items []*yaml.RNode, opts Options) *vocab.ItemError {
 	t.Helper()
 	_, err := Assign(items, opts)
-	var ie *results.ItemError
+	var ie *vocab.ItemError
 	if !errors.As(err, &ie) {
-		t.Fatalf("Assign: %v, want an *results.ItemError", err)
+		t.Fatalf("Assign: %v, want a *vocab.ItemError", err)
 	}
 	return ie
 }
@@ -118,19 +118,19 @@ func TestPathAnnotationOutsideThePackage(t *testing.T) {
 // item whose path leaves the package, so an inline item keeps no such path.
 func TestInlinePathAnnotations(t *testing.T) {
 	for _, bad := range []string{"../../x.yaml", "/x.yaml", `a\..\..\x.yaml`, "x\x00.yaml", `\\h\s\x.yaml`} {
-		for _, role := range []Role{Original, Updated, Src} {
+		for _, role := range []vocab.Role{vocab.Original, vocab.Updated, vocab.Src} {
 			opts := defaults()
 			inline := []*yaml.RNode{
 				node(t, "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: ok, annotations: {config.kubernetes.io/path: app/ok.yaml}}\n"),
 				node(t, "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: x, annotations: {config.kubernetes.io/path: "+strconv.Quote(bad)+"}}\n"),
 			}
 			switch role {
-			case Original:
+			case vocab.Original:
 				opts.Original, opts.Updated = inline, []*yaml.RNode{}
-			case Updated:
+			case vocab.Updated:
 				opts.Original, opts.Updated = []*yaml.RNode{}, inline
-			case Src:
-				opts.Mode, opts.Src = "2way", inline
+			case vocab.Src:
+				opts.Mode, opts.Src = vocab.TwoWay, inline
 			}
 			ie := itemError(t, nil, opts)
 			name := string(role) + " " + strconv.Quote(bad)

@@ -9,39 +9,14 @@ import (
 	"sigs.k8s.io/kustomize/kyaml/yaml"
 
 	"github.com/krm-merge/krm-merge/internal/parallel"
-	"github.com/krm-merge/krm-merge/pkg/results"
+	"github.com/krm-merge/krm-merge/pkg/vocab"
 )
-
-// Role is an item's part in a merge.
-type Role string
-
-const (
-	// None marks an item that passes through unchanged.
-	None Role = ""
-	// Original is the old upstream (3-way).
-	Original Role = "original"
-	// Updated is the new upstream (3-way).
-	Updated Role = "updated"
-	// Dest is the local copy the change is applied to (3-way, 2-way).
-	Dest Role = "dest"
-	// Src is what is merged into dest (2-way).
-	Src Role = "src"
-)
-
-// Modes are the modes' names, with the roles of each in the order messages list them:
-// "3way" original, updated, dest; "2way" src, dest; "apply" updated (the local config),
-// dest (the live object).
-var Modes = map[string][]Role{
-	"3way":  {Original, Updated, Dest},
-	"2way":  {Src, Dest},
-	"apply": {Updated, Dest},
-}
 
 // Options say how Assign gives items their roles. Package function builds them from the
 // functionConfig.
 type Options struct {
-	// Mode names the run's mode, a key of Modes; its roles are the valid ones.
-	Mode string
+	// Mode is the run's mode; its roles (vocab.Mode.Roles) are the valid ones.
+	Mode vocab.Mode
 	// Annotation is the annotation naming an item's role.
 	Annotation string
 	// OriginalDir, UpdatedDir, DestDir and SrcDir select roles by the directory an item's
@@ -53,6 +28,22 @@ type Options struct {
 	Original, Updated, Src []*yaml.RNode
 }
 
+// ByPath reports whether roles are chosen by directory (any of OriginalDir, UpdatedDir,
+// DestDir, SrcDir set).
+func (o Options) ByPath() bool {
+	return o.OriginalDir != "" || o.UpdatedDir != "" || o.DestDir != "" || o.SrcDir != ""
+}
+
+// AddDir returns the directory an item added to dest goes to: with path roles (ByPath)
+// DestDir cleaned, "." (the package root) when DestDir is unset; "" otherwise, where an
+// added item keeps its own path.
+func (o Options) AddDir() string {
+	if !o.ByPath() {
+		return ""
+	}
+	return Clean(o.DestDir)
+}
+
 // inline reports whether sources are given inline.
 func (o Options) inline() bool { return o.Original != nil || o.Updated != nil || o.Src != nil }
 
@@ -60,8 +51,8 @@ func (o Options) inline() bool { return o.Original != nil || o.Updated != nil ||
 type Item struct {
 	// Node is the item as read; never modified by this package.
 	Node *yaml.RNode
-	// Role is the item's role; None passes through.
-	Role Role
+	// Role is the item's role; vocab.None passes through.
+	Role vocab.Role
 	// Position is the item's position in the input (inline items follow the input).
 	Position int
 	// File is the item's path annotation, cleaned ("" for inline items).
@@ -79,7 +70,13 @@ type Item struct {
 }
 
 // Ref returns the item's resourceRef for results.
-func (it *Item) Ref() *yaml.ResourceIdentifier { return results.ResourceRef(it.Node) }
+func (it *Item) Ref() *yaml.ResourceIdentifier { return vocab.ResourceRef(it.Node) }
+
+// Location returns where the item is, for results and errors: its resourceRef, File and
+// Index.
+func (it *Item) Location() vocab.Location {
+	return vocab.Location{Resource: it.Ref(), File: it.File, Index: it.Index}
+}
 
 // NewItem returns the input item n at position (0-based, in input order) with no role:
 // File (cleaned) and Index from its path and index annotations, RelFile equal to File.
@@ -90,16 +87,16 @@ func NewItem(n *yaml.RNode, position int) Item {
 	return it
 }
 
-// Errorf returns an ItemError about this item: its resourceRef, file and index, field
+// Errorf returns a *vocab.ItemError about this item: its resourceRef, file and index, field
 // (a field path such as "metadata.name"; "" for the whole item) and the message
 // fmt.Sprintf(format, args...).
-func (it *Item) Errorf(field, format string, args ...interface{}) *results.ItemError {
-	return &results.ItemError{Resource: it.Ref(), File: it.File, Index: it.Index, Field: field, Msg: fmt.Sprintf(format, args...)}
+func (it *Item) Errorf(field, format string, args ...interface{}) *vocab.ItemError {
+	return &vocab.ItemError{Location: it.Location(), Field: field, Msg: fmt.Sprintf(format, args...)}
 }
 
 // Assign gives every item its role by opts and appends opts' inline sources as items.
 // items are the ResourceList items in input order; they are not modified.
-// Errors (*results.ItemError): a path annotation (internal.config.kubernetes.io/path or
+// Errors (*vocab.ItemError): a path annotation (internal.config.kubernetes.io/path or
 // legacy config.kubernetes.io/path) holding a control character, on any item; on an item
 // with a role (inline sources included), a path annotation that is absolute or leaves
 // the package root (CheckPath: its path reaches the output); a role value that is not
@@ -108,7 +105,7 @@ func (it *Item) Errorf(field, format string, args ...interface{}) *results.ItemE
 // path. Each names the item (an inline one as "functionConfig spec.<role>[i]") and the
 // field.
 func Assign(items []*yaml.RNode, opts Options) ([]Item, error) {
-	valid := Modes[opts.Mode]
+	valid := opts.Mode.Roles()
 	dirs := roleDirs(opts)
 	out := make([]Item, len(items), len(items)+len(opts.Original)+len(opts.Updated)+len(opts.Src))
 	errs := make([]error, len(items))
@@ -122,11 +119,11 @@ func Assign(items []*yaml.RNode, opts Options) ([]Item, error) {
 			return
 		}
 		annotated := annos[opts.Annotation]
-		special := isKptfile(n) || isLocalConfig(n)
+		special := vocab.IsKptfile(n) || vocab.IsLocalConfig(n)
 		switch {
 		case annotated != "":
-			it.Role = Role(annotated)
-			if !contains(valid, it.Role) {
+			it.Role = vocab.Role(annotated)
+			if !opts.Mode.Has(it.Role) {
 				errs[i] = invalidRole(&it, opts, annotated, valid)
 				return
 			}
@@ -141,9 +138,9 @@ func Assign(items []*yaml.RNode, opts Options) ([]Item, error) {
 		case special:
 			// Kptfile and local-config pass through unless their own annotation selects them.
 		case opts.inline():
-			it.Role = Dest
+			it.Role = vocab.Dest
 		}
-		if it.Role != None {
+		if it.Role != vocab.None {
 			errs[i] = checkPaths(&it, annos, true)
 		}
 		out[i] = it
@@ -154,9 +151,9 @@ func Assign(items []*yaml.RNode, opts Options) ([]Item, error) {
 		}
 	}
 	for _, inline := range []struct {
-		role  Role
+		role  vocab.Role
 		nodes []*yaml.RNode
-	}{{Original, opts.Original}, {Updated, opts.Updated}, {Src, opts.Src}} {
+	}{{vocab.Original, opts.Original}, {vocab.Updated, opts.Updated}, {vocab.Src, opts.Src}} {
 		for j, n := range inline.nodes {
 			it := Item{Node: n, Role: inline.role, Position: len(items) + j, Inline: true}
 			it.RelFile, it.Index = location(n)
@@ -169,7 +166,7 @@ func Assign(items []*yaml.RNode, opts Options) ([]Item, error) {
 	}
 	errs = make([]error, len(out))
 	parallel.ForEach(len(out), 64, func(i int) {
-		if out[i].Role != None {
+		if out[i].Role != vocab.None {
 			errs[i] = requireIdentity(&out[i])
 		}
 	})
@@ -181,14 +178,14 @@ func Assign(items []*yaml.RNode, opts Options) ([]Item, error) {
 	return out, nil
 }
 
-func invalidRole(it *Item, opts Options, value string, valid []Role) error {
+func invalidRole(it *Item, opts Options, value string, valid []vocab.Role) error {
 	names := make([]string, len(valid))
 	for i, r := range valid {
 		names[i] = string(r)
 	}
 	msg := fmt.Sprintf("role %q is not a role of mode %s; valid roles: %s", value, opts.Mode, strings.Join(names, ", "))
-	for _, m := range []string{"3way", "2way"} {
-		if m != opts.Mode && contains(Modes[m], Role(value)) {
+	for _, m := range []vocab.Mode{vocab.ThreeWay, vocab.TwoWay} {
+		if m != opts.Mode && m.Has(vocab.Role(value)) {
 			msg += fmt.Sprintf(" (%q is a role of mode %s: set mode: %s, or change the annotation)", value, m, m)
 			break
 		}
@@ -215,15 +212,14 @@ func requireIdentity(it *Item) error {
 	return nil
 }
 
-// location returns an item's cleaned path annotation and its index.
+// location returns an item's path annotation, cleaned ("" when it has none), and its
+// index annotation (vocab.LocationOf).
 func location(n *yaml.RNode) (string, int) {
-	p, idx, _ := kioutil.GetFileAnnotations(n)
-	i := 0
-	fmt.Sscanf(idx, "%d", &i)
-	if p == "" {
-		return "", i
+	l := vocab.LocationOf(n)
+	if l.File == "" {
+		return "", l.Index
 	}
-	return Clean(p), i
+	return Clean(l.File), l.Index
 }
 
 // Clean normalises a package-relative path: "./dest/", "dest" and "dest/." are "dest";
@@ -233,14 +229,14 @@ func Clean(p string) string {
 }
 
 type roleDir struct {
-	role Role
+	role vocab.Role
 	dir  string
 }
 
 // roleDirs lists the configured role directories.
 func roleDirs(opts Options) []roleDir {
 	var out []roleDir
-	for _, rd := range []roleDir{{Original, opts.OriginalDir}, {Updated, opts.UpdatedDir}, {Dest, opts.DestDir}, {Src, opts.SrcDir}} {
+	for _, rd := range []roleDir{{vocab.Original, opts.OriginalDir}, {vocab.Updated, opts.UpdatedDir}, {vocab.Dest, opts.DestDir}, {vocab.Src, opts.SrcDir}} {
 		if rd.dir != "" {
 			out = append(out, roleDir{rd.role, Clean(rd.dir)})
 		}
@@ -248,7 +244,7 @@ func roleDirs(opts Options) []roleDir {
 	return out
 }
 
-func dirFor(dirs []roleDir, role Role) string {
+func dirFor(dirs []roleDir, role vocab.Role) string {
 	for _, d := range dirs {
 		if d.role == role {
 			return d.dir
@@ -259,11 +255,11 @@ func dirFor(dirs []roleDir, role Role) string {
 
 // byPath returns the role whose directory holds file, the most specific one winning;
 // whole directory names only ("dest" does not hold "destination/x.yaml").
-func byPath(dirs []roleDir, file string) (Role, string, bool) {
+func byPath(dirs []roleDir, file string) (vocab.Role, string, bool) {
 	if file == "" {
-		return None, "", false
+		return vocab.None, "", false
 	}
-	best, bestDir, found := None, "", false
+	best, bestDir, found := vocab.None, "", false
 	for _, d := range dirs {
 		if !under(file, d.dir) {
 			continue
@@ -294,26 +290,6 @@ func Rebase(rel, toDir string) string {
 		return rel
 	}
 	return path.Join(toDir, rel)
-}
-
-// IsKptfile reports whether n is a kpt package's Kptfile (kind Kptfile, group kpt.dev).
-func IsKptfile(n *yaml.RNode) bool { return isKptfile(n) }
-
-func isKptfile(n *yaml.RNode) bool {
-	return n.GetKind() == "Kptfile" && strings.HasPrefix(n.GetApiVersion(), "kpt.dev/")
-}
-
-func isLocalConfig(n *yaml.RNode) bool {
-	return n.GetAnnotations()["config.kubernetes.io/local-config"] == "true"
-}
-
-func contains(roles []Role, r Role) bool {
-	for _, x := range roles {
-		if x == r {
-			return true
-		}
-	}
-	return false
 }
 
 // pathAnnotations are the annotations an item's file path comes from, in the order

@@ -7,12 +7,12 @@ import (
 
 	"sigs.k8s.io/kustomize/kyaml/yaml"
 
-	"github.com/krm-merge/krm-merge/pkg/results"
+	"github.com/krm-merge/krm-merge/pkg/vocab"
 )
 
 // defaults are the roles of a 3-way run by the default role annotation.
 func defaults() Options {
-	return Options{Mode: "3way", Annotation: "config.kubernetes.io/merge-source"}
+	return Options{Mode: vocab.ThreeWay, Annotation: "config.kubernetes.io/merge-source"}
 }
 
 func node(t *testing.T, s string) *yaml.RNode {
@@ -53,16 +53,16 @@ func TestAssignByPath(t *testing.T) {
 		t.Fatal(err)
 	}
 	want := []struct {
-		role Role
+		role vocab.Role
 		rel  string
 	}{
-		{Original, "a.yaml"},
-		{Updated, "sub/a.yaml"},
-		{Dest, "app/a.yaml"},
-		{Dest, "upstream/older/b.yaml"}, // "upstream/old" must not select "upstream/older"
-		{Dest, "Kptfile"},               // Kptfiles are selected by path too
-		{Dest, "fn.yaml"},               // and so are local-config items
-		{Updated, "x.yaml"},             // the annotation wins over the path
+		{vocab.Original, "a.yaml"},
+		{vocab.Updated, "sub/a.yaml"},
+		{vocab.Dest, "app/a.yaml"},
+		{vocab.Dest, "upstream/older/b.yaml"}, // "upstream/old" must not select "upstream/older"
+		{vocab.Dest, "Kptfile"},               // Kptfiles are selected by path too
+		{vocab.Dest, "fn.yaml"},               // and so are local-config items
+		{vocab.Updated, "x.yaml"},             // the annotation wins over the path
 	}
 	for i, w := range want {
 		if got[i].Role != w.role || got[i].RelFile != w.rel {
@@ -81,7 +81,7 @@ func TestAssignByAnnotationAndPassThrough(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got[0].Role != Dest || got[1].Role != None {
+	if got[0].Role != vocab.Dest || got[1].Role != vocab.None {
 		t.Errorf("roles = %q, %q; want dest (configured annotation) and none", got[0].Role, got[1].Role)
 	}
 }
@@ -96,7 +96,7 @@ func TestAssignInlineMakesUnannotatedItemsDest(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(got) != 3 || got[0].Role != Dest || got[1].Role != None || got[2].Role != Updated || !got[2].Inline {
+	if len(got) != 3 || got[0].Role != vocab.Dest || got[1].Role != vocab.None || got[2].Role != vocab.Updated || !got[2].Inline {
 		t.Fatalf("got %+v", got)
 	}
 }
@@ -104,40 +104,12 @@ func TestAssignInlineMakesUnannotatedItemsDest(t *testing.T) {
 func TestAssignErrorsNameTheItem(t *testing.T) {
 	cfg := defaults()
 	_, err := Assign([]*yaml.RNode{at(t, "ConfigMap", "a", "p/a.yaml", "config.kubernetes.io/merge-source: src")}, cfg)
-	var ie *results.ItemError
+	var ie *vocab.ItemError
 	if !errors.As(err, &ie) {
-		t.Fatalf("want *results.ItemError, got %v", err)
+		t.Fatalf("want *vocab.ItemError, got %v", err)
 	}
 	if ie.File != "p/a.yaml" || ie.Resource.Name != "a" || !strings.Contains(ie.Msg, "mode 2way") {
 		t.Errorf("error does not locate the item or suggest the mode: %+v", ie)
-	}
-}
-
-func TestIdentityIgnoresVersion(t *testing.T) {
-	a := &Item{Node: node(t, "apiVersion: policy/v1beta1\nkind: PodDisruptionBudget\nmetadata: {name: x, namespace: ns}\n")}
-	b := &Item{Node: node(t, "apiVersion: policy/v1\nkind: PodDisruptionBudget\nmetadata: {name: x, namespace: ns}\n")}
-	if Identity(a, false) != Identity(b, false) {
-		t.Errorf("a version bump changed identity: %v vs %v", Identity(a, false), Identity(b, false))
-	}
-	if got := Identity(a, false).String(); got != "policy/PodDisruptionBudget ns/x" {
-		t.Errorf("String() = %q", got)
-	}
-}
-
-func TestIndexMergeOnPath(t *testing.T) {
-	cfg := defaults()
-	cfg.OriginalDir, cfg.DestDir = "original", "dest"
-	items, err := Assign([]*yaml.RNode{at(t, "ConfigMap", "a", "original/one.yaml"), at(t, "ConfigMap", "a", "dest/two.yaml")}, cfg)
-	if err != nil {
-		t.Fatal(err)
-	}
-	sets, err := Index(items, IndexOptions{})
-	if err != nil || len(sets) != 1 {
-		t.Errorf("without mergeOnPath one resource in different files pairs: %v, %d sets", err, len(sets))
-	}
-	sets, err = Index(items, IndexOptions{MergeOnPath: true})
-	if err != nil || len(sets) != 2 {
-		t.Errorf("with mergeOnPath the copies are distinct: %v, %d sets", err, len(sets))
 	}
 }
 
@@ -152,5 +124,24 @@ func TestCleanAndRebase(t *testing.T) {
 	}
 	if got := Rebase("x.yaml", "."); got != "x.yaml" {
 		t.Errorf("Rebase to . = %q", got)
+	}
+}
+
+// TestAddDir: with path roles an added item goes to the dest directory, the package
+// root when destPath is unset; with annotation roles it keeps its own path ("").
+func TestAddDir(t *testing.T) {
+	for _, tt := range []struct {
+		opts Options
+		want string
+	}{
+		{Options{}, ""},
+		{Options{Annotation: "config.kubernetes.io/merge-source"}, ""},
+		{Options{OriginalDir: "o", UpdatedDir: "u"}, "."},
+		{Options{OriginalDir: "o", UpdatedDir: "u", DestDir: "./d/"}, "d"},
+		{Options{SrcDir: "s", DestDir: "."}, "."},
+	} {
+		if got := tt.opts.AddDir(); got != tt.want {
+			t.Errorf("%+v: AddDir() = %q, want %q", tt.opts, got, tt.want)
+		}
 	}
 }

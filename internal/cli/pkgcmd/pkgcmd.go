@@ -25,6 +25,7 @@ import (
 	"github.com/krm-merge/krm-merge/pkg/config"
 	"github.com/krm-merge/krm-merge/pkg/function"
 	"github.com/krm-merge/krm-merge/pkg/pkgupdate"
+	"github.com/krm-merge/krm-merge/pkg/vocab"
 )
 
 // New returns the `pkg` command with its `update` subcommand.
@@ -250,18 +251,22 @@ func runUpdate(ctx context.Context, f *updateFlags, arg string, out io.Writer) e
 		return err
 	}
 	if f.onConflict != "" {
-		switch p := config.ConflictPolicy(f.onConflict); p {
-		case config.ConflictUpdated, config.ConflictDest, config.ConflictError, config.ConflictMark:
+		switch p := vocab.ConflictPolicy(f.onConflict); p {
+		case vocab.UpdatedWins, vocab.DestWins, vocab.FailOnConflict, vocab.MarkConflicts:
 			cfg.OnConflict = p
 		default:
 			return fmt.Errorf("--on-conflict %q: want updated, dest, error or mark", f.onConflict)
 		}
 	}
-	rep, err := pkgupdate.Update(ctx, pkgupdate.Options{
-		Dir: dir, Version: version, Repo: f.repo, Directory: f.directory, From: f.from,
-		Config: cfg, Plan: f.plan, AllowDirty: f.allowDirty, CacheDir: f.cacheDir,
-		MaxFileSize: maxFileSize, GitTimeout: f.gitTimeout, Log: f.log,
-	})
+	var rep *pkgupdate.Report
+	merge, err := mergeOptions(cfg)
+	if err == nil {
+		rep, err = pkgupdate.Update(ctx, pkgupdate.Options{
+			Dir: dir, Version: version, Repo: f.repo, Directory: f.directory, From: f.from,
+			Merge: merge, Plan: f.plan || cfg.Plan, AllowDirty: f.allowDirty, CacheDir: f.cacheDir,
+			MaxFileSize: maxFileSize, GitTimeout: f.gitTimeout, Log: f.log,
+		})
+	}
 	if errors.Is(err, gitfetch.ErrTimeout) {
 		err = fmt.Errorf("%w (raise the limit with --git-timeout or %s)", err, gitfetch.TimeoutEnv)
 	}
@@ -396,6 +401,34 @@ func printError(w io.Writer, err error) {
 		lines[i] = pkgio.Escape(lines[i])
 	}
 	fmt.Fprintln(w, "Error:", strings.Join(lines, "\n"))
+}
+
+// mergeOptions are pkg update's merge settings from the loaded functionConfig cfg (its
+// plan acts as --plan). Errors: cfg sets what pkg update decides itself, each named:
+// a mode other than 3way, a role path, keepSources, inline sources.
+func mergeOptions(cfg *config.Config) (*pkgupdate.MergeOptions, error) {
+	var bad []string
+	if cfg.Mode != vocab.ThreeWay {
+		bad = append(bad, fmt.Sprintf("mode is %s; pkg update is a 3-way merge", cfg.Mode))
+	}
+	for _, f := range []struct{ key, v string }{{"originalPath", cfg.OriginalPath}, {"updatedPath", cfg.UpdatedPath},
+		{"destPath", cfg.DestPath}, {"srcPath", cfg.SrcPath}} {
+		if f.v != "" {
+			bad = append(bad, f.key+" is set; pkg update chooses the roles itself")
+		}
+	}
+	if cfg.KeepSources {
+		bad = append(bad, "keepSources is set; pkg update writes only the package")
+	}
+	if cfg.Inline() {
+		bad = append(bad, "inline sources (spec.original, spec.updated, spec.src) are set; pkg update fetches them")
+	}
+	if len(bad) > 0 {
+		return nil, fmt.Errorf("merge config: %s", strings.Join(bad, "; "))
+	}
+	return &pkgupdate.MergeOptions{OnConflict: cfg.OnConflict, RoleAnnotation: cfg.RoleAnnotation,
+		MergeOnPath: cfg.MergeOnPath, ValueMerge: cfg.ValueMerge, Schema: cfg.Schema,
+		AssociativeKeys: cfg.AssociativeKeys, MergeKeys: cfg.MergeKeys, FieldRules: cfg.FieldRules}, nil
 }
 
 // loadConfig reads a functionConfig file as the function reads its functionConfig;

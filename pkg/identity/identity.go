@@ -1,4 +1,4 @@
-package roles
+package identity
 
 import (
 	"fmt"
@@ -6,6 +6,9 @@ import (
 
 	"sigs.k8s.io/kustomize/kyaml/openapi"
 	"sigs.k8s.io/kustomize/kyaml/yaml"
+
+	"github.com/krm-merge/krm-merge/pkg/roles"
+	"github.com/krm-merge/krm-merge/pkg/vocab"
 )
 
 // ID is a resource's identity: API group, kind, namespace and name, and the file path
@@ -64,8 +67,8 @@ func (id ID) String() string {
 // path relative to the role directory when mergeOnPath is set or the item is identified
 // by its path (PathIdentified). Index refines it (same-named items in several files,
 // namespace default, cluster-scoped kinds, identity overrides).
-func Identity(it *Item, mergeOnPath bool) ID {
-	id := ID{Group: groupOf(it.Node.GetApiVersion()), Kind: it.Node.GetKind(), Namespace: it.Node.GetNamespace(), Name: it.Node.GetName()}
+func Identity(it *roles.Item, mergeOnPath bool) ID {
+	id := ID{Group: vocab.Group(it.Node.GetApiVersion()), Kind: it.Node.GetKind(), Namespace: it.Node.GetNamespace(), Name: it.Node.GetName()}
 	if PathIdentified(it) {
 		id.Name = ""
 		id.File = it.RelFile
@@ -80,45 +83,25 @@ func Identity(it *Item, mergeOnPath bool) ID {
 // Component, other tool configs), and a Kptfile under a role directory, whose name kpt
 // pkg get sets to the local directory's name (one Kptfile per directory, so the path
 // names it).
-func PathIdentified(it *Item) bool {
+func PathIdentified(it *roles.Item) bool {
 	if it.Node.GetName() == "" {
 		return true
 	}
-	return it.RoleDir != "" && isKptfile(it.Node)
+	return it.RoleDir != "" && vocab.IsKptfile(it.Node)
 }
 
 // Identity overrides: a resource renamed or re-namespaced downstream (by hand, by kpt's
 // set-namespace, by a kustomization's namespace:) still pairs with its upstream copy when
 // it says which upstream resource it comes from. Three sources are read, strongest first:
-const (
-	// UpstreamIdentityAnnotation is krm-merge's own override, "namespace/name" (namespace
-	// may be empty: "/name"), the same syntax as kpt's merge comment. It is a plain,
-	// user-facing annotation, for hosts and tools that drop comments (kustomize) and for
-	// people writing an override by hand; kpt's own annotation is internal (kpt
-	// documents that users are not expected to touch internal.kpt.dev/ annotations).
-	UpstreamIdentityAnnotation = "fn.krm-merge.dev/upstream-identity"
-	// KptUpstreamIdentifier is the annotation kpt (1.0.0-beta.2x and later, kpt pkg get
-	// and update) records a resource's upstream origin in: "group|kind|namespace|name",
-	// group empty for the core group, namespace "~C" for a cluster-scoped (or unknown
-	// scope) resource and "default" for a namespaced resource written without one
-	// (kpt-functions-sdk go/fn: UpstreamIdentifier, UnknownNamespace, GetOriginId).
-	KptUpstreamIdentifier = "internal.kpt.dev/upstream-identifier"
-	// KptMergeComment starts the line comment kpt pkg get writes on the metadata: key of
-	// every resource it fetches: "metadata: # kpt-merge: namespace/name" (namespace may
-	// be empty), which kpt pkg update's resource-merge uses to match renamed resources.
-	KptMergeComment = "kpt-merge:"
+// vocab.UpstreamIdentityAnnotation, vocab.KptUpstreamIdentifier and kpt's merge comment
+// (vocab.KptMergeComment).
 
-	// kptClusterScoped is kpt's namespace placeholder for cluster-scoped resources.
-	kptClusterScoped = "~C"
-	// kptDefaultNamespace is the namespace kpt writes for a namespaced resource with no
-	// metadata.namespace; it pairs with an upstream copy in "default" or without one.
-	kptDefaultNamespace = "default"
-)
-
-// Override is an item's declared upstream identity, from one of the three sources.
-type Override struct {
+// Claim is an item's identity override (docs/function.md, "Resource identity"): the
+// upstream identity it declares, from one of the three sources. (A listkind.Override is
+// another thing: a mergeKeys entry saying how a list merges.)
+type Claim struct {
 	// Group and Kind are the upstream's (the item's own for the comment and
-	// UpstreamIdentityAnnotation, which name only namespace and name).
+	// vocab.UpstreamIdentityAnnotation, which name only namespace and name).
 	Group, Kind string
 	// Namespace and Name are the upstream's.
 	Namespace, Name string
@@ -132,43 +115,43 @@ type Override struct {
 	Field string
 }
 
-// OverrideOf reads an item's upstream identity override: UpstreamIdentityAnnotation,
-// else KptUpstreamIdentifier, else the kpt-merge line comment on the metadata: key
+// ClaimOf reads an item's identity override (its Claim): vocab.UpstreamIdentityAnnotation,
+// else vocab.KptUpstreamIdentifier, else the kpt-merge line comment on the metadata: key
 // (a head comment there is read too). ok is false when the item has none.
 // A nameless item's kpt annotation or comment with an empty name, as kpt pkg get writes
 // them, is no override.
-// Errors (*results.ItemError naming the item and the field): a value that is not
+// Errors (*vocab.ItemError naming the item and the field): a value that is not
 // "namespace/name" (annotation, comment) or "group|kind|namespace|name" (kpt's
 // annotation), or names no name (on an item that has one).
-func OverrideOf(it *Item) (o Override, ok bool, err error) {
-	group, kind := groupOf(it.Node.GetApiVersion()), it.Node.GetKind()
+func ClaimOf(it *roles.Item) (o Claim, ok bool, err error) {
+	group, kind := vocab.Group(it.Node.GetApiVersion()), it.Node.GetKind()
 	annos := it.Node.GetAnnotations()
-	if v, found := annos[UpstreamIdentityAnnotation]; found {
-		f := "metadata.annotations." + UpstreamIdentityAnnotation
+	if v, found := annos[vocab.UpstreamIdentityAnnotation]; found {
+		f := "metadata.annotations." + vocab.UpstreamIdentityAnnotation
 		ns, name, perr := parseNamespaceName(v)
 		if perr != "" {
-			return o, false, it.Errorf(f, "%s %q %s; want namespace/name (namespace may be empty: /name)", UpstreamIdentityAnnotation, v, perr)
+			return o, false, it.Errorf(f, "%s %q %s; want namespace/name (namespace may be empty: /name)", vocab.UpstreamIdentityAnnotation, v, perr)
 		}
-		return Override{Group: group, Kind: kind, Namespace: ns, Name: name, Source: "annotation " + UpstreamIdentityAnnotation, Field: f}, true, nil
+		return Claim{Group: group, Kind: kind, Namespace: ns, Name: name, Source: "annotation " + vocab.UpstreamIdentityAnnotation, Field: f}, true, nil
 	}
 	// kpt pkg get records a nameless resource that has a namespace or labels with an
 	// empty name ("group|kind|namespace|" and "# kpt-merge: namespace/"): it says nothing
 	// about the upstream copy, which is identified by its path like the item itself.
 	nameless := it.Node.GetName() == ""
-	if v, found := annos[KptUpstreamIdentifier]; found {
-		f := "metadata.annotations." + KptUpstreamIdentifier
+	if v, found := annos[vocab.KptUpstreamIdentifier]; found {
+		f := "metadata.annotations." + vocab.KptUpstreamIdentifier
 		parts := strings.Split(strings.TrimSpace(v), "|")
 		if nameless && len(parts) == 4 && parts[3] == "" {
 			return o, false, nil
 		}
 		if len(parts) != 4 || parts[1] == "" || parts[2] == "" || parts[3] == "" {
-			return o, false, it.Errorf(f, "%s %q is malformed; want group|kind|namespace|name as kpt writes it (group empty for the core group, namespace ~C for cluster-scoped)", KptUpstreamIdentifier, v)
+			return o, false, it.Errorf(f, "%s %q is malformed; want group|kind|namespace|name as kpt writes it (group empty for the core group, namespace ~C for cluster-scoped)", vocab.KptUpstreamIdentifier, v)
 		}
-		o = Override{Group: parts[0], Kind: parts[1], Namespace: parts[2], Name: parts[3], Source: "annotation " + KptUpstreamIdentifier, Field: f}
+		o = Claim{Group: parts[0], Kind: parts[1], Namespace: parts[2], Name: parts[3], Source: "annotation " + vocab.KptUpstreamIdentifier, Field: f}
 		switch o.Namespace {
-		case kptClusterScoped:
+		case vocab.KptClusterScoped:
 			o.Namespace = ""
-		case kptDefaultNamespace:
+		case vocab.KptDefaultNamespace:
 			o.DefaultOrEmpty = true
 		}
 		return o, true, nil
@@ -179,9 +162,9 @@ func OverrideOf(it *Item) (o Override, ok bool, err error) {
 			return o, false, nil
 		}
 		if perr != "" {
-			return o, false, it.Errorf("metadata", "comment %q on metadata %s; want # %s namespace/name (namespace may be empty)", KptMergeComment+" "+c, perr, KptMergeComment)
+			return o, false, it.Errorf("metadata", "comment %q on metadata %s; want # %s namespace/name (namespace may be empty)", vocab.KptMergeComment+" "+c, perr, vocab.KptMergeComment)
 		}
-		return Override{Group: group, Kind: kind, Namespace: ns, Name: name, Source: "comment # " + KptMergeComment + " on metadata", Field: "metadata"}, true, nil
+		return Claim{Group: group, Kind: kind, Namespace: ns, Name: name, Source: "comment # " + vocab.KptMergeComment + " on metadata", Field: "metadata"}, true, nil
 	}
 	return o, false, nil
 }
@@ -217,8 +200,8 @@ func mergeComment(n *yaml.RNode) (string, bool) {
 		for _, c := range []string{k.LineComment, k.HeadComment, root.Content[i+1].LineComment} {
 			for _, line := range strings.Split(c, "\n") {
 				line = strings.TrimSpace(strings.TrimPrefix(strings.TrimSpace(line), "#"))
-				if strings.HasPrefix(line, KptMergeComment) {
-					return strings.TrimSpace(strings.TrimPrefix(line, KptMergeComment)), true
+				if strings.HasPrefix(line, vocab.KptMergeComment) {
+					return strings.TrimSpace(strings.TrimPrefix(line, vocab.KptMergeComment)), true
 				}
 			}
 		}
@@ -226,11 +209,17 @@ func mergeComment(n *yaml.RNode) (string, bool) {
 	return "", false
 }
 
-func groupOf(apiVersion string) string {
-	if i := strings.Index(apiVersion, "/"); i >= 0 {
-		return apiVersion[:i]
+// Upstream returns the identity kpt records for n's upstream origin: the four parts of
+// its vocab.KptUpstreamIdentifier annotation as written (group, kind, namespace, name,
+// kpt's placeholders "~C" and "default" kept as they are), else, when n has none (or one
+// that is not four parts, which ClaimOf refuses), n's own group, kind, namespace and
+// name. Package pkgupdate pairs the documents of the three trees by it, to place their
+// comments; kpt gives every resource of a fetched release the annotation.
+func Upstream(n *yaml.RNode) ID {
+	if parts := strings.SplitN(n.GetAnnotations()[vocab.KptUpstreamIdentifier], "|", 4); len(parts) == 4 {
+		return ID{Group: parts[0], Kind: parts[1], Namespace: parts[2], Name: parts[3]}
 	}
-	return ""
+	return ID{Group: vocab.Group(n.GetApiVersion()), Kind: n.GetKind(), Namespace: n.GetNamespace(), Name: n.GetName()}
 }
 
 // Set is a resource identity with the item of each role that has it.
@@ -239,14 +228,14 @@ type Set struct {
 	// items' own.
 	ID ID
 	// Items holds one item per role present.
-	Items map[Role]*Item
+	Items map[vocab.Role]*roles.Item
 }
 
 // Get returns the item of a role, or nil.
-func (s *Set) Get(r Role) *Item { return s.Items[r] }
+func (s *Set) Get(r vocab.Role) *roles.Item { return s.Items[r] }
 
-// IndexOptions say how Index builds identities.
-type IndexOptions struct {
+// Options say how Index builds identities.
+type Options struct {
 	// MergeOnPath makes every item's file path relative to its role directory part of its
 	// identity (the functionConfig's mergeOnPath).
 	MergeOnPath bool
@@ -261,7 +250,7 @@ type IndexOptions struct {
 //
 // Identity is Identity's, refined in this order (docs/function.md, "Resource
 // identity"):
-//  1. An item with an identity override (OverrideOf) is indexed under the upstream
+//  1. An item with an identity override (ClaimOf) is indexed under the upstream
 //     identity it declares, in every role: kpt writes the comment and annotation on every
 //     resource it fetches, so a blueprint fetched from another package carries its own
 //     upstream's identity, and so does the local copy fetched from the blueprint (kpt pkg
@@ -279,23 +268,23 @@ type IndexOptions struct {
 //     and "default" pair when no role holds an item in both (upstream dropping
 //     `namespace: default` must not turn a customised resource into a delete plus an add).
 //
-// Errors (*results.ItemError): a malformed override; two items of one role with one
+// Errors (*vocab.ItemError): a malformed override; two items of one role with one
 // identity in one file (naming both resources and the file), or claiming one upstream
 // identity through an override (naming both and the override).
-func Index(items []Item, opts IndexOptions) ([]*Set, error) {
+func Index(items []roles.Item, opts Options) ([]*Set, error) {
 	ids := make([]ID, len(items))
 	natural := make([]ID, len(items))
-	overrides := make(map[*Item]*Override)
+	overrides := make(map[*roles.Item]*Claim) // each item's Claim
 	exists := make(map[ID]bool, len(items))
 	for i := range items {
 		it := &items[i]
-		if it.Role == None {
+		if it.Role == vocab.None {
 			continue
 		}
 		ids[i] = Identity(it, opts.MergeOnPath)
 		natural[i] = ids[i]
 		exists[ids[i]] = true
-		o, ok, err := OverrideOf(it)
+		o, ok, err := ClaimOf(it)
 		if err != nil {
 			return nil, err
 		}
@@ -325,13 +314,13 @@ func Index(items []Item, opts IndexOptions) ([]*Set, error) {
 	var order []*Set
 	for i := range items {
 		it := &items[i]
-		if it.Role == None {
+		if it.Role == vocab.None {
 			continue
 		}
 		id := ids[i]
 		s := byID[id]
 		if s == nil {
-			s = &Set{ID: id, Items: map[Role]*Item{}}
+			s = &Set{ID: id, Items: map[vocab.Role]*roles.Item{}}
 			byID[id] = s
 			order = append(order, s)
 		}
@@ -345,14 +334,14 @@ func Index(items []Item, opts IndexOptions) ([]*Set, error) {
 
 // numberNameless numbers the items identified by path that share group, kind, role and
 // file, in input order (ID.Nth).
-func numberNameless(items []Item, ids []ID) {
+func numberNameless(items []roles.Item, ids []ID) {
 	type key struct {
-		role Role
+		role vocab.Role
 		id   ID
 	}
 	var seen map[key]int
 	for i := range items {
-		if items[i].Role == None || ids[i].Name != "" || ids[i].File == "" {
+		if items[i].Role == vocab.None || ids[i].Name != "" || ids[i].File == "" {
 			continue
 		}
 		if seen == nil {
@@ -368,14 +357,14 @@ func numberNameless(items []Item, ids []ID) {
 // different files, the relative file path joins the identity of every item that has it.
 // Two such items of one role in one file, or items that collide only through an
 // identity override, are left colliding for Index's duplicate error.
-func splitByFile(items []Item, ids, natural []ID, overrides map[*Item]*Override) error {
+func splitByFile(items []roles.Item, ids, natural []ID, overrides map[*roles.Item]*Claim) error {
 	type key struct {
-		role Role
+		role vocab.Role
 		id   ID
 	}
 	count := make(map[key][]int, len(items))
 	for i := range items {
-		if items[i].Role == None || ids[i].File != "" {
+		if items[i].Role == vocab.None || ids[i].File != "" {
 			continue
 		}
 		k := key{items[i].Role, ids[i]}
@@ -404,7 +393,7 @@ func splitByFile(items []Item, ids, natural []ID, overrides map[*Item]*Override)
 		return nil
 	}
 	for i := range items {
-		if items[i].Role != None && ids[i].File == "" && split[ids[i]] {
+		if items[i].Role != vocab.None && ids[i].File == "" && split[ids[i]] {
 			ids[i].File = items[i].RelFile
 		}
 	}
@@ -426,24 +415,24 @@ func sameNatural(a, b ID) bool {
 // pairNamespaces is Index's rule 4: identities that differ only by namespace lose it for
 // a cluster-scoped kind, and join "" with "default" for a namespaced one when no role
 // holds both.
-func pairNamespaces(items []Item, ids []ID, namespaced func(apiVersion, kind string) (bool, bool)) {
+func pairNamespaces(items []roles.Item, ids []ID, namespaced func(apiVersion, kind string) (bool, bool)) {
 	// For each identity without its namespace: the namespaces present, and whether a
 	// role holds both "" and "default".
 	type seen struct {
 		ns   map[string]bool
-		role map[Role]uint8 // bit 1: "", bit 2: "default"
+		role map[vocab.Role]uint8 // bit 1: "", bit 2: "default"
 		both bool
 	}
 	all := map[ID]*seen{}
 	for i := range items {
-		if items[i].Role == None {
+		if items[i].Role == vocab.None {
 			continue
 		}
 		k := ids[i]
 		k.Namespace = ""
 		s := all[k]
 		if s == nil {
-			s = &seen{ns: map[string]bool{}, role: map[Role]uint8{}}
+			s = &seen{ns: map[string]bool{}, role: map[vocab.Role]uint8{}}
 			all[k] = s
 		}
 		s.ns[ids[i].Namespace] = true
@@ -461,7 +450,7 @@ func pairNamespaces(items []Item, ids []ID, namespaced func(apiVersion, kind str
 		namespaced = builtinNamespaced
 	}
 	for i := range items {
-		if items[i].Role == None {
+		if items[i].Role == vocab.None {
 			continue
 		}
 		k := ids[i]
@@ -486,7 +475,7 @@ func builtinNamespaced(apiVersion, kind string) (bool, bool) {
 }
 
 // duplicate is the error for two items of one role with one identity.
-func duplicate(it, prev *Item, id ID, o, po *Override) error {
+func duplicate(it, prev *roles.Item, id ID, o, po *Claim) error {
 	if o == nil && po == nil {
 		field := "metadata.name"
 		if id.Name == "" {
@@ -504,14 +493,14 @@ func duplicate(it, prev *Item, id ID, o, po *Override) error {
 }
 
 // claim says how an item came by its identity.
-func claim(o *Override) string {
+func claim(o *Claim) string {
 	if o == nil {
 		return " (its own name)"
 	}
 	return " (through its " + o.Source + ")"
 }
 
-func describeItem(it *Item) string {
+func describeItem(it *roles.Item) string {
 	name := it.Node.GetName()
 	if ns := it.Node.GetNamespace(); ns != "" {
 		name = ns + "/" + name
@@ -519,7 +508,7 @@ func describeItem(it *Item) string {
 	return strings.TrimSpace(it.Node.GetApiVersion()+" "+it.Node.GetKind()) + " " + name
 }
 
-func where(it *Item) string {
+func where(it *roles.Item) string {
 	if it.File == "" {
 		return fmt.Sprintf("input item %d", it.Position)
 	}

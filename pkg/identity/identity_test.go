@@ -1,4 +1,4 @@
-package roles
+package identity
 
 import (
 	"errors"
@@ -7,14 +7,37 @@ import (
 
 	"sigs.k8s.io/kustomize/kyaml/yaml"
 
-	"github.com/krm-merge/krm-merge/pkg/results"
+	"github.com/krm-merge/krm-merge/pkg/roles"
+	"github.com/krm-merge/krm-merge/pkg/vocab"
 )
 
-func asItemError(t *testing.T, err error) *results.ItemError {
+// defaults are the roles of a 3-way run by the default role annotation.
+func defaults() roles.Options {
+	return roles.Options{Mode: vocab.ThreeWay, Annotation: "config.kubernetes.io/merge-source"}
+}
+
+func node(t *testing.T, s string) *yaml.RNode {
 	t.Helper()
-	var ie *results.ItemError
+	n, err := yaml.Parse(s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return n
+}
+
+func at(t *testing.T, kind, name, path string, extra ...string) *yaml.RNode {
+	annos := "internal.config.kubernetes.io/path: " + path
+	for _, e := range extra {
+		annos += ", " + e
+	}
+	return node(t, "apiVersion: v1\nkind: "+kind+"\nmetadata: {name: "+name+", annotations: {"+annos+"}}\n")
+}
+
+func asItemError(t *testing.T, err error) *vocab.ItemError {
+	t.Helper()
+	var ie *vocab.ItemError
 	if !errors.As(err, &ie) {
-		t.Fatalf("want *results.ItemError, got %v", err)
+		t.Fatalf("want *vocab.ItemError, got %v", err)
 	}
 	return ie
 }
@@ -41,18 +64,18 @@ func item(t *testing.T, role, apiVersion, kind, ns, name, file, metaComment stri
 // setsOf indexes items and renders each set as "ID: role=name,...".
 func setsOf(t *testing.T, items ...*yaml.RNode) []string {
 	t.Helper()
-	assigned, err := Assign(items, defaults())
+	assigned, err := roles.Assign(items, defaults())
 	if err != nil {
 		t.Fatal(err)
 	}
-	sets, err := Index(assigned, IndexOptions{})
+	sets, err := Index(assigned, Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
 	var out []string
 	for _, s := range sets {
 		var parts []string
-		for _, r := range []Role{Original, Updated, Dest} {
+		for _, r := range []vocab.Role{vocab.Original, vocab.Updated, vocab.Dest} {
 			if it := s.Get(r); it != nil {
 				n := it.Node.GetName()
 				if ns := it.Node.GetNamespace(); ns != "" {
@@ -152,11 +175,11 @@ func TestIdentityOverrideErrors(t *testing.T) {
 			"metadata", []string{"names no name"}},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
-			assigned, err := Assign(tt.items, defaults())
+			assigned, err := roles.Assign(tt.items, defaults())
 			if err != nil {
 				t.Fatal(err)
 			}
-			_, err = Index(assigned, IndexOptions{})
+			_, err = Index(assigned, Options{})
 			ie := asItemError(t, err)
 			if ie.Field != tt.field {
 				t.Errorf("field %q, want %q (%v)", ie.Field, tt.field, err)
@@ -176,18 +199,18 @@ func pathSets(t *testing.T, items ...*yaml.RNode) ([]string, error) {
 	t.Helper()
 	cfg := defaults()
 	cfg.OriginalDir, cfg.UpdatedDir, cfg.DestDir = "original", "updated", "dest"
-	assigned, err := Assign(items, cfg)
+	assigned, err := roles.Assign(items, cfg)
 	if err != nil {
 		return nil, err
 	}
-	sets, err := Index(assigned, IndexOptions{})
+	sets, err := Index(assigned, Options{})
 	if err != nil {
 		return nil, err
 	}
 	var out []string
 	for _, s := range sets {
 		var parts []string
-		for _, r := range []Role{Original, Updated, Dest} {
+		for _, r := range []vocab.Role{vocab.Original, vocab.Updated, vocab.Dest} {
 			if it := s.Get(r); it != nil {
 				parts = append(parts, string(r)+"="+it.File)
 			}
@@ -347,4 +370,56 @@ func kptNameless(t *testing.T, ns, file string, comment bool) *yaml.RNode {
 	return node(t, "apiVersion: kustomize.config.k8s.io/v1beta1\nkind: Kustomization\nmetadata:"+c+"\n  namespace: "+ns+
 		"\n  annotations:\n    internal.kpt.dev/upstream-identifier: 'kustomize.config.k8s.io|Kustomization|"+ns+"|'\n"+
 		"    internal.config.kubernetes.io/path: "+file+"\n")
+}
+
+func TestIdentityIgnoresVersion(t *testing.T) {
+	a := &roles.Item{Node: node(t, "apiVersion: policy/v1beta1\nkind: PodDisruptionBudget\nmetadata: {name: x, namespace: ns}\n")}
+	b := &roles.Item{Node: node(t, "apiVersion: policy/v1\nkind: PodDisruptionBudget\nmetadata: {name: x, namespace: ns}\n")}
+	if Identity(a, false) != Identity(b, false) {
+		t.Errorf("a version bump changed identity: %v vs %v", Identity(a, false), Identity(b, false))
+	}
+	if got := Identity(a, false).String(); got != "policy/PodDisruptionBudget ns/x" {
+		t.Errorf("String() = %q", got)
+	}
+}
+
+func TestIndexMergeOnPath(t *testing.T) {
+	cfg := defaults()
+	cfg.OriginalDir, cfg.DestDir = "original", "dest"
+	items, err := roles.Assign([]*yaml.RNode{at(t, "ConfigMap", "a", "original/one.yaml"), at(t, "ConfigMap", "a", "dest/two.yaml")}, cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sets, err := Index(items, Options{})
+	if err != nil || len(sets) != 1 {
+		t.Errorf("without mergeOnPath one resource in different files pairs: %v, %d sets", err, len(sets))
+	}
+	sets, err = Index(items, Options{MergeOnPath: true})
+	if err != nil || len(sets) != 2 {
+		t.Errorf("with mergeOnPath the copies are distinct: %v, %d sets", err, len(sets))
+	}
+}
+
+// TestUpstream: kpt's annotation as written, its placeholders kept; without it (or with
+// one that is not four parts) the resource's own group, kind, namespace and name.
+func TestUpstream(t *testing.T) {
+	for _, tt := range []struct {
+		doc  string
+		want ID
+	}{
+		{"apiVersion: apps/v1\nkind: Deployment\nmetadata: {name: web-prod, namespace: prod, annotations: {internal.kpt.dev/upstream-identifier: 'apps|Deployment|default|web'}}\n",
+			ID{Group: "apps", Kind: "Deployment", Namespace: "default", Name: "web"}},
+		{"apiVersion: v1\nkind: Namespace\nmetadata: {name: team, annotations: {internal.kpt.dev/upstream-identifier: '|Namespace|~C|team'}}\n",
+			ID{Kind: "Namespace", Namespace: "~C", Name: "team"}},
+		{"apiVersion: apps/v1\nkind: Deployment\nmetadata: {name: web, namespace: prod}\n",
+			ID{Group: "apps", Kind: "Deployment", Namespace: "prod", Name: "web"}},
+		{"apiVersion: apps/v1\nkind: Deployment\nmetadata: {name: web, annotations: {internal.kpt.dev/upstream-identifier: 'Deployment|web'}}\n",
+			ID{Group: "apps", Kind: "Deployment", Name: "web"}},
+		{"apiVersion: example.com/v1\nkind: Config\nmetadata: {namespace: ns, annotations: {internal.kpt.dev/upstream-identifier: 'example.com|Config|ns|'}}\n",
+			ID{Group: "example.com", Kind: "Config", Namespace: "ns"}},
+	} {
+		if got := Upstream(node(t, tt.doc)); got != tt.want {
+			t.Errorf("%s: %+v, want %+v", tt.doc, got, tt.want)
+		}
+	}
 }

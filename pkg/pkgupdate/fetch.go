@@ -1,0 +1,260 @@
+package pkgupdate
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io/fs"
+	"path"
+	"path/filepath"
+	"sort"
+	"strconv"
+	"strings"
+
+	"sigs.k8s.io/kustomize/kyaml/yaml"
+
+	"github.com/krm-merge/krm-merge/internal/gitfetch"
+	"github.com/krm-merge/krm-merge/internal/kptfile"
+	"github.com/krm-merge/krm-merge/internal/pkgio"
+	"github.com/krm-merge/krm-merge/internal/stage"
+)
+
+// source is where a package comes from.
+type source struct {
+	repo, directory string
+	fromRef         string // as recorded (upstreamLock.git.ref) or given
+	fromCommit      string // upstreamLock.git.commit, when recorded
+	toRef           string
+	kf              *kptfile.Upstream // nil without a Kptfile upstream
+	kfNode          *yaml.RNode       // the local Kptfile resource, when there is one
+}
+
+// source reads where the package at dir comes from: its Kptfile's upstream, or (for
+// the root) the options.
+func (u *updater) source(dir, rel, version string, root bool) (*source, error) {
+	kfPath := path.Join(rel, kptfile.Name)
+	s := &source{}
+	data, _, err := pkgio.ReadFile(filepath.Join(dir, kptfile.Name), u.opts.MaxFileSize)
+	switch {
+	case err == nil:
+		docs, perr := pkgio.Parse(data, kptfile.Name)
+		if perr != nil {
+			return nil, fmt.Errorf("%s: %w", kfPath, perr)
+		}
+		if len(docs) != 1 {
+			return nil, &kptfile.Error{File: kfPath, Msg: "must hold exactly one Kptfile resource"}
+		}
+		s.kfNode = docs[0].Node
+		if s.kf, err = kptfile.Read(s.kfNode, kfPath); err != nil {
+			return nil, err
+		}
+		if s.kf.Git == nil {
+			s.kf = nil
+		}
+	case !errors.Is(err, fs.ErrNotExist):
+		return nil, &pkgio.Error{Path: kfPath, Err: err}
+	}
+	if s.kf != nil {
+		if root && (u.opts.Repo != "" || u.opts.Directory != "" || u.opts.From != "") {
+			return nil, fmt.Errorf("--repo, --directory and --from are for a directory without a Kptfile upstream; %s records upstream %s", kfPath, s.kf.Git.Repo)
+		}
+		if s.kf.Lock == nil || s.kf.Lock.Commit == "" {
+			return nil, &kptfile.Error{File: kfPath, Field: "upstreamLock.git.commit",
+				Msg: "missing: the Kptfile records no fetched commit to merge from (kpt pkg get records it)"}
+		}
+		s.repo, s.directory = s.kf.Git.Repo, s.kf.Git.Directory
+		s.fromRef, s.fromCommit = s.kf.Lock.Ref, s.kf.Lock.Commit
+		if s.fromRef == "" {
+			s.fromRef = s.fromCommit
+		}
+		s.toRef = version
+		if root {
+			g := *s.kf.Git
+			u.rootGit = &g
+		} else if u.movesWithRoot(s.kf.Git) {
+			s.toRef = u.opts.Version
+		}
+		if s.toRef == "" {
+			s.toRef = s.kf.Git.Ref
+		}
+		if s.toRef == "" {
+			return nil, &kptfile.Error{File: kfPath, Field: "upstream.git.ref", Msg: "missing; give the version to update to (DIR@VERSION)"}
+		}
+		return s, nil
+	}
+	if !root {
+		return nil, fmt.Errorf("%s: no upstream", kfPath)
+	}
+	if u.opts.Repo == "" {
+		return nil, fmt.Errorf("%w: %s has no Kptfile with an upstream; give --repo, --from and the version to update to (DIR@VERSION or --to)",
+			ErrNoUpstream, u.opts.Dir)
+	}
+	if u.opts.From == "" {
+		return nil, fmt.Errorf("--from is required with --repo: the upstream version the local copy was made from")
+	}
+	if version == "" {
+		return nil, fmt.Errorf("the version to update to is required with --repo (DIR@VERSION or --to)")
+	}
+	s.repo, s.directory, s.fromRef, s.toRef = u.opts.Repo, u.opts.Directory, u.opts.From, version
+	if s.directory == "" {
+		s.directory = "/"
+	}
+	return s, nil
+}
+
+// movesWithRoot reports whether a subpackage with its own upstream sub moves to the
+// version the root is updated to, by kpt pkg update's rule (shouldUpdateSubPkgRef): a
+// version was given for the root, and sub is the root's repository at the root's
+// upstream.git.ref as it was, in the root's directory or one under it. Any other
+// subpackage is updated to its own upstream.git.ref. kpt compares the directories as
+// strings (/app-extra counts as under /app); here they are compared as paths.
+func (u *updater) movesWithRoot(sub *kptfile.Git) bool {
+	root := u.rootGit
+	if root == nil || u.opts.Version == "" || sub.Repo != root.Repo || sub.Ref != root.Ref {
+		return false
+	}
+	rd, sd := path.Clean("/"+root.Directory), path.Clean("/"+sub.Directory)
+	return rd == "/" || sd == rd || strings.HasPrefix(sd, rd+"/")
+}
+
+// fetched is what fetch brings for one package: the three trees under their role
+// directories (original and updated from upstream, dest the package itself), the
+// package's subpackages with their own upstream (left out of the trees), and the
+// release updated to as it resolved.
+type fetched struct {
+	trees map[string]*pkgio.Tree
+	subs  []string
+	to    gitfetch.Resolved
+}
+
+// fetch resolves the package's two releases (src.fromRef, src.toRef) through the git
+// cache and exports them, and reads the package at dir (rel from the root), each tree
+// without the subpackages that have their own upstream; it records the versions and the
+// fetch's warnings (a moved tag, an unreachable remote) in pr.
+func (u *updater) fetch(ctx context.Context, dir, rel string, src *source, pr *PackageReport) (*fetched, error) {
+	from, err := u.resolve(ctx, src, src.fromRef, src.fromCommit)
+	if err != nil {
+		return nil, err
+	}
+	to, err := u.resolve(ctx, src, src.toRef, "")
+	if err != nil {
+		return nil, err
+	}
+	pr.From = Version{Ref: src.fromRef, Commit: from.Commit, Cached: from.Cached}
+	pr.To = Version{Ref: src.toRef, Commit: to.Commit, Cached: to.Cached}
+	for _, w := range append(from.Warnings, to.Warnings...) { // a moved tag, an unreachable remote
+		pr.Warnings = append(pr.Warnings, Note{Message: w})
+	}
+	subs, err := subpackages(dir, u.opts.MaxFileSize)
+	if err != nil {
+		return nil, prefixed(rel, err)
+	}
+	skip := func(p string, isDir bool) bool {
+		if stage.IsStagingName(path.Base(p)) || path.Base(p) == stateDirName {
+			return true
+		}
+		for _, s := range subs {
+			if p == s || strings.HasPrefix(p, s+"/") {
+				return true
+			}
+		}
+		return false
+	}
+	trees := map[string]*pkgio.Tree{}
+	for _, v := range []struct {
+		role, commit string
+	}{{roleOriginal, from.Commit}, {roleUpdated, to.Commit}} {
+		u.n++
+		out := filepath.Join(u.tmp, strconv.Itoa(u.n))
+		if err := u.fetcher.Export(ctx, src.repo, v.commit, src.directory, out); err != nil {
+			if errors.Is(err, gitfetch.ErrTooLarge) {
+				err = tooLarge{err}
+			}
+			return nil, err
+		}
+		t, err := pkgio.Read(out, pkgio.Options{PathPrefix: v.role + "/", Skip: skip,
+			MaxFileSize: u.opts.MaxFileSize, RefuseGitPaths: true})
+		if err != nil {
+			return nil, fmt.Errorf("upstream %s at %s: %w", src.repo, v.commit, err)
+		}
+		trees[v.role] = t
+	}
+	dest, err := pkgio.Read(dir, pkgio.Options{PathPrefix: roleDest + "/", Skip: skip, MaxFileSize: u.opts.MaxFileSize})
+	if err != nil {
+		return nil, prefixed(rel, err)
+	}
+	trees[roleDest] = dest
+	return &fetched{trees: trees, subs: subs, to: to}, nil
+}
+
+// resolve resolves a version of src: the recorded commit when there is one, else ref.
+func (u *updater) resolve(ctx context.Context, src *source, ref, commit string) (gitfetch.Resolved, error) {
+	want := ref
+	if commit != "" {
+		want = commit
+	}
+	r, err := u.fetcher.Resolve(ctx, src.repo, src.directory, want)
+	if err != nil {
+		return r, fmt.Errorf("upstream %s: %w", src.repo, err)
+	}
+	r.Ref = ref
+	return r, nil
+}
+
+// subpackages lists the directories under dir (relative, slash-separated) holding a
+// Kptfile with its own upstream; none inside another. Each Kptfile is read as
+// pkgio.ReadFile reads (limit bytes at most).
+// Errors: a Kptfile that cannot be read (a link, a FIFO, over the limit: *pkgio.Error
+// naming it relative to dir); the walk's I/O errors.
+func subpackages(dir string, limit int64) ([]string, error) {
+	var out []string
+	err := filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if !d.IsDir() || p == dir {
+			return nil
+		}
+		if pkgio.GitPath(d.Name()) || stage.IsStagingName(d.Name()) || d.Name() == stateDirName {
+			return filepath.SkipDir
+		}
+		rel, _ := filepath.Rel(dir, p)
+		rel = filepath.ToSlash(rel)
+		data, _, err := pkgio.ReadFile(filepath.Join(p, kptfile.Name), limit)
+		if errors.Is(err, fs.ErrNotExist) {
+			return nil
+		}
+		if err != nil {
+			return &pkgio.Error{Path: rel + "/" + kptfile.Name, Err: err}
+		}
+		docs, err := pkgio.Parse(data, kptfile.Name)
+		if err != nil || len(docs) != 1 {
+			return nil // read as part of this package, which reports what is wrong
+		}
+		if kf, err := kptfile.Read(docs[0].Node, rel+"/"+kptfile.Name); err == nil && kf.Git != nil {
+			out = append(out, rel)
+			return filepath.SkipDir
+		}
+		return nil
+	})
+	sort.Strings(out)
+	return out, err
+}
+
+// prefixed puts the package path before a package-relative error.
+func prefixed(rel string, err error) error {
+	if rel == "." {
+		return err
+	}
+	return fmt.Errorf("%s/%w", rel, err)
+}
+
+// tooLarge marks a fetch's size error (gitfetch.ErrTooLarge) as ErrTooLarge too, the
+// one error a caller tests for a file over the limit, in the package or upstream.
+type tooLarge struct{ error }
+
+// Is reports ErrTooLarge.
+func (e tooLarge) Is(target error) bool { return target == ErrTooLarge }
+
+// Unwrap returns the fetch's error.
+func (e tooLarge) Unwrap() error { return e.error }

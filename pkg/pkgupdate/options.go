@@ -1,0 +1,111 @@
+package pkgupdate
+
+import (
+	"time"
+
+	"github.com/krm-merge/krm-merge/pkg/config"
+	"github.com/krm-merge/krm-merge/pkg/fieldrules"
+	"github.com/krm-merge/krm-merge/pkg/listkind"
+	"github.com/krm-merge/krm-merge/pkg/vocab"
+)
+
+// Options says what to update and how.
+type Options struct {
+	// Dir is the package directory.
+	Dir string
+	// Version is the upstream tag, branch or commit to update to; "" is the Kptfile's
+	// upstream.git.ref (resolved anew, so a branch moves to its current commit).
+	Version string
+	// Repo, Directory and From give the upstream of a directory without a Kptfile
+	// upstream (a kustomize base or plain manifests vendored from git): the repository,
+	// the package's directory in it ("" is the root) and the version the local copy was
+	// made from. Version is then required. Nothing is recorded. With a Kptfile upstream
+	// they must be empty.
+	Repo, Directory, From string
+	// Merge holds the merge settings (the functionConfig keys pkg update takes: see
+	// MergeOptions); nil is DefaultMergeOptions().
+	Merge *MergeOptions
+	// Plan computes everything and writes nothing; the report holds the field plan and
+	// each file's diff.
+	Plan bool
+	// AllowDirty updates a package whose git working tree has uncommitted changes.
+	AllowDirty bool
+	// CacheDir is the git cache, a directory of bare repositories shared by runs; "" is
+	// $KRM_MERGE_CACHE_DIR, else krm-merge/git under the user's cache directory
+	// (os.UserCacheDir, e.g. ~/.cache/krm-merge/git).
+	CacheDir string
+	// MaxFileSize is the size limit in bytes of every file read, in the package and in
+	// both upstream releases; 0 is DefaultMaxFileSize (64 MiB). A file over it fails
+	// the update (ErrTooLarge, naming the file). Negative is an error.
+	MaxFileSize int64
+	// GitTimeout bounds every git command (a hung remote, a stalled transfer) and the
+	// wait for another run's lock on a cached repository; 0 is $KRM_MERGE_GIT_TIMEOUT
+	// (a Go duration such as 90s), else 5 minutes. Negative is an error.
+	GitTimeout time.Duration
+	// Log, when set, receives messages a person should see while the update runs
+	// (waiting for another run's lock on the git cache), one line each, without "\n".
+	Log func(string)
+}
+
+// MergeOptions are the merge settings of an update: the functionConfig keys that mean
+// something to pkg update (docs/pkg-update.md; docs/function.md, "functionConfig", says
+// what each does). The others are pkg update's own business: it merges 3-way, chooses
+// the roles by directory, writes only the package and fetches the sources, and a plan
+// is Options.Plan. The zero value is not the defaults: start from
+// DefaultMergeOptions.
+type MergeOptions struct {
+	// OnConflict decides conflicts (onConflict): vocab.UpdatedWins, DestWins,
+	// FailOnConflict (the update fails, writing nothing) or MarkConflicts (conflict
+	// markers in the files; docs/pkg-update.md, "Resolving conflicts by hand").
+	OnConflict vocab.ConflictPolicy
+	// RoleAnnotation is the annotation whose value names an item's role
+	// (roleAnnotation); a resource of the package or of a release that carries it takes
+	// that role, as in the function.
+	RoleAnnotation string
+	// MergeOnPath makes the file path part of identity (mergeOnPath).
+	MergeOnPath bool
+	// ValueMerge merges inside a value changed on both sides before calling it a
+	// conflict (valueMerge).
+	ValueMerge bool
+	// Schema is where merge keys come from (schema).
+	Schema config.SchemaSource
+	// AssociativeKeys make a list associative where no schema names its merge key
+	// (associativeKeys), in precedence order.
+	AssociativeKeys []string
+	// MergeKeys say how lists of given kinds and paths merge (mergeKeys).
+	MergeKeys []listkind.Override
+	// FieldRules override the merge at given fields (fieldRules).
+	FieldRules []fieldrules.Rule
+}
+
+// DefaultMergeOptions returns the functionConfig's defaults (config.Defaults): updated
+// wins conflicts, the default role annotation, values merged inside, the Kubernetes
+// schema and the default associative keys.
+func DefaultMergeOptions() *MergeOptions {
+	d := config.Defaults()
+	return &MergeOptions{OnConflict: d.OnConflict, RoleAnnotation: d.RoleAnnotation, MergeOnPath: d.MergeOnPath,
+		ValueMerge: d.ValueMerge, Schema: d.Schema, AssociativeKeys: d.AssociativeKeys, MergeKeys: d.MergeKeys,
+		FieldRules: d.FieldRules}
+}
+
+// functionConfig is the function's config for the merges of an update with m (nil:
+// DefaultMergeOptions): 3-way, the roles by the directories the three trees are given
+// under.
+func (m *MergeOptions) functionConfig() *config.Config {
+	if m == nil {
+		m = DefaultMergeOptions()
+	}
+	c := config.Defaults()
+	c.Mode = vocab.ThreeWay
+	c.OnConflict, c.RoleAnnotation, c.MergeOnPath, c.ValueMerge = m.OnConflict, m.RoleAnnotation, m.MergeOnPath, m.ValueMerge
+	c.Schema, c.AssociativeKeys, c.MergeKeys, c.FieldRules = m.Schema, m.AssociativeKeys, m.MergeKeys, m.FieldRules
+	c.OriginalPath, c.UpdatedPath, c.DestPath = roleOriginal, roleUpdated, roleDest
+	return c
+}
+
+// The role directories the three trees are given under (path roles).
+const (
+	roleOriginal = "original"
+	roleUpdated  = "updated"
+	roleDest     = "dest"
+)

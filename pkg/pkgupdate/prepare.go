@@ -1,0 +1,108 @@
+package pkgupdate
+
+import (
+	"errors"
+	"fmt"
+	"path"
+	"path/filepath"
+	"strings"
+
+	"sigs.k8s.io/kustomize/kyaml/kio/kioutil"
+	"sigs.k8s.io/kustomize/kyaml/yaml"
+
+	"github.com/krm-merge/krm-merge/internal/gitfetch"
+	"github.com/krm-merge/krm-merge/internal/kptfile"
+	"github.com/krm-merge/krm-merge/internal/kptprep"
+	"github.com/krm-merge/krm-merge/internal/pkgio"
+	"github.com/krm-merge/krm-merge/pkg/vocab"
+)
+
+// prepare gives the fetched releases f of the package at dir (rel from the root) the
+// bookkeeping kpt pkg get adds (prepareTree), so that what kpt added to the local copy is
+// not a local change, and, for a package whose Kptfile records its upstream, sets what
+// its Kptfile will record (u.record, u.recording; pr.Recorded).
+func (u *updater) prepare(dir, rel string, src *source, f *fetched, pr *PackageReport) error {
+	if src.kf != nil {
+		pr.Recorded = true
+		name := src.kf.Name
+		if name == "" {
+			name = filepath.Base(dir)
+		}
+		upstreamNode := src.kfNode.Field("upstream").Value
+		lockRef := func(r gitfetch.Resolved) string {
+			if r.Name == "" {
+				return r.Ref
+			}
+			return strings.TrimPrefix(strings.TrimPrefix(r.Name, "refs/tags/"), "refs/heads/")
+		}
+		if err := prepareTree(f.trees[roleOriginal], roleOriginal, name, upstreamNode, src.kf.Git.Ref, *src.kf.Lock); err != nil {
+			return err
+		}
+		lock := kptfile.Git{Repo: src.kf.Git.Repo, Directory: src.kf.Git.Directory, Ref: lockRef(f.to), Commit: f.to.Commit}
+		if err := prepareTree(f.trees[roleUpdated], roleUpdated, name, upstreamNode, src.toRef, lock); err != nil {
+			return err
+		}
+		u.record = func(n *yaml.RNode) error { return kptfile.SetLock(n, src.toRef, lock) }
+		u.recording = &recording{File: path.Join(rel, kptfile.Name), Ref: src.toRef, Lock: lockGit(lock)}
+	} else {
+		u.record, u.recording = nil, nil
+	}
+	return nil
+}
+
+// prepareTree gives a fetched tree kpt pkg get's bookkeeping: every resource's (kptprep),
+// and the root Kptfile's (created as kpt creates it when the upstream has none).
+func prepareTree(t *pkgio.Tree, role, name string, upstream *yaml.RNode, ref string, lock kptfile.Git) error {
+	for _, f := range t.Files {
+		for _, d := range f.Docs {
+			if err := kptprep.Resource(d.Node); err != nil {
+				return fmt.Errorf("%s: %w", f.Path, err)
+			}
+		}
+	}
+	for p := range t.Files {
+		if strings.HasPrefix(p, kptfile.Name+"/") {
+			return &pkgio.Error{Path: kptfile.Name, Err: errors.New("a directory in the upstream release; a package's Kptfile is a file")}
+		}
+	}
+	f := t.Files[kptfile.Name]
+	if f == nil || !f.KRM() {
+		n := kptfile.Default(name)
+		for _, k := range []string{kioutil.PathAnnotation, kioutil.LegacyPathAnnotation} {
+			if err := n.PipeE(yaml.SetAnnotation(k, role+"/"+kptfile.Name)); err != nil {
+				return err
+			}
+		}
+		for _, k := range []string{kioutil.IndexAnnotation, kioutil.LegacyIndexAnnotation} {
+			if err := n.PipeE(yaml.SetAnnotation(k, "0")); err != nil {
+				return err
+			}
+		}
+		f = &pkgio.File{Path: kptfile.Name, Mode: 0o600, Docs: []*pkgio.Doc{{Node: n}}}
+		t.Files[kptfile.Name] = f
+	}
+	for _, d := range f.Docs {
+		if vocab.IsKptfile(d.Node) {
+			return kptfile.Prepare(d.Node, name, upstream, ref, lock)
+		}
+	}
+	return nil
+}
+
+// recording is the new release a package's Kptfile records: upstream.git.ref and
+// upstreamLock.git.
+type recording struct {
+	// File is the Kptfile, relative to the update's directory.
+	File string `json:"kptfile"`
+	// Ref is upstream.git.ref; Lock upstreamLock.git.
+	Ref  string  `json:"ref"`
+	Lock lockGit `json:"lock"`
+}
+
+// lockGit is kptfile.Git as the state of an update in progress records it.
+type lockGit struct {
+	Repo      string `json:"repo"`
+	Directory string `json:"directory"`
+	Ref       string `json:"ref"`
+	Commit    string `json:"commit"`
+}

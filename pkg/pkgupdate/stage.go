@@ -1,0 +1,152 @@
+package pkgupdate
+
+import (
+	"errors"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"sort"
+	"syscall"
+
+	"github.com/krm-merge/krm-merge/internal/pkgio"
+	"github.com/krm-merge/krm-merge/internal/stage"
+	"github.com/krm-merge/krm-merge/internal/textmerge"
+	"github.com/krm-merge/krm-merge/pkg/vocab"
+)
+
+// fileChange is a change to write, with the content it replaces (for the plan's diff).
+type fileChange struct {
+	change stage.Change
+	action string
+	old    []byte
+	// replacesDir is true for a file written where the package has a directory whose
+	// files the same update deletes (a file replacing a directory, decided in merge).
+	replacesDir bool
+}
+
+// stage is an update's last step, once every package is merged: it checks the changes
+// (checkChanges), fills the report's files (with their diffs under Plan) and marks,
+// fails under onConflict error when there are conflicts, and writes the changes into
+// the package all or nothing (stage.Apply), with the state of an update in progress when
+// conflicts were marked (applyMarked). absDir is the package directory made absolute,
+// given as the caller gave it (for MarkedError).
+func (u *updater) stage(absDir, given string, rep *Report) (*Report, error) {
+	var err error
+	sort.Slice(u.changes, func(i, j int) bool { return u.changes[i].change.Path < u.changes[j].change.Path })
+	if err := u.checkChanges(); err != nil {
+		return nil, err
+	}
+	marking := u.cfg.OnConflict == vocab.MarkConflicts && len(u.marks) > 0
+	if u.cfg.OnConflict == vocab.MarkConflicts && !marking { // nothing marked: recorded as by any update
+		if u.changes, err = finishRecords(u.changes, u.pending, u.localKptfiles); err != nil {
+			return nil, err
+		}
+	}
+	if marking {
+		sort.SliceStable(u.marks, func(i, j int) bool {
+			a, b := u.marks[i], u.marks[j]
+			return a.File < b.File || a.File == b.File && a.Start < b.Start
+		})
+		rep.Marks = u.marks
+		for _, p := range rep.Packages {
+			p.Recorded = false // until Continue
+		}
+	}
+	for _, c := range u.changes {
+		fc := FileChange{Path: c.change.Path, Action: c.action}
+		if u.opts.Plan {
+			fc.Diff = diff(c.old, c.change.Data)
+		}
+		rep.Files = append(rep.Files, fc)
+	}
+	if n := rep.Conflicts(); n > 0 && u.cfg.OnConflict == vocab.FailOnConflict {
+		return rep, &ConflictError{Conflicts: n}
+	}
+	if u.opts.Plan || len(u.changes) == 0 {
+		return rep, nil
+	}
+	changes := make([]stage.Change, len(u.changes))
+	for i, c := range u.changes {
+		changes[i] = c.change
+	}
+	if marking {
+		if err := u.applyMarked(absDir, changes, rep); err != nil {
+			return nil, err
+		}
+		var files []string
+		for _, m := range u.marks {
+			if len(files) == 0 || files[len(files)-1] != m.File {
+				files = append(files, m.File)
+			}
+		}
+		return rep, &MarkedError{Dir: given, Files: files}
+	}
+	if err := stage.Apply(u.opts.Dir, changes); err != nil {
+		return nil, err
+	}
+	return rep, nil
+}
+
+// applyMarked writes an update that marked conflicts with its state (state.go),
+// all or nothing, into dir (absolute).
+func (u *updater) applyMarked(dir string, changes []stage.Change, rep *Report) error {
+	created, err := prepareStateDir(dir)
+	if err != nil {
+		return err
+	}
+	undo := func(err error) error {
+		if created {
+			_ = os.Remove(filepath.Join(dir, stateDirName)) // empty unless the write went through
+		}
+		return err
+	}
+	to := ""
+	if len(rep.Packages) > 0 {
+		to = rep.Packages[0].To.Ref
+	}
+	state, err := u.stateChanges(dir, changes, to)
+	if err != nil {
+		return undo(err)
+	}
+	if err := stage.Apply(dir, append(changes, state...)); err != nil {
+		return undo(err)
+	}
+	return nil
+}
+
+// checkChanges refuses, before anything is written, a change to a path with a .git
+// component (pkgio.GitPath; the reads already refuse them in upstream trees) and a
+// file added where the package holds something the update did not read (an empty
+// directory, a directory holding only a nested repository): a write there would
+// replace it unseen.
+func (u *updater) checkChanges() error {
+	for _, c := range u.changes {
+		p := c.change.Path
+		if pkgio.GitPath(p) {
+			return &pkgio.Error{Path: p, Err: pkgio.ErrGitPath}
+		}
+		if c.action != "added" || c.replacesDir {
+			continue
+		}
+		fi, err := os.Lstat(filepath.Join(u.opts.Dir, filepath.FromSlash(p)))
+		switch {
+		case err == nil && fi.IsDir():
+			return &pkgio.Error{Path: p, Err: errors.New("upstream adds a file here, where the package has a directory without files the update reads (empty, or holding only a repository); remove or rename the directory first")}
+		case err == nil:
+			return &pkgio.Error{Path: p, Err: errors.New("upstream adds a file here, where the package has one the update did not read; remove or rename it first")}
+		case !errors.Is(err, fs.ErrNotExist) && !errors.Is(err, syscall.ENOTDIR): // ENOTDIR: a file above it, deleted with it
+			return &pkgio.Error{Path: p, Err: err}
+		}
+	}
+	return nil
+}
+
+// diff is the plan's diff of a file from old to new: a unified diff with 3 lines of
+// context, or "Binary files differ" (as git says it) when either is binary, which is
+// then neither split into lines nor shown.
+func diff(old, new []byte) string {
+	if binary(old) || binary(new) {
+		return "Binary files differ\n"
+	}
+	return textmerge.Unified(old, new, 3)
+}
