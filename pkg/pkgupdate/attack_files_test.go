@@ -300,6 +300,9 @@ func TestAttackFileVersusDirectory(t *testing.T) {
 				} else if len(conflicts) != 1 || !strings.Contains(conflicts[0], w.conflict) {
 					t.Errorf("conflicts %q, want one saying %q", conflicts, w.conflict)
 				}
+				if n := rep.Packages[0].Counts.Conflicts; n != len(conflicts) {
+					t.Errorf("counts.conflicts %d, want the %d conflicts listed", n, len(conflicts))
+				}
 				var files []string
 				for _, f := range fileList(rep) {
 					if f != "modified Kptfile" {

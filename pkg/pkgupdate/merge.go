@@ -108,7 +108,9 @@ func (u *updater) mergeResources(rel string, src *source, paths []string, o, up,
 				Field: ch.Change.Path.String(), Message: results.ChangeText(ch.Change)})
 		}
 	}
+	fileOrDirConflicts := pr.Counts.Conflicts // counted by fileOrDir, before the merge
 	pr.Counts = out.Counts
+	pr.Counts.Conflicts += fileOrDirConflicts
 	policy := vocab.UpdatedWins
 	switch {
 	case failOnConflict:
