@@ -25,7 +25,7 @@ var layers = [][]string{
 		"internal/yamlenc", "internal/nodediff", "internal/fuzzseed", "internal/gitfetch", "internal/pkgio",
 		"internal/stage", "internal/textmerge", "internal/lintdoc", "internal/fuzzguard"},
 	{"pkg/vocab", "pkg/apply/patchmeta/internal/kubescheme", "internal/keepbytes"},
-	{"pkg/roles", "pkg/listkind", "pkg/fieldrules", "internal/kptfile", "internal/kptprep"},
+	{"pkg/roles", "pkg/schema", "pkg/fieldrules", "internal/kptfile", "internal/kptprep"},
 	{"pkg/identity", "pkg/plan", "pkg/apply/patchmeta/gen"},
 	{"pkg/merge"},
 	{"pkg/results", "internal/host", "internal/resourcelist"},

@@ -15,8 +15,8 @@ import (
 	"github.com/krm-merge/krm-merge/bench/gen"
 	"github.com/krm-merge/krm-merge/internal/resourcelist"
 	"github.com/krm-merge/krm-merge/pkg/function"
-	"github.com/krm-merge/krm-merge/pkg/listkind"
 	"github.com/krm-merge/krm-merge/pkg/merge"
+	"github.com/krm-merge/krm-merge/pkg/schema"
 )
 
 // TestSmoke is the quick check CI runs: a generated list goes through the fast path
@@ -99,7 +99,7 @@ func triples(b *testing.B, n int) [][3]*yaml.RNode {
 // as the function runs it (ThreeWayShared: only changed maps and lists are copied).
 func BenchmarkEngine3Way(b *testing.B) {
 	ts := triples(b, 300)
-	opts := merge.Options{Lists: listkind.New(true, listkind.SeedKeys)}
+	opts := merge.Options{Lists: schema.New(schema.Options{OpenAPI: true})}
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
 		t := ts[i%len(ts)]
@@ -126,7 +126,7 @@ func BenchmarkKyamlMerge3(b *testing.B) {
 // (TwoWayShared, as the function runs it).
 func BenchmarkEngine2Way(b *testing.B) {
 	ts := triples(b, 300)
-	opts := merge.Options{Lists: listkind.New(true, listkind.SeedKeys)}
+	opts := merge.Options{Lists: schema.New(schema.Options{OpenAPI: true})}
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
 		t := ts[i%len(ts)]

@@ -8,8 +8,8 @@ import (
 	"sigs.k8s.io/kustomize/kyaml/order"
 	"sigs.k8s.io/kustomize/kyaml/yaml"
 
-	"github.com/krm-merge/krm-merge/pkg/listkind"
 	"github.com/krm-merge/krm-merge/pkg/merge"
+	"github.com/krm-merge/krm-merge/pkg/schema"
 )
 
 // IDAnnotations are the annotations by which the host maps an output item to its input:
@@ -62,8 +62,8 @@ type Copy struct {
 // map fields by name, keyed elements by merge key, set and atomic-list elements by
 // value), the comment lands on another node: Copied names each. If the host's functions
 // fail on the item, Item is out with the id and nothing applied. lists decides the lists
-// as the merge did (nil: the seed's keys).
-func Finish(in, out *yaml.RNode, lists *listkind.Resolver) Outcome {
+// as the merge did (nil: the associative keys).
+func Finish(in, out *yaml.RNode, lists *schema.Resolver) Outcome {
 	withID := out.Copy()
 	setIDs(withID, in)
 	hosted := withID.Copy()

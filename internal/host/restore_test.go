@@ -7,7 +7,7 @@ import (
 
 	"sigs.k8s.io/kustomize/kyaml/yaml"
 
-	"github.com/krm-merge/krm-merge/pkg/listkind"
+	"github.com/krm-merge/krm-merge/pkg/schema"
 )
 
 const ids = "    internal.config.kubernetes.io/id: '3'\n    config.k8s.io/id: '3'\n"
@@ -26,7 +26,7 @@ func kptfile(annos, mutators string) string {
 }
 
 func TestFinish(t *testing.T) {
-	lists := listkind.New(true, listkind.SeedKeys)
+	lists := schema.New(schema.Options{OpenAPI: true})
 	in := kptfile(ids+"    a: x\n    b: y\n", "  - image: a:1 # mine\n  - image: b:1 # bee\n")
 	for _, tt := range []struct {
 		name   string

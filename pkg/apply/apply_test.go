@@ -13,16 +13,16 @@ import (
 	"github.com/krm-merge/krm-merge/pkg/vocab"
 )
 
-// Seed worked example (docs/merge-semantics.md, "Worked examples", apply): last-applied containers
+// Worked example (docs/merge-semantics.md, "Worked examples", apply): last-applied containers
 // nginx, nginx-helper-a, nginx-helper-b; config nginx, nginx-helper-b, nginx-helper-c;
 // live nginx, nginx-helper-a, nginx-helper-b (with args: [run]), nginx-helper-d.
 // Result: nginx, nginx-helper-b (keeps args: [run]), nginx-helper-c, nginx-helper-d.
 //
-// The seed lists the result's members; their order is strategicpatch's, which is what
+// The example lists the result's members; their order is strategicpatch's, which is what
 // the API server stores: with nginx-helper-a deleted in the same patch, the live-only
 // nginx-helper-d stays before the new nginx-helper-c (mergeSortedSlice compares only
 // elements both orders know). The order is checked against strategicpatch itself.
-func TestSeedWorkedExampleContainers(t *testing.T) {
+func TestWorkedExampleContainers(t *testing.T) {
 	live := `apiVersion: apps/v1
 kind: Deployment
 metadata:
@@ -87,10 +87,10 @@ spec:
 	}
 }
 
-// Seed worked example, primitive merge list: last-applied [a, b], config [a, c], live
+// Worked example, primitive merge list: last-applied [a, b], config [a, c], live
 // [a, b, d] gives [a, c, d]. The field is metadata.finalizers, the built-in list with
 // patch strategy merge and no merge key (an ordered set).
-func TestSeedWorkedExamplePrimitiveMergeList(t *testing.T) {
+func TestWorkedExamplePrimitiveMergeList(t *testing.T) {
 	live := `apiVersion: v1
 kind: ConfigMap
 metadata:

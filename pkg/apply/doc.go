@@ -56,7 +56,7 @@
 // updated as the local config and dest as the live object, calls Apply and Create, and
 // turns Plan and *ConflictError into results (package results). Packages config and
 // function reject the field rules and mergeKeys of 3way and 2way in apply mode: merge keys here
-// are kubectl's (package patchmeta), not package listkind's.
+// are kubectl's (package patchmeta), not package schema's.
 //
 // # Errors
 //

@@ -4,7 +4,7 @@ import (
 	"sigs.k8s.io/kustomize/kyaml/yaml"
 
 	"github.com/krm-merge/krm-merge/pkg/fieldrules"
-	"github.com/krm-merge/krm-merge/pkg/listkind"
+	"github.com/krm-merge/krm-merge/pkg/schema"
 	"github.com/krm-merge/krm-merge/pkg/vocab"
 )
 
@@ -55,8 +55,8 @@ type Config struct {
 	// (docs/merge-semantics.md, "Merging inside a value"); 3way mode. Defaults sets it.
 	ValueMerge bool
 	// MergeKeys are the mergeKeys entries: how lists of given kinds and paths merge,
-	// over every schema source (listkind.Resolver.WithOverrides); nil when not given.
-	MergeKeys []listkind.Override
+	// over every schema source (schema.Resolver.WithOverrides); nil when not given.
+	MergeKeys []schema.ListOverride
 	// FieldRules are the fieldRules entries, in order (fieldrules.For selects them per
 	// resource); nil when not given.
 	FieldRules []fieldrules.Rule

@@ -17,7 +17,7 @@
 //     OpenAPIYAML), so that type errors name the field.
 //
 // nil, a null node or an empty map is the defaults (Defaults). Output: a *Config with
-// every field filled; paths cleaned; mergeKeys as listkind.Override values and
+// every field filled; paths cleaned; mergeKeys as schema.ListOverride values and
 // fieldRules as fieldrules.Rule values, parsed and checked. A Config built in Go is
 // checked the same way by Config.Validate.
 //
@@ -27,7 +27,7 @@
 // the functionConfig resource) and turns it into roles.Options and resources.Options:
 // the Config stops there, and no package below it sees it. Package filter (filter.New),
 // package kptsdk and package pkgupdate (Options.Config) take a Config too. This package
-// imports only listkind (SeedKeys, Override), fieldrules (Rule, ParsePath) and roles
+// imports only schema (DefaultAssociativeKeys, ListOverride), fieldrules (Rule, ParsePath) and roles
 // (CheckPath and Clean, so that a path key is read as the items' paths are): it never
 // reads files, touches items or merges.
 //

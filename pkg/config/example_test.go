@@ -45,7 +45,7 @@ functionConfig:
 	fmt.Println("roleAnnotation:", cfg.RoleAnnotation)
 	fmt.Println("associativeKeys:", cfg.AssociativeKeys)
 	for _, o := range cfg.MergeKeys {
-		fmt.Println("mergeKeys:", o.Group, o.Kind, o.Path, o.List.Kind, o.List.Keys)
+		fmt.Println("mergeKeys:", o.Group, o.Kind, o.Path, o.List.Type, o.List.Keys)
 	}
 	// Output:
 	// mode: 3way

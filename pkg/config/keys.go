@@ -3,7 +3,7 @@ package config
 import (
 	"strings"
 
-	"github.com/krm-merge/krm-merge/pkg/listkind"
+	"github.com/krm-merge/krm-merge/pkg/schema"
 	"github.com/krm-merge/krm-merge/pkg/vocab"
 )
 
@@ -91,7 +91,7 @@ var keyDocs = []KeyDoc{
 	{Name: KeyKeepSources, Type: "boolean", Default: "false", Valid: validBools,
 		Meaning: "Also emit the original/updated/src items unchanged. Without it the source items are left out of " +
 			"the output, and with path selection kpt deletes their files."},
-	{Name: KeyAssociativeKeys, Type: "list of strings", Default: strings.Join(listkind.SeedKeys, ","),
+	{Name: KeyAssociativeKeys, Type: "list of strings", Default: strings.Join(schema.DefaultAssociativeKeys(), ","),
 		Meaning: "Keys that make a list associative when no schema names its merge key, in precedence order. " +
 			"Comma-separated in the ConfigMap form. At least one, no duplicates."},
 	{Name: KeySchema, Type: "string", Default: string(SchemaKubernetes), Valid: validSchemas,

@@ -9,8 +9,8 @@ import (
 	"sigs.k8s.io/kustomize/kyaml/yaml"
 
 	"github.com/krm-merge/krm-merge/internal/bounds"
-	"github.com/krm-merge/krm-merge/pkg/listkind"
 	"github.com/krm-merge/krm-merge/pkg/roles"
+	"github.com/krm-merge/krm-merge/pkg/schema"
 	"github.com/krm-merge/krm-merge/pkg/vocab"
 )
 
@@ -24,7 +24,7 @@ const (
 
 // Defaults returns the configuration of a run without functionConfig: mode 3way,
 // roleAnnotation config.kubernetes.io/merge-source, onConflict updated, schema
-// kubernetes, associativeKeys listkind.SeedKeys (a copy), valueMerge true, no paths, no
+// kubernetes, associativeKeys schema.DefaultAssociativeKeys (a copy), valueMerge true, no paths, no
 // inline sources, mergeOnPath and keepSources false (docs/function.md, "functionConfig"
 // table).
 func Defaults() *Config {
@@ -33,7 +33,7 @@ func Defaults() *Config {
 		RoleAnnotation:  vocab.DefaultRoleAnnotation,
 		OnConflict:      vocab.UpdatedWins,
 		Schema:          SchemaKubernetes,
-		AssociativeKeys: append([]string(nil), listkind.SeedKeys...),
+		AssociativeKeys: append([]string(nil), schema.DefaultAssociativeKeys()...),
 		ValueMerge:      true,
 	}
 }
@@ -446,7 +446,7 @@ func (l *loader) setAssociativeKeys(list []string) {
 	f := l.field(KeyAssociativeKeys)
 	if len(list) == 0 {
 		l.fail(f, "", nil, "associativeKeys must list at least one key; leave it out for the defaults (%s)",
-			strings.Join(listkind.SeedKeys, ", "))
+			strings.Join(schema.DefaultAssociativeKeys(), ", "))
 		return
 	}
 	ok := true

@@ -10,7 +10,7 @@ import (
 
 	"sigs.k8s.io/kustomize/kyaml/yaml"
 
-	"github.com/krm-merge/krm-merge/pkg/listkind"
+	"github.com/krm-merge/krm-merge/pkg/schema"
 	"github.com/krm-merge/krm-merge/pkg/vocab"
 )
 
@@ -91,12 +91,12 @@ func TestLoadDefaults(t *testing.T) {
 		})
 	}
 
-	// The defaults are copies: changing a result changes neither listkind.SeedKeys
+	// The defaults are copies: changing a result changes neither schema.DefaultAssociativeKeys
 	// nor the next result.
 	c := mustLoad(t, "{}")
 	c.AssociativeKeys[0] = "changed"
-	if listkind.SeedKeys[0] != "mountPath" || mustLoad(t, "{}").AssociativeKeys[0] != "mountPath" {
-		t.Fatal("Load shares its AssociativeKeys slice with listkind.SeedKeys")
+	if schema.DefaultAssociativeKeys()[0] != "mountPath" || mustLoad(t, "{}").AssociativeKeys[0] != "mountPath" {
+		t.Fatal("Load shares its AssociativeKeys slice with schema.DefaultAssociativeKeys")
 	}
 }
 

@@ -9,7 +9,7 @@ import (
 	"k8s.io/kube-openapi/pkg/validation/strfmt"
 	"k8s.io/kube-openapi/pkg/validation/validate"
 
-	"github.com/krm-merge/krm-merge/pkg/listkind"
+	"github.com/krm-merge/krm-merge/pkg/schema"
 	"github.com/krm-merge/krm-merge/pkg/vocab"
 )
 
@@ -83,7 +83,7 @@ func TestSchemaMatchesKeys(t *testing.T) {
 			for _, v := range def {
 				list = append(list, v.(string))
 			}
-			if strings.Join(list, ",") != k.Default || !reflect.DeepEqual(list, listkind.SeedKeys) {
+			if strings.Join(list, ",") != k.Default || !reflect.DeepEqual(list, schema.DefaultAssociativeKeys()) {
 				t.Errorf("%s: schema default %v, Keys() %q", k.Name, list, k.Default)
 			}
 		default:

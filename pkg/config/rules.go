@@ -8,7 +8,7 @@ import (
 
 	"github.com/krm-merge/krm-merge/pkg/fieldpath"
 	"github.com/krm-merge/krm-merge/pkg/fieldrules"
-	"github.com/krm-merge/krm-merge/pkg/listkind"
+	"github.com/krm-merge/krm-merge/pkg/schema"
 )
 
 // Keys of the tables that tune the field merge (docs/function.md, "mergeKeys" and
@@ -156,7 +156,7 @@ func (l *loader) setMergeKeys(value *yaml.Node) {
 	if !ok {
 		return
 	}
-	var out []listkind.Override
+	var out []schema.ListOverride
 	all := true
 	for i, entry := range list.Content {
 		f := fmt.Sprintf("%s[%d]", l.field(KeyMergeKeys), i)
@@ -173,10 +173,10 @@ func (l *loader) setMergeKeys(value *yaml.Node) {
 }
 
 // mergeKey reads one mergeKeys entry at field f.
-func (l *loader) mergeKey(f string, entry *yaml.Node) (listkind.Override, bool) {
+func (l *loader) mergeKey(f string, entry *yaml.Node) (schema.ListOverride, bool) {
 	fields := l.entryFields(f, entry, mergeKeyFields)
 	if fields == nil {
-		return listkind.Override{}, false
+		return schema.ListOverride{}, false
 	}
 	group, ok1 := l.stringField(f, fields, "group", false)
 	kind, ok2 := l.stringField(f, fields, "kind", true)
@@ -184,9 +184,9 @@ func (l *loader) mergeKey(f string, entry *yaml.Node) (listkind.Override, bool) 
 	listType, ok4 := l.stringField(f, fields, "listType", true)
 	keys, ok5 := l.stringList(f, fields, "keys")
 	if !(ok1 && ok2 && ok3 && ok4 && ok5) {
-		return listkind.Override{}, false
+		return schema.ListOverride{}, false
 	}
-	o := listkind.Override{Group: group, Kind: kind}
+	o := schema.ListOverride{Group: group, Kind: kind}
 	ok := true
 	p, err := fieldpath.Parse(path)
 	switch {
@@ -228,11 +228,11 @@ func (l *loader) mergeKey(f string, entry *yaml.Node) (listkind.Override, bool) 
 	}
 	switch listType {
 	case "map":
-		o.List = listkind.List{Kind: listkind.Keyed, Keys: keys, Wildcard: len(keys) > 1}
+		o.List = schema.List{Type: schema.Map, Keys: keys, Wildcard: len(keys) > 1}
 	case "set":
-		o.List = listkind.List{Kind: listkind.Set}
+		o.List = schema.List{Type: schema.Set}
 	default:
-		o.List = listkind.List{Kind: listkind.Atomic}
+		o.List = schema.List{Type: schema.Atomic}
 	}
 	return o, ok
 }

@@ -8,7 +8,7 @@ import (
 	"sigs.k8s.io/kustomize/kyaml/yaml"
 
 	"github.com/krm-merge/krm-merge/pkg/fieldrules"
-	"github.com/krm-merge/krm-merge/pkg/listkind"
+	"github.com/krm-merge/krm-merge/pkg/schema"
 )
 
 // TestLoadTables: mergeKeys and fieldRules read the same in both forms (native YAML in
@@ -29,10 +29,10 @@ func TestLoadTables(t *testing.T) {
 			}
 			m := c.MergeKeys[0]
 			if m.Group != "monitoring.coreos.com" || m.Kind != "ServiceMonitor" || strings.Join(m.Path, ".") != "spec.endpoints" ||
-				m.List.Kind != listkind.Keyed || strings.Join(m.List.Keys, ",") != "port,path" || !m.List.Wildcard {
+				m.List.Type != schema.Map || strings.Join(m.List.Keys, ",") != "port,path" || !m.List.Wildcard {
 				t.Errorf("mergeKeys[0] = %+v", m)
 			}
-			if c.MergeKeys[1].List.Kind != listkind.Set || c.MergeKeys[1].Group != "" {
+			if c.MergeKeys[1].List.Type != schema.Set || c.MergeKeys[1].Group != "" {
 				t.Errorf("mergeKeys[1] = %+v", c.MergeKeys[1])
 			}
 			if len(c.FieldRules) != 2 {

@@ -100,7 +100,7 @@ func mergedItem(t *testing.T, input, kind string) (*yaml.RNode, string) {
 // prometheusRules is the 3-way upgrade of kube-prometheus's prometheus-k8s rules from
 // v0.16.0 to v0.17.0 (upstream changed the expr of PrometheusRemoteStorageFailures),
 // onto a copy that added an alert to the group and lengthened PrometheusBadConfig's
-// `for`. The rules list has no list type in the CRD and no seed key (alert), so only
+// `for`. The rules list has no list type in the CRD and no associative key (alert), so only
 // mergeKeys makes it keyed.
 func prometheusRules(t *testing.T) (o, u, d *yaml.RNode) {
 	const file = "prometheus-prometheusRule.yaml"
@@ -214,7 +214,7 @@ func serviceMonitors(t *testing.T) (o, u, d *yaml.RNode) {
 // TestCRDInTheInputTeachesListTypes: the ServiceMonitor CRD of kube-prometheus declares
 // spec.scrapeProtocols `x-kubernetes-list-type: set`. With the CRD in the input (here a
 // pass-through item, with no role) both added protocols survive; without it the list of
-// strings is atomic (no seed key applies): one conflict, updated wins.
+// strings is atomic (no associative key applies): one conflict, updated wins.
 func TestCRDInTheInputTeachesListTypes(t *testing.T) {
 	o, u, d := serviceMonitors(t)
 	crd := kpFile(t, "v0.17.0", "setup/0servicemonitorCustomResourceDefinition.yaml")

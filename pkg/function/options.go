@@ -7,10 +7,10 @@ import (
 	"github.com/krm-merge/krm-merge/pkg/config"
 	"github.com/krm-merge/krm-merge/pkg/fieldrules"
 	"github.com/krm-merge/krm-merge/pkg/identity"
-	"github.com/krm-merge/krm-merge/pkg/listkind"
 	"github.com/krm-merge/krm-merge/pkg/merge"
 	"github.com/krm-merge/krm-merge/pkg/resources"
 	"github.com/krm-merge/krm-merge/pkg/roles"
+	"github.com/krm-merge/krm-merge/pkg/schema"
 	"github.com/krm-merge/krm-merge/pkg/vocab"
 )
 
@@ -49,16 +49,16 @@ func hostedByID(items []roles.Item) bool {
 	return false
 }
 
-// Lists returns the resolver that decides how a run's lists merge (package listkind), in
+// Lists returns the resolver that decides how a run's lists merge (package schema), in
 // precedence order: cfg.MergeKeys (Resolver.WithOverrides), then the
 // CustomResourceDefinitions among items, whatever their role (original, updated, dest,
 // src, inline or pass-through: Resolver.WithCRDs; for a kind several CRDs define,
 // updated's (src's) wins, then dest's, then a pass-through's, then original's), then
 // kyaml's built-in Kubernetes OpenAPI (unless cfg.Schema is none, which also leaves CRDs
-// unused), then the seed's inference with cfg.AssociativeKeys. items are roles.Assign's
+// unused), then the associative-key inference with cfg.AssociativeKeys. items are roles.Assign's
 // output (inline sources included); they are only read.
-func Lists(cfg *config.Config, items []roles.Item) *listkind.Resolver {
-	r := listkind.New(cfg.Schema == config.SchemaKubernetes, cfg.AssociativeKeys).WithOverrides(cfg.MergeKeys)
+func Lists(cfg *config.Config, items []roles.Item) *schema.Resolver {
+	r := schema.New(schema.Options{OpenAPI: cfg.Schema == config.SchemaKubernetes, AssociativeKeys: cfg.AssociativeKeys}).WithOverrides(cfg.MergeKeys)
 	if cfg.Schema != config.SchemaKubernetes {
 		return r
 	}

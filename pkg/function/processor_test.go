@@ -276,7 +276,7 @@ func TestEmptyInputIsValid(t *testing.T) {
 	}
 }
 
-func TestTwoWaySeedExampleThroughTheFunction(t *testing.T) {
+func TestTwoWayWorkedExampleThroughTheFunction(t *testing.T) {
 	input := `apiVersion: config.kubernetes.io/v1
 kind: ResourceList
 functionConfig:
@@ -338,7 +338,7 @@ items:
         image: sidecar2:v1
 `
 	if !strings.Contains(s, want) {
-		t.Errorf("2-way seed example:\n%s\nwant spec:\n%s", s, want)
+		t.Errorf("2-way worked example:\n%s\nwant spec:\n%s", s, want)
 	}
 }
 

@@ -26,7 +26,7 @@
 // # Neighbours
 //
 // Package roles gives the items their roles first; package resources calls Index (with
-// listkind's Namespaced for kinds' scopes) and applies the resource rules to each Set;
+// schema's Namespaced for kinds' scopes) and applies the resource rules to each Set;
 // package pkgupdate pairs documents by Upstream. This package reads items and never
 // changes them.
 //

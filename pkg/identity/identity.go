@@ -97,7 +97,7 @@ func PathIdentified(it *roles.Item) bool {
 // (vocab.KptMergeComment).
 
 // Claim is an item's identity override (docs/function.md, "Resource identity"): the
-// upstream identity it declares, from one of the three sources. (A listkind.Override is
+// upstream identity it declares, from one of the three sources. (A schema.ListOverride is
 // another thing: a mergeKeys entry saying how a list merges.)
 type Claim struct {
 	// Group and Kind are the upstream's (the item's own for the comment and

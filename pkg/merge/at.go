@@ -2,7 +2,7 @@ package merge
 
 import (
 	"github.com/krm-merge/krm-merge/pkg/fieldpath"
-	"github.com/krm-merge/krm-merge/pkg/listkind"
+	"github.com/krm-merge/krm-merge/pkg/schema"
 )
 
 // at is the place a merge walk is at: a chain of steps up to the resource root (nil),
@@ -14,14 +14,14 @@ import (
 type at struct {
 	parent *at
 	kind   fieldpath.StepKind
-	name   string               // Field
-	idx    int32                // Index; Key: the element's index in source src
-	src    int32                // Key
-	ids    *listkind.Identities // Key
+	name   string             // Field
+	idx    int32              // Index; Key: the element's index in source src
+	src    int32              // Key
+	ids    *schema.Identities // Key
 }
 
 // key is the place of element i of source src of a keyed list (paired by ids) below a.
-func (a *at) key(ids *listkind.Identities, src, i int) *at {
+func (a *at) key(ids *schema.Identities, src, i int) *at {
 	return &at{parent: a, kind: fieldpath.Key, ids: ids, src: int32(src), idx: int32(i)}
 }
 

@@ -3,7 +3,7 @@ package merge
 import (
 	"sigs.k8s.io/kustomize/kyaml/yaml"
 
-	"github.com/krm-merge/krm-merge/pkg/listkind"
+	"github.com/krm-merge/krm-merge/pkg/schema"
 )
 
 // Comments merge 3-way (docs/merge-semantics.md, "Comments"): each comment of a node
@@ -176,7 +176,7 @@ const (
 // change are copied; base itself is returned when none does. Nodes reached through a
 // YAML alias keep their comments (an anchored node is shared, so it cannot differ per
 // use).
-func (e *threeWay) blend(o, u, d *yaml.Node, from int, sch listkind.Node) *yaml.Node {
+func (e *threeWay) blend(o, u, d *yaml.Node, from int, sch schema.Node) *yaml.Node {
 	base := u
 	if from == fromD {
 		base = d
@@ -236,12 +236,12 @@ func (e *threeWay) blend(o, u, d *yaml.Node, from int, sch listkind.Node) *yaml.
 // as the merge pairs them: by merge key in a keyed list, by value in a set; in an atomic
 // list a scalar pairs with the same occurrence of its value, any other element with the
 // element at its position when the two are equal.
-func pairElements(r *listkind.Resolver, srcs [3]*yaml.Node, from int, sch listkind.Node) [][3]*yaml.Node {
+func pairElements(r *schema.Resolver, srcs [3]*yaml.Node, from int, sch schema.Node) [][3]*yaml.Node {
 	lists := [3]*yaml.Node{seqOrNil(srcs[0]), seqOrNil(srcs[1]), seqOrNil(srcs[2])}
 	base := lists[from]
 	out := make([][3]*yaml.Node, len(base.Content))
 	l, ids := r.Pair(sch, lists[0], lists[1], lists[2])
-	if l.Kind == listkind.Keyed && ids != nil {
+	if l.Type == schema.Map && ids != nil {
 		for i := range base.Content {
 			id := ids.Of(from, i)
 			for s := 0; s < 3; s++ {
@@ -292,13 +292,13 @@ func seqOrNil(n *yaml.Node) *yaml.Node {
 // node filled from the node's counterpart in in, nodes paired as the merge pairs them
 // (map fields and keys by name, keyed list elements by merge key, set elements by
 // value, atomic list elements by value or, equal, by position; lists decided by lists,
-// nil meaning the seed's keys only). This is what a host that copies an input item's
+// nil meaning the default associative keys only). This is what a host that copies an input item's
 // comments onto the function's output item (kyaml's comments.CopyComments, which kpt
 // and kustomize run by the config.k8s.io/id annotation) would do if it paired nodes as
 // the merge does; internal/host compares the two to find where the host's own pairing
 // would move a comment onto another node. Neither input is changed; out itself is
 // returned when nothing is filled. nil in or out gives out.
-func RestoreComments(in, out *yaml.RNode, lists *listkind.Resolver) *yaml.RNode {
+func RestoreComments(in, out *yaml.RNode, lists *schema.Resolver) *yaml.RNode {
 	if in.IsNil() || out.IsNil() {
 		return out
 	}
@@ -314,7 +314,7 @@ func RestoreComments(in, out *yaml.RNode, lists *listkind.Resolver) *yaml.RNode 
 }
 
 // restore is RestoreComments on nodes.
-func restore(lists *listkind.Resolver, in, out *yaml.Node, sch listkind.Node) *yaml.Node {
+func restore(lists *schema.Resolver, in, out *yaml.Node, sch schema.Node) *yaml.Node {
 	if out == nil || in == nil || out.Kind == yaml.AliasNode {
 		return out
 	}
@@ -346,7 +346,7 @@ func restore(lists *listkind.Resolver, in, out *yaml.Node, sch listkind.Node) *y
 		for i := 0; i+1 < len(on.Content); i += 2 {
 			name := on.Content[i].Value
 			k, v := f.get(name)
-			set(i, restore(lists, k, on.Content[i], listkind.Node{}))
+			set(i, restore(lists, k, on.Content[i], schema.Node{}))
 			set(i+1, restore(lists, v, on.Content[i+1], childSchema(sch, name, on.Content[i], on.Content[i+1], k, v)))
 		}
 	case yaml.SequenceNode:

@@ -4,7 +4,7 @@ package merge_test
 //
 // A generator with a fixed seed produces realistic related inputs: an original resource
 // (Deployments, StatefulSets, Services, ConfigMaps, a custom kind with lists keyed by
-// name, by other seed keys and by nothing), an updated and a dest copy each derived from
+// name, by other associative keys and by nothing), an updated and a dest copy each derived from
 // it by random edit operations (field edits, additions, deletions, explicit nulls,
 // element additions, deletions and reorders, and rarely a changed kind, a duplicated or
 // dropped merge key, an emptied list), and for 2-way a sparse src patch with nulls and
@@ -16,7 +16,7 @@ package merge_test
 //     everywhere, and in 3-way also under onConflict: dest, with the same conflicts as
 //     under onConflict: updated;
 //   - against kyaml v0.21.2 (walk.Walker with merge3.Visitor / merge2.Merger, inferring
-//     associative lists from the seed keys): outputs are compared semantically (map field
+//     associative lists from the associative keys): outputs are compared semantically (map field
 //     order ignored; in 3-way keyed list and set element order ignored too, since kyaml
 //     appends new elements at the end and we place them after their upstream predecessor;
 //     2-way order exactly). Each difference must be one of the deliberate differences:
@@ -48,8 +48,8 @@ import (
 	"sigs.k8s.io/kustomize/kyaml/yaml/walk"
 
 	"github.com/krm-merge/krm-merge/pkg/fieldpath"
-	"github.com/krm-merge/krm-merge/pkg/listkind"
 	"github.com/krm-merge/krm-merge/pkg/merge"
+	"github.com/krm-merge/krm-merge/pkg/schema"
 	"github.com/krm-merge/krm-merge/pkg/vocab"
 )
 
@@ -270,7 +270,7 @@ func (g *gen) resource() *yaml.Node {
 	}
 }
 
-// widget is a custom resource: no schema, so lists are keyed by the seed's heuristic.
+// widget is a custom resource: no schema, so lists are keyed by the associative keys.
 func (g *gen) widget(name string) *yaml.Node {
 	return nMap("apiVersion", "example.com/v1", "kind", "Widget", "metadata", g.metadata(name, true),
 		"spec", nMap(
@@ -793,11 +793,11 @@ func (g *gen) directive(s *yaml.Node) {
 // ---------------------------------------------------------------------------------
 // kyaml's reference merges
 
-// withSeedKeys runs f with kyaml's heuristic keys set to the seed's (kyaml v0.21.2
+// withDefaultKeys runs f with kyaml's heuristic keys set to the default associative keys (kyaml v0.21.2
 // defaults to just "name"), restoring them after.
-func withSeedKeys(f func()) {
+func withDefaultKeys(f func()) {
 	saved := yaml.AssociativeSequenceKeys
-	yaml.AssociativeSequenceKeys = listkind.SeedKeys
+	yaml.AssociativeSequenceKeys = schema.DefaultAssociativeKeys()
 	defer func() { yaml.AssociativeSequenceKeys = saved }()
 	f()
 }
@@ -808,7 +808,7 @@ func kyaml3(o, u, d *yaml.RNode) (out *yaml.RNode, err error) {
 			out, err = nil, fmt.Errorf("kyaml panic: %v", r)
 		}
 	}()
-	withSeedKeys(func() {
+	withDefaultKeys(func() {
 		out, err = walk.Walker{
 			Sources:               []*yaml.RNode{d.Copy(), o.Copy(), u.Copy()},
 			Visitor:               merge3.Visitor{},
@@ -825,7 +825,7 @@ func kyaml2(s, d *yaml.RNode) (out *yaml.RNode, err error) {
 			out, err = nil, fmt.Errorf("kyaml panic: %v", r)
 		}
 	}()
-	withSeedKeys(func() {
+	withDefaultKeys(func() {
 		out, err = walk.Walker{
 			Sources:               []*yaml.RNode{d.Copy(), s.Copy()},
 			Visitor:               merge2.Merger{},
@@ -838,7 +838,7 @@ func kyaml2(s, d *yaml.RNode) (out *yaml.RNode, err error) {
 // ---------------------------------------------------------------------------------
 // Semantic comparison
 
-var resolver = listkind.New(true, listkind.SeedKeys)
+var resolver = schema.New(schema.Options{OpenAPI: true})
 
 type difference struct {
 	path        fieldpath.Path
@@ -924,14 +924,14 @@ func stepID(ks, vs []string) string {
 }
 
 // schemaAt returns the schema below sch for one path step.
-func schemaAt(sch listkind.Node, s fieldpath.Step) listkind.Node {
+func schemaAt(sch schema.Node, s fieldpath.Step) schema.Node {
 	if s.Kind == fieldpath.Field {
 		return sch.Field(s.Name)
 	}
 	return sch.Elements()
 }
 
-func (c comparer) compare(a, b *yaml.Node, sch listkind.Node, path fieldpath.Path, out *[]difference) {
+func (c comparer) compare(a, b *yaml.Node, sch schema.Node, path fieldpath.Path, out *[]difference) {
 	a, b = dn(a), dn(b)
 	if a == nil || b == nil {
 		if a != b {
@@ -969,8 +969,8 @@ func (c comparer) compare(a, b *yaml.Node, sch listkind.Node, path fieldpath.Pat
 			lists = []*yaml.Node{a, b}
 		}
 		l := resolver.Decide(sch, lists...)
-		switch l.Kind {
-		case listkind.Keyed:
+		switch l.Type {
+		case schema.Map:
 			ai, bi := map[string]*yaml.Node{}, map[string]*yaml.Node{}
 			var aorder, border []string
 			steps := map[string][2][]string{}
@@ -1002,7 +1002,7 @@ func (c comparer) compare(a, b *yaml.Node, sch listkind.Node, path fieldpath.Pat
 			if c.ordered && len(*out) == before && strings.Join(aorder, "|") != strings.Join(border, "|") {
 				*out = append(*out, difference{path: path, ours: a, other: b, order: true})
 			}
-		case listkind.Set:
+		case schema.Set:
 			as, bs := scalarValues(a), scalarValues(b)
 			if !c.ordered {
 				sort.Strings(as)
@@ -1060,7 +1060,7 @@ func lookup(root *yaml.Node, path fieldpath.Path) *yaml.Node {
 			}
 			all := s.Keys
 			if root != nil && isMapNode(root) {
-				if l := resolver.Decide(schemaFor(path[:si], yaml.NewRNode(root)), n); l.Kind == listkind.Keyed {
+				if l := resolver.Decide(schemaFor(path[:si], yaml.NewRNode(root)), n); l.Type == schema.Map {
 					all = l.Keys
 				}
 			}
@@ -1112,7 +1112,7 @@ func lookup(root *yaml.Node, path fieldpath.Path) *yaml.Node {
 	return n
 }
 
-func schemaFor(path fieldpath.Path, roots ...*yaml.RNode) listkind.Node {
+func schemaFor(path fieldpath.Path, roots ...*yaml.RNode) schema.Node {
 	sch := resolver.ForResource(roots...)
 	for _, s := range path {
 		sch = schemaAt(sch, s)
@@ -1121,7 +1121,7 @@ func schemaFor(path fieldpath.Path, roots ...*yaml.RNode) listkind.Node {
 }
 
 // sameValue reports whether a and b are semantically equal (lists in 3-way order).
-func sameValue(a, b *yaml.Node, sch listkind.Node, ordered bool) bool {
+func sameValue(a, b *yaml.Node, sch schema.Node, ordered bool) bool {
 	var d []difference
 	comparer{ordered: ordered}.compare(a, b, sch, nil, &d)
 	return len(d) == 0
@@ -1138,13 +1138,13 @@ func absentOrNull(n *yaml.Node) bool {
 	return n == nil || isNullNode(n)
 }
 
-func semEqual(a, b *yaml.Node) bool { return sameValue(a, b, listkind.Node{}, true) }
+func semEqual(a, b *yaml.Node) bool { return sameValue(a, b, schema.Node{}, true) }
 
 // keyedIndex indexes each list's elements by merge key values. With the wildcard rule
 // of multi-key schemas, an element missing a secondary key value pairs with the single
 // complete tuple (in any list) with the same present values, unless some list would then
 // hold two elements of that identity; decided once for all lists.
-func keyedIndex(l listkind.List, lists ...*yaml.Node) []map[string]*yaml.Node {
+func keyedIndex(l schema.List, lists ...*yaml.Node) []map[string]*yaml.Node {
 	tuple := func(el *yaml.Node) []string {
 		var vs []string
 		for _, k := range l.Keys {
@@ -1259,11 +1259,11 @@ func idsOf(ms ...map[string]*yaml.Node) []string {
 }
 
 // spec3 is the 3-way rule of docs/merge-semantics.md for one field, updated winning conflicts.
-func spec3(o, u, d *yaml.Node, sch listkind.Node) *yaml.Node { return spec3p(o, u, d, sch, false) }
+func spec3(o, u, d *yaml.Node, sch schema.Node) *yaml.Node { return spec3p(o, u, d, sch, false) }
 
 // spec3p is spec3; keep lets dest win conflicts (onConflict: dest).
-func spec3p(o, u, d *yaml.Node, sch listkind.Node, keep bool) *yaml.Node {
-	spec3 := func(o, u, d *yaml.Node, sch listkind.Node) *yaml.Node { return spec3p(o, u, d, sch, keep) }
+func spec3p(o, u, d *yaml.Node, sch schema.Node, keep bool) *yaml.Node {
+	spec3 := func(o, u, d *yaml.Node, sch schema.Node) *yaml.Node { return spec3p(o, u, d, sch, keep) }
 	o, u, d = dn(o), dn(u), dn(d)
 	switch {
 	case absentOrNull(o) && absentOrNull(u) && !(o == nil && isNullNode(u)):
@@ -1313,11 +1313,11 @@ func spec3p(o, u, d *yaml.Node, sch listkind.Node, keep bool) *yaml.Node {
 			lo = o
 		}
 		l := resolver.Decide(sch, lo, u, d)
-		if keep && d == nil && !absentOrNull(o) && l.Kind != listkind.Atomic {
+		if keep && d == nil && !absentOrNull(o) && l.Type != schema.Atomic {
 			return nil // deleted locally: dest wins whatever upstream changed
 		}
-		switch l.Kind {
-		case listkind.Keyed:
+		switch l.Type {
+		case schema.Map:
 			idx := keyedIndex(l, o, u, d)
 			out := nSeq()
 			if d == nil && absentOrNull(o) && len(u.Content) == 0 {
@@ -1361,7 +1361,7 @@ func spec3p(o, u, d *yaml.Node, sch listkind.Node, keep bool) *yaml.Node {
 				return nil
 			}
 			return out
-		case listkind.Set:
+		case schema.Set:
 			inO, inU := valueSetOf(o), valueSetOf(u)
 			out := nSeq()
 			if d == nil && absentOrNull(o) {
@@ -1402,7 +1402,7 @@ func spec3p(o, u, d *yaml.Node, sch listkind.Node, keep bool) *yaml.Node {
 }
 
 // delta3 is "only the additions and changes come back" for a map absent from D.
-func delta3(o, u *yaml.Node, sch listkind.Node) *yaml.Node {
+func delta3(o, u *yaml.Node, sch schema.Node) *yaml.Node {
 	out := nMap()
 	for _, name := range fieldNames(u) {
 		if v := spec3p(fieldOf(o, name), fieldOf(u, name), nil, sch.Field(name), false); v != nil {
@@ -1443,10 +1443,10 @@ func valueSetOf(l *yaml.Node) map[string]bool {
 }
 
 // spec2 is the 2-way rule of docs/merge-semantics.md, strategic-merge directives included.
-func spec2(s, d *yaml.Node, sch listkind.Node) *yaml.Node { return spec2n(s, d, sch, false) }
+func spec2(s, d *yaml.Node, sch schema.Node) *yaml.Node { return spec2n(s, d, sch, false) }
 
 // spec2n is spec2; keepNulls (inside an atomic list, src's value verbatim) keeps nulls.
-func spec2n(s, d *yaml.Node, sch listkind.Node, keepNulls bool) *yaml.Node {
+func spec2n(s, d *yaml.Node, sch schema.Node, keepNulls bool) *yaml.Node {
 	s, d = dn(s), dn(d)
 	switch {
 	case s == nil:
@@ -1549,7 +1549,7 @@ func spec2n(s, d *yaml.Node, sch listkind.Node, keepNulls bool) *yaml.Node {
 		clean := func() *yaml.Node {
 			out := nSeq()
 			// atomic: src's value verbatim, its nulls included (directives applied)
-			keep := keepNulls || resolver.Decide(sch, src).Kind != listkind.Keyed
+			keep := keepNulls || resolver.Decide(sch, src).Type != schema.Map
 			for _, el := range elems {
 				if v := spec2n(el, nil, sch.Elements(), keep); v != nil {
 					out.Content = append(out.Content, v)
@@ -1561,8 +1561,8 @@ func spec2n(s, d *yaml.Node, sch listkind.Node, keepNulls bool) *yaml.Node {
 			return clean()
 		}
 		l := resolver.Decide(sch, src, d)
-		switch l.Kind {
-		case listkind.Keyed:
+		switch l.Type {
+		case schema.Map:
 			idx := keyedIndex(l, src, d)
 			out := nSeq()
 			ids := func(list *yaml.Node, m map[string]*yaml.Node) []string {
@@ -1591,7 +1591,7 @@ func spec2n(s, d *yaml.Node, sch listkind.Node, keepNulls bool) *yaml.Node {
 				}
 			}
 			return out
-		case listkind.Set:
+		case schema.Set:
 			out := nSeq()
 			out.Content = append(out.Content, d.Content...)
 			inD := valueSetOf(d)
@@ -1707,9 +1707,9 @@ func kyamlList(path fieldpath.Path, roots []*yaml.RNode, lists ...*yaml.Node) (k
 	return []string{key}, false
 }
 
-// associativeKey is kyaml's GetAssociativeKey with the seed keys.
+// associativeKey is kyaml's GetAssociativeKey with the associative keys.
 func associativeKey(l *yaml.Node) string {
-	for _, k := range listkind.SeedKeys {
+	for _, k := range schema.DefaultAssociativeKeys() {
 		all := true
 		for _, el := range dn(l).Content {
 			if fieldOf(el, k) == nil {
@@ -1861,24 +1861,24 @@ func listDecisionDiffers(p fieldpath.Path, roots []*yaml.RNode, srcs ...*yaml.No
 		}
 		ours := resolver.Decide(schemaFor(q, roots...), lists...)
 		var ourKeys []string
-		switch ours.Kind {
-		case listkind.Keyed:
+		switch ours.Type {
+		case schema.Map:
 			ourKeys = ours.Keys
-		case listkind.Set:
+		case schema.Set:
 			ourKeys = []string{""}
 		}
 		if strings.Join(keys, ",") == strings.Join(ourKeys, ",") {
 			continue
 		}
 		heuristic := kyamlSchemaAt(q, roots) == nil
-		if heuristic && ours.Kind == listkind.Keyed && keys != nil {
+		if heuristic && ours.Type == schema.Map && keys != nil {
 			for _, l := range lists {
 				if hasDuplicates(l, keys) {
-					return "heuristic key uniqueness: next unique seed key (kyaml keys by a non-unique one)"
+					return "heuristic key uniqueness: next unique associative key (kyaml keys by a non-unique one)"
 				}
 			}
 		}
-		if ours.Kind == listkind.Atomic && keys != nil {
+		if ours.Type == schema.Atomic && keys != nil {
 			for _, l := range lists {
 				if hasDuplicates(l, keys) {
 					return "duplicate merge keys: atomic (kyaml merges or loses elements)"

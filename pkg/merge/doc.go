@@ -11,7 +11,7 @@
 // fieldpath.Path such as spec.template.spec.containers[name=app].image), its Kind
 // (changed on both sides, deleted upstream and changed locally, deleted locally and
 // changed upstream), the three values and the Winner that Options.Policy chose.
-// Options.Lists says how lists merge (package listkind; nil is the seed's keys alone,
+// Options.Lists says how lists merge (package schema; nil is the default associative keys alone,
 // without the built-in Kubernetes schema). ThreeWayShared and TwoWayShared are the same
 // merges with an output that may share unchanged subtrees with the inputs, for callers
 // that merge whole ResourceLists; ThreeWayResult is ThreeWayShared that also lists the
@@ -35,7 +35,7 @@
 // inside a value"); `null` clears; in 2-way,
 // src's strategic-merge directives ($patch, $retainKeys, $setElementOrder,
 // $deleteFromPrimitiveList) are honoured. Which lists are associative, and by which
-// merge key, is decided by package listkind ("Which lists are associative").
+// merge key, is decided by package schema ("Which lists are associative").
 //
 // The engine is pure: it reads its inputs, never changes them, does no I/O, and
 // returns a new tree. Unchanged parts of dest are copied as they are (comments,

@@ -6,8 +6,8 @@ import (
 
 	"sigs.k8s.io/kustomize/kyaml/yaml"
 
-	"github.com/krm-merge/krm-merge/pkg/listkind"
 	"github.com/krm-merge/krm-merge/pkg/merge"
+	"github.com/krm-merge/krm-merge/pkg/schema"
 	"github.com/krm-merge/krm-merge/pkg/vocab"
 )
 
@@ -57,8 +57,8 @@ spec:
       - name: app
         image: mirror.example.com/app:1
 `)
-	// Lists: kyaml's built-in Kubernetes OpenAPI, then the seed's associative keys.
-	opts := merge.Options{Lists: listkind.New(true, listkind.SeedKeys)}
+	// Lists: kyaml's built-in Kubernetes OpenAPI, then the default associative keys.
+	opts := merge.Options{Lists: schema.New(schema.Options{OpenAPI: true})}
 	out, conflicts, err := merge.ThreeWay(original, updated, dest, opts)
 	if err != nil {
 		log.Fatal(err)
@@ -144,7 +144,7 @@ spec:
   - port: 8080
     name: admin
 `)
-	out, err := merge.TwoWay(src, dest, merge.Options{Lists: listkind.New(true, listkind.SeedKeys)})
+	out, err := merge.TwoWay(src, dest, merge.Options{Lists: schema.New(schema.Options{OpenAPI: true})})
 	if err != nil {
 		log.Fatal(err)
 	}

@@ -10,8 +10,8 @@ import (
 	"github.com/krm-merge/krm-merge/internal/bounds"
 	"github.com/krm-merge/krm-merge/internal/fuzzguard"
 	"github.com/krm-merge/krm-merge/internal/fuzzseed"
-	"github.com/krm-merge/krm-merge/pkg/listkind"
 	"github.com/krm-merge/krm-merge/pkg/merge"
+	"github.com/krm-merge/krm-merge/pkg/schema"
 	"github.com/krm-merge/krm-merge/pkg/vocab"
 )
 
@@ -22,7 +22,7 @@ func fuzzOptions(b byte) merge.Options {
 	if b&2 != 0 {
 		p = vocab.DestWins
 	}
-	return merge.Options{Policy: p, Lists: listkind.New(b&1 != 0, listkind.SeedKeys), ValueMerge: b&4 != 0}
+	return merge.Options{Policy: p, Lists: schema.New(schema.Options{OpenAPI: b&1 != 0}), ValueMerge: b&4 != 0}
 }
 
 // parseAll parses each text as one YAML document; ok is false when one does not parse

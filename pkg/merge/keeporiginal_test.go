@@ -9,8 +9,8 @@ import (
 	"fmt"
 	"testing"
 
-	"github.com/krm-merge/krm-merge/pkg/listkind"
 	"github.com/krm-merge/krm-merge/pkg/merge"
+	"github.com/krm-merge/krm-merge/pkg/schema"
 	"github.com/krm-merge/krm-merge/pkg/vocab"
 )
 
@@ -98,7 +98,7 @@ func TestKeepOriginal(t *testing.T) {
 			}{{vocab.OriginalWins, c.want, "original"}, {vocab.UpdatedWins, c.wantUpdated, "updated"}, {vocab.DestWins, c.wantDst, "dest"}} {
 				o, u, d := parse(t, c.o), parse(t, c.u), parse(t, c.d)
 				in := [3]string{str(o), str(u), str(d)}
-				opts := merge.Options{Policy: p.policy, Lists: listkind.New(true, listkind.SeedKeys), ValueMerge: c.valueMerge}
+				opts := merge.Options{Policy: p.policy, Lists: schema.New(schema.Options{OpenAPI: true}), ValueMerge: c.valueMerge}
 				r, err := merge.ThreeWayResult(o, u, d, opts)
 				if err != nil {
 					t.Fatal(err)

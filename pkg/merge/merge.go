@@ -3,7 +3,7 @@ package merge
 import (
 	"sigs.k8s.io/kustomize/kyaml/yaml"
 
-	"github.com/krm-merge/krm-merge/pkg/listkind"
+	"github.com/krm-merge/krm-merge/pkg/schema"
 	"github.com/krm-merge/krm-merge/pkg/vocab"
 )
 
@@ -17,9 +17,9 @@ type Options struct {
 	// two sides, which conflict markers show between them). 2-way merges have none.
 	Policy vocab.ConflictPolicy
 	// Lists decides which lists are associative and by which merge keys. Nil means
-	// listkind.New(false, listkind.SeedKeys): the seed's associative keys only, without
+	// schema.New(schema.Options{}): the default associative keys only, without
 	// kyaml's built-in Kubernetes schema.
-	Lists *listkind.Resolver
+	Lists *schema.Resolver
 	// AliasFree says the caller has checked that no input tree holds a YAML alias
 	// (package function measures every item before merging); the engines then skip
 	// their own check, a walk of each input. Set it wrongly and aliased inputs may be

@@ -4,7 +4,7 @@ import (
 	"sigs.k8s.io/kustomize/kyaml/yaml"
 
 	"github.com/krm-merge/krm-merge/internal/bounds"
-	"github.com/krm-merge/krm-merge/pkg/listkind"
+	"github.com/krm-merge/krm-merge/pkg/schema"
 	"github.com/krm-merge/krm-merge/pkg/vocab"
 )
 
@@ -75,11 +75,11 @@ func ThreeWayResult(original, updated, dest *yaml.RNode, opts Options) (Result, 
 }
 
 // lists returns the resolver to use: the configured one, or heuristic keys only.
-func (o Options) lists() *listkind.Resolver {
+func (o Options) lists() *schema.Resolver {
 	if o.Lists != nil {
 		return o.Lists
 	}
-	return listkind.New(false, listkind.SeedKeys)
+	return schema.New(schema.Options{})
 }
 
 // copyNode deep-copies n (aliases are resolved into copies of their targets' pointers).
@@ -91,7 +91,7 @@ func copyNode(n *yaml.Node) *yaml.Node {
 }
 
 type threeWay struct {
-	lists     *listkind.Resolver
+	lists     *schema.Resolver
 	winner    vocab.Role // the side a conflict's output takes (Options.Policy)
 	conflicts []vocab.Conflict
 	// nulls memoises hasNullField per map and list node, so that asking it at every
@@ -165,7 +165,7 @@ func (e *threeWay) markSame(u, d *yaml.Node) {
 // merge returns the merged value of one field or element; nil means absent. o is read
 // only; u and d are the engine's own copies and may be reused in the output. quiet
 // suppresses conflict reports below a place that already reported one.
-func (e *threeWay) merge(o, u, d *yaml.Node, sch listkind.Node, path *at, quiet bool) *yaml.Node {
+func (e *threeWay) merge(o, u, d *yaml.Node, sch schema.Node, path *at, quiet bool) *yaml.Node {
 	// Unchanged upstream (null and absent alike): keep dest exactly, its nulls included;
 	// where upstream changed only comments, they arrive (blend).
 	switch compareAll(o, u) {
@@ -216,10 +216,10 @@ func (e *threeWay) merge(o, u, d *yaml.Node, sch listkind.Node, path *at, quiet 
 	case yaml.SequenceNode:
 		if kindIs(o, yaml.SequenceNode) && kindIs(d, yaml.SequenceNode) {
 			l, ids := e.lists.Pair(sch, deref(o), un, deref(d))
-			switch l.Kind {
-			case listkind.Keyed:
+			switch l.Type {
+			case schema.Map:
 				return e.mergeKeyed(o, u, d, l, ids, sch.Elements(), path, quiet)
-			case listkind.Set:
+			case schema.Set:
 				return e.mergeSet(o, u, d, path, quiet)
 			}
 		}
@@ -232,7 +232,7 @@ func (e *threeWay) merge(o, u, d *yaml.Node, sch listkind.Node, path *at, quiet 
 // with Options.ValueMerge, an image reference, an atomic list or a multi-line string is
 // merged inside (mergeInside, docs/merge-semantics.md "Merging inside a value") before
 // it is one conflict.
-func (e *threeWay) atomic(o, u, d *yaml.Node, sch listkind.Node, path *at, quiet bool) *yaml.Node {
+func (e *threeWay) atomic(o, u, d *yaml.Node, sch schema.Node, path *at, quiet bool) *yaml.Node {
 	if d != nil && e.equalUD(u, d) { // the same change on both sides, nulls inside kept
 		return e.blend(o, u, d, fromD, sch)
 	}
@@ -316,7 +316,7 @@ func (e *threeWay) conflict(path *at, kind vocab.ConflictKind, quiet bool, o, u,
 
 // childSchema returns the schema of field name: the parent's, or the field's own inline
 // OpenAPI comment (rule 0), looked up only when the field holds a map or list.
-func childSchema(sch listkind.Node, name string, pairs ...*yaml.Node) listkind.Node {
+func childSchema(sch schema.Node, name string, pairs ...*yaml.Node) schema.Node {
 	structured := false
 	for i := 1; i < len(pairs); i += 2 {
 		if v := deref(pairs[i]); v != nil && (v.Kind == yaml.MappingNode || v.Kind == yaml.SequenceNode) {
@@ -324,14 +324,14 @@ func childSchema(sch listkind.Node, name string, pairs ...*yaml.Node) listkind.N
 		}
 	}
 	if !structured {
-		return listkind.Node{}
+		return schema.Node{}
 	}
-	return listkind.WithComments(sch.Field(name), pairs...)
+	return schema.WithComments(sch.Field(name), pairs...)
 }
 
 // mergeMap merges maps field by field. Output order: dest's fields, new fields after
 // their predecessor in updated.
-func (e *threeWay) mergeMap(o, u, d *yaml.Node, sch listkind.Node, path *at, quiet bool) *yaml.Node {
+func (e *threeWay) mergeMap(o, u, d *yaml.Node, sch schema.Node, path *at, quiet bool) *yaml.Node {
 	if d == nil {
 		if missingOrNull(o) {
 			// The whole map is new upstream. Its explicit null fields are upstream
@@ -397,7 +397,7 @@ func withOwnSlots(out, o, u, d *yaml.Node) *yaml.Node {
 
 // mapDelta returns the fields of u that the O-to-U delta adds or changes, as if dest
 // had no map; nil when there are none.
-func (e *threeWay) mapDelta(o, u *yaml.Node, sch listkind.Node, path *at) *yaml.Node {
+func (e *threeWay) mapDelta(o, u *yaml.Node, sch schema.Node, path *at) *yaml.Node {
 	un := deref(u)
 	of := indexFields(o)
 	var content []*yaml.Node
@@ -415,10 +415,10 @@ func (e *threeWay) mapDelta(o, u *yaml.Node, sch listkind.Node, path *at) *yaml.
 }
 
 // mergeKeyed merges an associative list element by element, paired by merge key: ids
-// numbers the elements of (original, updated, dest) as listkind.Pair made it.
+// numbers the elements of (original, updated, dest) as schema.Pair made it.
 // Output order: dest's elements, new elements after their predecessor in updated.
 // An emptied list stays as an empty list (dest and updated both have the field).
-func (e *threeWay) mergeKeyed(o, u, d *yaml.Node, l listkind.List, ids *listkind.Identities, elem listkind.Node, path *at, quiet bool) *yaml.Node {
+func (e *threeWay) mergeKeyed(o, u, d *yaml.Node, l schema.List, ids *schema.Identities, elem schema.Node, path *at, quiet bool) *yaml.Node {
 	un, dn := deref(u), deref(d)
 	const srcO, srcU, srcD = 0, 1, 2 // the sources, as passed to Pair
 	if d == nil {

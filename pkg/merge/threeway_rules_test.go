@@ -3,7 +3,7 @@ package merge_test
 // One named test per rule of docs/merge-semantics.md for the 3-way merge (node kinds,
 // every row of the 3-way table, nulls, conflicts under both policies and their paths, no
 // stubs, deletions, element order, comments, ObjectMeta for custom kinds, the list
-// decisions as the merge sees them) and the seed's merge3.md rules. Each case is built
+// decisions as the merge sees them) and kustomize's merge3 documentation's rules. Each case is built
 // so that it fails if its rule were removed: the expected output differs from what the
 // neighbouring rule (or kyaml) would give. Outputs are compared as YAML text where
 // formatting is the point (comments, byte identity, order), semantically elsewhere.
@@ -15,8 +15,8 @@ import (
 
 	"sigs.k8s.io/kustomize/kyaml/yaml"
 
-	"github.com/krm-merge/krm-merge/pkg/listkind"
 	"github.com/krm-merge/krm-merge/pkg/merge"
+	"github.com/krm-merge/krm-merge/pkg/schema"
 	"github.com/krm-merge/krm-merge/pkg/vocab"
 )
 
@@ -34,7 +34,7 @@ func parse(t *testing.T, s string) *yaml.RNode {
 }
 
 func kubeOpts(p vocab.ConflictPolicy) merge.Options {
-	return merge.Options{Policy: p, Lists: listkind.New(true, listkind.SeedKeys)}
+	return merge.Options{Policy: p, Lists: schema.New(schema.Options{OpenAPI: true})}
 }
 
 // conflictWant is the expected shape of one conflict.
@@ -91,7 +91,7 @@ func checkOutput(t *testing.T, got *yaml.RNode, want string, text bool) {
 	}
 	w := yaml.MustParse(want)
 	var diffs []difference
-	comparer{ordered: true}.compare(yn(got), yn(w), listkind.New(true, listkind.SeedKeys).ForResource(w), nil, &diffs)
+	comparer{ordered: true}.compare(yn(got), yn(w), schema.New(schema.Options{OpenAPI: true}).ForResource(w), nil, &diffs)
 	if len(diffs) > 0 {
 		t.Fatalf("at %q: got %s, want %s\ngot:\n%s\nwant:\n%s", diffs[0].path.String(), strN(diffs[0].ours), strN(diffs[0].other), str(got), want)
 	}
@@ -259,7 +259,7 @@ func TestThreeWayScalarsAndAtomicLists(t *testing.T) {
 		{name: "atomic list unchanged upstream: keep D", o: "l: [1, 2]\n", u: "l: [1, 2]\n", d: "l: [3]\n", want: "l: [3]\n"},
 		{name: "atomic list reordered upstream is a change", o: "l: [1, 2]\n", u: "l: [2, 1]\n", d: "l: [1, 2]\n", want: "l: [2, 1]\n"},
 		{
-			name: "atomic list of maps without any seed key is never an error",
+			name: "atomic list of maps without any associative key is never an error",
 			o:    widgetHead + "steps:\n- run: a\n- run: b\n", u: widgetHead + "steps:\n- run: a\n- run: c\n", d: widgetHead + "steps:\n- run: a\n- run: b\n- run: local\n",
 			want:      widgetHead + "steps:\n- run: a\n- run: c\n",
 			conflicts: []conflictWant{{"steps", vocab.BothChanged, "updated"}},
@@ -746,7 +746,7 @@ func TestThreeWayListDecisions(t *testing.T) {
 			conflicts: []conflictWant{{"spec.template.spec.tolerations", vocab.BothChanged, "updated"}},
 		},
 		{
-			name:      "schema: a list without strategy is atomic even when elements carry a seed key (volumeClaimTemplates)",
+			name:      "schema: a list without strategy is atomic even when elements carry a associative key (volumeClaimTemplates)",
 			o:         "apiVersion: apps/v1\nkind: StatefulSet\nmetadata:\n  name: s\nspec:\n  volumeClaimTemplates:\n  - metadata: {name: a}\n    spec: {x: 1}\n",
 			u:         "apiVersion: apps/v1\nkind: StatefulSet\nmetadata:\n  name: s\nspec:\n  volumeClaimTemplates:\n  - metadata: {name: a}\n    spec: {x: 2}\n",
 			d:         "apiVersion: apps/v1\nkind: StatefulSet\nmetadata:\n  name: s\nspec:\n  volumeClaimTemplates:\n  - metadata: {name: a}\n    spec: {x: 1}\n  - metadata: {name: mine}\n",
@@ -782,7 +782,7 @@ func TestThreeWayListDecisions(t *testing.T) {
 			want: crd + "columns:\n- {name: Ready, type: string, jsonPath: .a2}\n- {name: Age, type: date, jsonPath: .b}\n- {name: Status, type: string, jsonPath: .c}\n- {name: Mine, type: string, jsonPath: .m}\n", text: true,
 		},
 		{
-			name: "heuristic: the seed's key order decides when both keys are unique (type before name)",
+			name: "heuristic: the associative keys' order decides when both keys are unique (type before name)",
 			o:    crd + "columns:\n- {name: A, type: x, v: 1}\n- {name: B, type: y, v: 1}\n",
 			u:    crd + "columns:\n- {name: A2, type: x, v: 1}\n- {name: B, type: y, v: 1}\n",
 			d:    crd + "columns:\n- {name: A, type: x, v: 1}\n- {name: B, type: y, v: 2}\n",
@@ -817,12 +817,12 @@ func TestThreeWayListDecisions(t *testing.T) {
 		c := c
 		if strings.HasPrefix(c.name, "configured keys") {
 			t.Run(c.name, func(t *testing.T) {
-				got, _, err := merge.ThreeWay(parse(t, c.o), parse(t, c.u), parse(t, c.d), merge.Options{Lists: listkind.New(true, []string{"id"})})
+				got, _, err := merge.ThreeWay(parse(t, c.o), parse(t, c.u), parse(t, c.d), merge.Options{Lists: schema.New(schema.Options{OpenAPI: true, AssociativeKeys: []string{"id"}})})
 				if err != nil {
 					t.Fatal(err)
 				}
 				checkOutput(t, got, c.want, false)
-				// with the seed keys only, the list is atomic: dest's element is lost
+				// with the associative keys only, the list is atomic: dest's element is lost
 				got, _, _ = merge.ThreeWay(parse(t, c.o), parse(t, c.u), parse(t, c.d), kubeOpts(vocab.UpdatedWins))
 				checkOutput(t, got, c.u, false)
 			})
@@ -885,8 +885,8 @@ func TestThreeWayDoesNotMutateInputs(t *testing.T) {
 	}
 }
 
-// TestThreeWaySeedMerge3 walks the seed's merge3.md field rules on one Deployment.
-func TestThreeWaySeedMerge3(t *testing.T) {
+// TestThreeWayMerge3FieldRules walks kustomize's merge3 documentation's field rules on one Deployment.
+func TestThreeWayMerge3FieldRules(t *testing.T) {
 	o := deployHead + `spec:
   replicas: 1
   minReadySeconds: 5
@@ -965,10 +965,10 @@ func TestThreeWaySeedMerge3(t *testing.T) {
 }
 
 // TestThreeWayCRDInTheInput: with the CRD of a custom kind among the inputs
-// (listkind.Resolver.WithCRDs), its schema decides the kind's lists: here `ports` keyed by
-// two list-map-keys (no seed key at all), `stages` atomic (x-kubernetes-list-type:
+// (schema.Resolver.WithCRDs), its schema decides the kind's lists: here `ports` keyed by
+// two list-map-keys (no associative key at all), `stages` atomic (x-kubernetes-list-type:
 // atomic) although its elements carry `name`, and `steps`, which the CRD declares with
-// no list type, keyed by the seed's inference (name), as without the CRD.
+// no list type, keyed by the associative-key inference (name), as without the CRD.
 func TestThreeWayCRDInTheInput(t *testing.T) {
 	crd := parse(t, `apiVersion: apiextensions.k8s.io/v1
 kind: CustomResourceDefinition
@@ -1003,7 +1003,7 @@ spec:
 	u := widgetHead + "spec:\n  ports:\n  - {number: 1, proto: a, v: 1}\n  - {number: 1, proto: b, v: 2}\n  steps:\n  - {name: s, run: y}\n  stages:\n  - {name: s, run: y}\n"
 	d := widgetHead + "spec:\n  ports:\n  - {number: 1, proto: a, v: 9}\n  - {number: 1, proto: b, v: 1}\n  steps:\n  - {name: s, run: x}\n  - {name: mine, run: z}\n  stages:\n  - {name: s, run: x}\n  - {name: mine, run: z}\n"
 	want := widgetHead + "spec:\n  ports:\n  - {number: 1, proto: a, v: 9}\n  - {number: 1, proto: b, v: 2}\n  steps:\n  - {name: s, run: y}\n  - {name: mine, run: z}\n  stages:\n  - {name: s, run: y}\n"
-	lists := listkind.New(true, listkind.SeedKeys).WithCRDs([]*yaml.RNode{crd})
+	lists := schema.New(schema.Options{OpenAPI: true}).WithCRDs([]*yaml.RNode{crd})
 	got, cs, err := merge.ThreeWay(parse(t, o), parse(t, u), parse(t, d), merge.Options{Lists: lists})
 	if err != nil {
 		t.Fatal(err)

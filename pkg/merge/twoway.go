@@ -8,7 +8,7 @@ import (
 
 	"github.com/krm-merge/krm-merge/internal/bounds"
 	"github.com/krm-merge/krm-merge/pkg/fieldpath"
-	"github.com/krm-merge/krm-merge/pkg/listkind"
+	"github.com/krm-merge/krm-merge/pkg/schema"
 )
 
 // Strategic-merge-patch directives a 2-way src may carry (kubectl's strategicpatch,
@@ -67,7 +67,7 @@ func TwoWayShared(src, dest *yaml.RNode, opts Options) (*yaml.RNode, error) {
 }
 
 type twoWay struct {
-	lists *listkind.Resolver
+	lists *schema.Resolver
 	// inPlace: s and d are private copies (inputs with aliases), changed in place.
 	inPlace bool
 }
@@ -99,7 +99,7 @@ func (e *DirectiveError) Error() string {
 	return fmt.Sprintf("%s: %s", e.Path, e.Msg)
 }
 
-func (e *twoWay) merge(s, d *yaml.Node, sch listkind.Node, path *at) (*yaml.Node, error) {
+func (e *twoWay) merge(s, d *yaml.Node, sch schema.Node, path *at) (*yaml.Node, error) {
 	if s == nil {
 		return d, nil
 	}
@@ -165,7 +165,7 @@ func isDirective(name string) bool {
 }
 
 // mergeMap merges a src map into a dest map.
-func (e *twoWay) mergeMap(sn, d *yaml.Node, sch listkind.Node, path *at) (*yaml.Node, error) {
+func (e *twoWay) mergeMap(sn, d *yaml.Node, sch schema.Node, path *at) (*yaml.Node, error) {
 	dir, err := patchDirective(sn, path)
 	if err != nil {
 		return nil, err
@@ -355,7 +355,7 @@ func seqDirective(sn *yaml.Node, path *at) (string, []*yaml.Node, error) {
 
 // mergeList merges a src list into a dest list: keyed lists element-wise (dest's order,
 // src's new elements appended, as kyaml merge2), sets by value, other lists replaced.
-func (e *twoWay) mergeList(sn, d *yaml.Node, sch listkind.Node, path *at) (*yaml.Node, error) {
+func (e *twoWay) mergeList(sn, d *yaml.Node, sch schema.Node, path *at) (*yaml.Node, error) {
 	dir, elems, err := seqDirective(sn, path)
 	if err != nil {
 		return nil, err
@@ -373,8 +373,8 @@ func (e *twoWay) mergeList(sn, d *yaml.Node, sch listkind.Node, path *at) (*yaml
 	}
 	dn, out := e.own(d)
 	l, ids := e.lists.Pair(sch, sn, dn)
-	switch l.Kind {
-	case listkind.Keyed:
+	switch l.Type {
+	case schema.Map:
 		const srcS, srcD = 0, 1 // the sources, as passed to Pair
 		elem := sch.Elements()
 		content := make([]*yaml.Node, 0, len(dn.Content)+len(sn.Content))
@@ -401,7 +401,7 @@ func (e *twoWay) mergeList(sn, d *yaml.Node, sch listkind.Node, path *at) (*yaml
 			}
 		}
 		dn.Content = content
-	case listkind.Set:
+	case schema.Set:
 		inD := valueSet(dn)
 		if !e.inPlace {
 			dn.Content = append([]*yaml.Node(nil), dn.Content...)
@@ -426,13 +426,13 @@ func (e *twoWay) mergeList(sn, d *yaml.Node, sch listkind.Node, path *at) (*yaml
 // clean returns src as it stands where dest has nothing: directives applied to an empty
 // dest and removed (a map with `$patch: delete` is nil, elements with it are dropped),
 // and null fields dropped (a `null` in src clears, as kyaml merge2 does).
-func (e *twoWay) clean(sn *yaml.Node, sch listkind.Node, path *at) (*yaml.Node, error) {
+func (e *twoWay) clean(sn *yaml.Node, sch schema.Node, path *at) (*yaml.Node, error) {
 	return e.cleanNulls(sn, sch, path, false)
 }
 
 // cleanNulls is clean; keepNulls keeps null fields, inside an atomic list: such a list is
 // src's value verbatim, its nulls are data (kyaml merge2 copies it whole too).
-func (e *twoWay) cleanNulls(sn *yaml.Node, sch listkind.Node, path *at, keepNulls bool) (*yaml.Node, error) {
+func (e *twoWay) cleanNulls(sn *yaml.Node, sch schema.Node, path *at, keepNulls bool) (*yaml.Node, error) {
 	switch sn.Kind {
 	case yaml.MappingNode:
 		dir, err := patchDirective(sn, path)
@@ -475,7 +475,7 @@ func (e *twoWay) cleanNulls(sn *yaml.Node, sch listkind.Node, path *at, keepNull
 		}
 		elem := sch.Elements()
 		if !keepNulls {
-			keepNulls = e.lists.Decide(sch, &yaml.Node{Kind: yaml.SequenceNode, Content: elems}).Kind != listkind.Keyed
+			keepNulls = e.lists.Decide(sch, &yaml.Node{Kind: yaml.SequenceNode, Content: elems}).Type != schema.Map
 		}
 		content := make([]*yaml.Node, 0, len(elems))
 		for i, el := range elems {

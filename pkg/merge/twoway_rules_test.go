@@ -3,7 +3,7 @@ package merge_test
 // One named test per rule of docs/merge-semantics.md for the 2-way merge (src S into
 // dest D): every row of the 2-way table, the strategic-merge directives kustomize patches
 // use, that directives never reach the output, the errors an unknown directive gives, and
-// the seed's merge2.md worked example. Keyed list order is compared exactly (it follows
+// kustomize's merge2 documentation's worked example. Keyed list order is compared exactly (it follows
 // kyaml merge2: dest's order, src's new elements appended).
 
 import (
@@ -11,8 +11,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/krm-merge/krm-merge/pkg/listkind"
 	"github.com/krm-merge/krm-merge/pkg/merge"
+	"github.com/krm-merge/krm-merge/pkg/schema"
 	"github.com/krm-merge/krm-merge/pkg/vocab"
 )
 
@@ -281,9 +281,9 @@ func TestTwoWayPatchDirectives(t *testing.T) {
 	}
 }
 
-// TestTwoWaySeedMerge2 is merge2.md's worked example: replicas 3, nginx updated in place,
+// TestTwoWayMerge2WorkedExample is merge2.md's worked example: replicas 3, nginx updated in place,
 // sidecar1 kept, sidecar2 appended.
-func TestTwoWaySeedMerge2(t *testing.T) {
+func TestTwoWayMerge2WorkedExample(t *testing.T) {
 	src := `apiVersion: apps/v1
 kind: Deployment
 spec:
@@ -325,7 +325,7 @@ spec:
       - name: sidecar2
         image: sidecar2:v1
 `
-	for _, lists := range []*listkind.Resolver{listkind.New(true, listkind.SeedKeys), listkind.New(false, listkind.SeedKeys)} {
+	for _, lists := range []*schema.Resolver{schema.New(schema.Options{OpenAPI: true}), schema.New(schema.Options{})} {
 		got, err := merge.TwoWay(parse(t, src), parse(t, dest), merge.Options{Lists: lists})
 		if err != nil {
 			t.Fatal(err)

@@ -9,7 +9,7 @@ import (
 
 	"github.com/krm-merge/krm-merge/internal/textmerge"
 	"github.com/krm-merge/krm-merge/pkg/fieldpath"
-	"github.com/krm-merge/krm-merge/pkg/listkind"
+	"github.com/krm-merge/krm-merge/pkg/schema"
 	"github.com/krm-merge/krm-merge/pkg/vocab"
 )
 
@@ -78,7 +78,7 @@ func (v ValueMerge) Conflicts() int {
 // mergeInside merges o, u and d, a value all three hold differently, part by part when
 // it is one of the kinds above; ok is false when it is not (the caller then decides it
 // whole). It records the conflicting parts (decided by the policy) and the ValueMerge.
-func (e *threeWay) mergeInside(o, u, d *yaml.Node, sch listkind.Node, path *at) (out *yaml.Node, ok bool) {
+func (e *threeWay) mergeInside(o, u, d *yaml.Node, sch schema.Node, path *at) (out *yaml.Node, ok bool) {
 	if o == nil || !plainTree(o) || !plainTree(u) || !plainTree(d) {
 		return nil, false
 	}
@@ -191,7 +191,7 @@ func span(s textmerge.Span) vocab.Span { return vocab.Span{Start: s.Start, Len: 
 // value ids). Output: dest's list node (copied) holding, in dest's order, the
 // elements nobody changed (dest's, with comments merged 3-way), dest's changed runs,
 // updated's changed runs, and each conflicting run as the policy decides it.
-func (e *threeWay) mergeList(o, u, d *yaml.Node, sch listkind.Node) (*yaml.Node, []vocab.Part) {
+func (e *threeWay) mergeList(o, u, d *yaml.Node, sch schema.Node) (*yaml.Node, []vocab.Part) {
 	in := valueIDs{}
 	oc, uc, dc := o.Content, u.Content, d.Content
 	regions := textmerge.MergeSeq(in.all(oc), in.all(dc), in.all(uc))

@@ -7,8 +7,8 @@ import (
 
 	"sigs.k8s.io/kustomize/kyaml/yaml"
 
-	"github.com/krm-merge/krm-merge/pkg/listkind"
 	"github.com/krm-merge/krm-merge/pkg/merge"
+	"github.com/krm-merge/krm-merge/pkg/schema"
 )
 
 // benchDeployment is a Deployment with an image, 20 args and a 200-line embedded
@@ -51,7 +51,7 @@ func BenchmarkValueMerge(b *testing.B) {
 	oneSide := yaml.MustParse(strings.Replace(o.MustString(), "replicas: 2", "replicas: 5", 1))
 	bothSides := benchDeployment("mirror.local", "v1.0", "--local", "", "")
 	bothSides = yaml.MustParse(strings.Replace(bothSides.MustString(), "line 150 of the config", "changed locally", 1))
-	lists := listkind.New(true, listkind.SeedKeys)
+	lists := schema.New(schema.Options{OpenAPI: true})
 	for _, c := range []struct {
 		name string
 		d    *yaml.RNode
@@ -77,7 +77,7 @@ func TestValueMergeBenchmarkCases(t *testing.T) {
 	u := benchDeployment("quay.io", "v1.1", "", "--flag-0=new", "changed upstream")
 	d := benchDeployment("mirror.local", "v1.0", "--local", "", "")
 	d = yaml.MustParse(strings.Replace(d.MustString(), "line 150 of the config", "changed locally", 1))
-	r, err := merge.ThreeWayResult(o, u, d, merge.Options{Lists: listkind.New(true, listkind.SeedKeys), ValueMerge: true})
+	r, err := merge.ThreeWayResult(o, u, d, merge.Options{Lists: schema.New(schema.Options{OpenAPI: true}), ValueMerge: true})
 	if err != nil {
 		t.Fatal(err)
 	}

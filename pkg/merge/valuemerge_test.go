@@ -8,8 +8,8 @@ import (
 
 	"sigs.k8s.io/kustomize/kyaml/yaml"
 
-	"github.com/krm-merge/krm-merge/pkg/listkind"
 	"github.com/krm-merge/krm-merge/pkg/merge"
+	"github.com/krm-merge/krm-merge/pkg/schema"
 	"github.com/krm-merge/krm-merge/pkg/vocab"
 )
 
@@ -59,7 +59,7 @@ func TestValueMergeRules(t *testing.T) {
 	}
 	for _, c := range cases {
 		t.Run(c.Name, func(t *testing.T) {
-			lists := listkind.New(c.Schema == "kubernetes", listkind.SeedKeys)
+			lists := schema.New(schema.Options{OpenAPI: c.Schema == "kubernetes"})
 			for _, policy := range []vocab.ConflictPolicy{vocab.UpdatedWins, vocab.DestWins} {
 				o, u, d := parse(t, c.Original), parse(t, c.Updated), parse(t, c.Dest)
 				in := [3]string{str(o), str(u), str(d)}

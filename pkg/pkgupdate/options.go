@@ -5,7 +5,7 @@ import (
 
 	"github.com/krm-merge/krm-merge/pkg/config"
 	"github.com/krm-merge/krm-merge/pkg/fieldrules"
-	"github.com/krm-merge/krm-merge/pkg/listkind"
+	"github.com/krm-merge/krm-merge/pkg/schema"
 	"github.com/krm-merge/krm-merge/pkg/vocab"
 )
 
@@ -73,7 +73,7 @@ type MergeOptions struct {
 	// (associativeKeys), in precedence order.
 	AssociativeKeys []string
 	// MergeKeys say how lists of given kinds and paths merge (mergeKeys).
-	MergeKeys []listkind.Override
+	MergeKeys []schema.ListOverride
 	// FieldRules override the merge at given fields (fieldRules).
 	FieldRules []fieldrules.Rule
 }

@@ -10,7 +10,7 @@ import (
 	"strings"
 
 	"github.com/krm-merge/krm-merge/pkg/fieldpath"
-	"github.com/krm-merge/krm-merge/pkg/listkind"
+	"github.com/krm-merge/krm-merge/pkg/schema"
 )
 
 // Op is what a run does to one field.
@@ -58,10 +58,10 @@ func (c Change) OverwritesBase() bool {
 type List struct {
 	// Keys are the merge keys of a keyed list, primary first; nil otherwise.
 	Keys []string
-	// AnyKey pairs elements that carry any of Keys, none required (listkind.List.AnyKey,
+	// AnyKey pairs elements that carry any of Keys, none required (schema.List.AnyKey,
 	// the Kptfile pipeline); else every element needs the primary key.
 	AnyKey bool
-	// Untagged are keys compared without image tag (listkind.List.Untagged).
+	// Untagged are keys compared without image tag (schema.List.Untagged).
 	Untagged []string
 	// Set is true for a set of primitives, paired by value.
 	Set bool
@@ -200,7 +200,7 @@ func (d *differ) lists(path fieldpath.Path, cur, prop []interface{}, base interf
 func keyValues(m map[string]interface{}, keys, untagged []string) (ks, vs []string) {
 	for _, k := range keys {
 		if v, ok := m[k]; ok {
-			ks, vs = append(ks, k), append(vs, listkind.KeyValue(untagged, k, ScalarText(v)))
+			ks, vs = append(ks, k), append(vs, schema.KeyValue(untagged, k, ScalarText(v)))
 		}
 	}
 	return ks, vs

@@ -17,7 +17,7 @@
 // merge keys) or sets (by value), so a change inside one container is reported at
 // spec.template.spec.containers[name=app]..., not as a change of the whole list. Meta
 // is an interface the caller implements over its schema: package resources adapts
-// package listkind's decisions (the merge's own), package apply adapts kubectl's patch
+// package schema's decisions (the merge's own), package apply adapts kubectl's patch
 // metadata. A nil Meta compares maps field by field and lists as a whole.
 //
 // # Neighbours

@@ -19,8 +19,8 @@ func values(text string) map[string]interface{} {
 }
 
 // containers is a fixed schema for the example: spec.containers is keyed by name, each
-// container's args atomic. A run gets its schema from package listkind instead (package
-// resources adapts a listkind.Resolver to Meta).
+// container's args atomic. A run gets its schema from package schema instead (package
+// resources adapts a schema.Resolver to Meta).
 type containers struct{ depth int }
 
 func (c containers) Field(name string) plan.Meta {

@@ -9,7 +9,7 @@
 // index) and Options (the roles.Options they were assigned with: the mode, the role
 // annotation, the role directories; the identity.Options: mergeOnPath; the conflict
 // policy as a vocab.ConflictPolicy, keepSources, the engine's merge.Options with its
-// listkind.Resolver, the field rules, plan), and returns an
+// schema.Resolver, the field rules, plan), and returns an
 // *Outcome: the output items (pass-through and merged items in input order, then added
 // items, rebased into the dest directory with path roles: OutputItems), the results
 // (package results' shapes: a summary, one result per conflict, warnings and notes;
@@ -42,7 +42,7 @@
 //
 // Package function is the caller: it assigns roles, checks the items and builds
 // Options from the functionConfig. Below this package are the engines (merge, apply),
-// the decisions they share (listkind, fieldrules), the differ (plan) and the result
+// the decisions they share (schema, fieldrules), the differ (plan) and the result
 // messages (results).
 //
 // # Errors

@@ -6,10 +6,10 @@ import (
 
 	"sigs.k8s.io/kustomize/kyaml/yaml"
 
-	"github.com/krm-merge/krm-merge/pkg/listkind"
 	"github.com/krm-merge/krm-merge/pkg/merge"
 	"github.com/krm-merge/krm-merge/pkg/resources"
 	"github.com/krm-merge/krm-merge/pkg/roles"
+	"github.com/krm-merge/krm-merge/pkg/schema"
 	"github.com/krm-merge/krm-merge/pkg/vocab"
 )
 
@@ -53,7 +53,7 @@ func ExampleRun() {
 	out, err := resources.Run(assigned, resources.Options{
 		Roles:      ro,
 		OnConflict: vocab.UpdatedWins,
-		Merge:      merge.Options{Lists: listkind.New(true, listkind.SeedKeys)},
+		Merge:      merge.Options{Lists: schema.New(schema.Options{OpenAPI: true})},
 	})
 	if err != nil {
 		log.Fatal(err)

@@ -8,10 +8,10 @@ import (
 	"sigs.k8s.io/kustomize/kyaml/yaml"
 
 	"github.com/krm-merge/krm-merge/internal/host"
-	"github.com/krm-merge/krm-merge/pkg/listkind"
 	"github.com/krm-merge/krm-merge/pkg/plan"
 	"github.com/krm-merge/krm-merge/pkg/results"
 	"github.com/krm-merge/krm-merge/pkg/roles"
+	"github.com/krm-merge/krm-merge/pkg/schema"
 )
 
 // mergePlan lists, per merged dest item (in input order), the fields a 3-way or 2-way
@@ -72,11 +72,11 @@ func under(path string, paths []string) bool {
 	return false
 }
 
-// listMeta is package listkind's list decisions as the differ's Meta: the same keys the
+// listMeta is package schema's list decisions as the differ's Meta: the same keys the
 // merge used (a field's inline OpenAPI comment aside, which the values no longer carry).
 type listMeta struct {
-	n listkind.Node
-	r *listkind.Resolver
+	n schema.Node
+	r *schema.Resolver
 }
 
 func (s listMeta) Field(name string) plan.Meta { return listMeta{n: s.n.Field(name), r: s.r} }
@@ -89,10 +89,10 @@ func (s listMeta) List(name string, cur, prop []interface{}) plan.List {
 	}
 	l := s.r.Decide(field, &cn, &pn)
 	out := plan.List{Elem: listMeta{n: field.Elements(), r: s.r}}
-	switch l.Kind {
-	case listkind.Keyed:
+	switch l.Type {
+	case schema.Map:
 		out.Keys, out.AnyKey, out.Untagged = l.Keys, l.AnyKey, l.Untagged
-	case listkind.Set:
+	case schema.Set:
 		out.Set = true
 	}
 	return out

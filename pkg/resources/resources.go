@@ -26,7 +26,7 @@ type Options struct {
 	// Roles.AddDir).
 	Roles roles.Options
 	// Identity says how Run indexes the items (identity.Index): mergeOnPath; a nil
-	// Namespaced is Merge.Lists' (listkind.Resolver.Namespaced).
+	// Namespaced is Merge.Lists' (schema.Resolver.Namespaced).
 	Identity identity.Options
 	// OnConflict decides conflicts, of fields (the engine's Merge.Policy is set from it)
 	// and of whole resources: vocab.UpdatedWins (kyaml's behaviour, also the zero

@@ -6,10 +6,10 @@ import (
 
 	"sigs.k8s.io/kustomize/kyaml/yaml"
 
-	"github.com/krm-merge/krm-merge/pkg/listkind"
 	"github.com/krm-merge/krm-merge/pkg/merge"
 	"github.com/krm-merge/krm-merge/pkg/resources"
 	"github.com/krm-merge/krm-merge/pkg/roles"
+	"github.com/krm-merge/krm-merge/pkg/schema"
 	"github.com/krm-merge/krm-merge/pkg/vocab"
 )
 
@@ -28,7 +28,7 @@ type setup struct {
 func defaults() *setup {
 	return &setup{
 		run: resources.Options{Roles: roles.Options{Mode: vocab.ThreeWay, Annotation: "config.kubernetes.io/merge-source"},
-			OnConflict: vocab.UpdatedWins, Merge: merge.Options{Lists: listkind.New(true, listkind.SeedKeys)}},
+			OnConflict: vocab.UpdatedWins, Merge: merge.Options{Lists: schema.New(schema.Options{OpenAPI: true})}},
 	}
 }
 

@@ -38,7 +38,7 @@
 // Kptfiles and local-config items; package identity reads the identity annotations;
 // package merge finds Conflicts and decides them by the ConflictPolicy, package
 // resources decides resource conflicts, and package results words both, starting each
-// summary with the Mode; packages listkind, fieldrules and kptprep cut groups with
+// summary with the Mode; packages schema, fieldrules and kptprep cut groups with
 // Group; package pkgupdate reports Counts. Each validating package returns ItemErrors.
 //
 // # Errors

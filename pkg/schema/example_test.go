@@ -1,4 +1,4 @@
-package listkind_test
+package schema_test
 
 import (
 	"fmt"
@@ -6,7 +6,7 @@ import (
 
 	"sigs.k8s.io/kustomize/kyaml/yaml"
 
-	"github.com/krm-merge/krm-merge/pkg/listkind"
+	"github.com/krm-merge/krm-merge/pkg/schema"
 )
 
 // decide asks r how the list at the field path fields of resource res merges. The
@@ -15,7 +15,7 @@ import (
 // value, to check that the data fits the keys, or to infer keys where no schema has
 // any. In a merge, Decide gets the list's value in every source (original, updated,
 // dest).
-func decide(r *listkind.Resolver, res *yaml.RNode, fields ...string) listkind.List {
+func decide(r *schema.Resolver, res *yaml.RNode, fields ...string) schema.List {
 	n := r.ForResource(res)
 	for _, f := range fields {
 		n = n.Field(f)
@@ -31,8 +31,8 @@ func decide(r *listkind.Resolver, res *yaml.RNode, fields ...string) listkind.Li
 // (x-kubernetes-patch-merge-key), sets of primitives (patch strategy merge without a
 // key: metadata.finalizers, for every kind) and atomic lists (no strategy). The
 // HorizontalPodAutoscaler's metrics are atomic although every element carries `type`,
-// one of the seed's keys: the schema wins over inference. Without the schema
-// (New(false, ...), the functionConfig's `schema: none`) the seed's keys decide.
+// one of the associative keys: the schema wins over inference. Without the schema
+// (New(Options{}), the functionConfig's `schema: none`) the associative keys decide.
 func ExampleResolver_Decide() {
 	deploy := yaml.MustParse(`apiVersion: apps/v1
 kind: Deployment
@@ -60,11 +60,11 @@ spec:
   - type: Resource
     resource: {name: cpu}
 `)
-	builtin := listkind.New(true, listkind.SeedKeys)
-	seedOnly := listkind.New(false, listkind.SeedKeys)
+	builtin := schema.New(schema.Options{OpenAPI: true})
+	keysOnly := schema.New(schema.Options{})
 	for _, c := range []struct {
 		what string
-		r    *listkind.Resolver
+		r    *schema.Resolver
 		res  *yaml.RNode
 		path []string
 	}{
@@ -72,10 +72,10 @@ spec:
 		{"Deployment finalizers", builtin, deploy, []string{"metadata", "finalizers"}},
 		{"Service ports", builtin, svc, []string{"spec", "ports"}},
 		{"HPA metrics", builtin, hpa, []string{"spec", "metrics"}},
-		{"HPA metrics, schema none", seedOnly, hpa, []string{"spec", "metrics"}},
+		{"HPA metrics, schema none", keysOnly, hpa, []string{"spec", "metrics"}},
 	} {
 		l := decide(c.r, c.res, c.path...)
-		fmt.Printf("%s: %s %v wildcard=%v\n", c.what, l.Kind, l.Keys, l.Wildcard)
+		fmt.Printf("%s: %s %v wildcard=%v\n", c.what, l.Type, l.Keys, l.Wildcard)
 	}
 	// Output:
 	// Deployment containers: map [name] wildcard=false
@@ -87,8 +87,8 @@ spec:
 
 // A CustomResourceDefinition in the input describes its kind's lists: here
 // x-kubernetes-list-type map with x-kubernetes-list-map-keys. A list the CRD leaves
-// without a list type (spec.hosts) gets the seed's inference, as if no schema described
-// it; here `ip`, the first seed key every element carries with unique values. The CRD's
+// without a list type (spec.hosts) gets the associative-key inference, as if no schema described
+// it; here `ip`, the first associative key every element carries with unique values. The CRD's
 // scope answers Namespaced.
 func ExampleResolver_WithCRDs() {
 	crd := yaml.MustParse(`apiVersion: apiextensions.k8s.io/v1
@@ -136,10 +136,10 @@ spec:
   - {ip: 10.0.0.1, name: a}
   - {ip: 10.0.0.2, name: a}
 `)
-	r := listkind.New(true, listkind.SeedKeys).WithCRDs([]*yaml.RNode{crd})
+	r := schema.New(schema.Options{OpenAPI: true}).WithCRDs([]*yaml.RNode{crd})
 	for _, f := range []string{"endpoints", "hosts"} {
 		l := decide(r, widget, "spec", f)
-		fmt.Printf("spec.%s: %s %v\n", f, l.Kind, l.Keys)
+		fmt.Printf("spec.%s: %s %v\n", f, l.Type, l.Keys)
 	}
 	namespaced, known := r.Namespaced("example.com/v1", "Widget")
 	fmt.Println("namespaced:", namespaced, "known:", known)
@@ -151,7 +151,7 @@ spec:
 
 // The functionConfig's mergeKeys entries (config.Config.MergeKeys) are the strongest
 // source: here a ServiceMonitor whose CRD is not in the input. Without the entry its
-// endpoints would be inferred from the seed's keys, and no seed key fits them (atomic).
+// endpoints would be inferred from the associative keys, and no associative key fits them (atomic).
 func ExampleResolver_WithOverrides() {
 	sm := yaml.MustParse(`apiVersion: monitoring.coreos.com/v1
 kind: ServiceMonitor
@@ -161,29 +161,29 @@ spec:
   - {port: http, path: /metrics}
   - {port: admin, path: /healthz}
 `)
-	plain := listkind.New(true, listkind.SeedKeys)
-	withEntry := plain.WithOverrides([]listkind.Override{{
+	plain := schema.New(schema.Options{OpenAPI: true})
+	withEntry := plain.WithOverrides([]schema.ListOverride{{
 		Group: "monitoring.coreos.com",
 		Kind:  "ServiceMonitor",
 		Path:  []string{"spec", "endpoints"},
-		List:  listkind.List{Kind: listkind.Keyed, Keys: []string{"port"}},
+		List:  schema.List{Type: schema.Map, Keys: []string{"port"}},
 	}})
 	l := decide(plain, sm, "spec", "endpoints")
-	fmt.Printf("without mergeKeys: %s %v\n", l.Kind, l.Keys)
+	fmt.Printf("without mergeKeys: %s %v\n", l.Type, l.Keys)
 	l = decide(withEntry, sm, "spec", "endpoints")
-	fmt.Printf("with mergeKeys: %s %v\n", l.Kind, l.Keys)
+	fmt.Printf("with mergeKeys: %s %v\n", l.Type, l.Keys)
 	// Output:
 	// without mergeKeys: atomic []
 	// with mergeKeys: map [port]
 }
 
-// With no schema for a list, the seed's keys are tried in order (SeedKeys): the first
+// With no schema for a list, the associative keys are tried in order (DefaultAssociativeKeys): the first
 // that every element carries, with values unique in the list, is the merge key
 // (mountPath comes before name). A list where no key qualifies (two elements named the
 // same) is atomic, so that nothing is lost by pairing, and so is a list of scalars
-// without a schema saying it is a set. listkind.Node{} is "no schema here".
+// without a schema saying it is a set. schema.Node{} is "no schema here".
 func ExampleNew() {
-	r := listkind.New(false, listkind.SeedKeys)
+	r := schema.New(schema.Options{})
 	for _, text := range []string{
 		"items:\n- {name: a, mountPath: /a}\n- {name: b, mountPath: /b}\n",
 		"items:\n- {name: a, value: 1}\n- {name: b, value: 2}\n",
@@ -191,8 +191,8 @@ func ExampleNew() {
 		"items: [x, y]\n",
 	} {
 		list := yaml.MustParse(text).Field("items").Value.YNode()
-		l := r.Decide(listkind.Node{}, list)
-		fmt.Printf("%s %v\n", l.Kind, l.Keys)
+		l := r.Decide(schema.Node{}, list)
+		fmt.Printf("%s %v\n", l.Type, l.Keys)
 	}
 	// Output:
 	// map [mountPath]

@@ -1,4 +1,4 @@
-package listkind_test
+package schema_test
 
 import (
 	"fmt"
@@ -7,14 +7,14 @@ import (
 
 	"sigs.k8s.io/kustomize/kyaml/yaml"
 
-	"github.com/krm-merge/krm-merge/pkg/listkind"
+	"github.com/krm-merge/krm-merge/pkg/schema"
 )
 
 // pairs renders, for each element of each source, the elements of the other sources it
 // pairs with and its field-path step: "s0e1=s1e0,s2e-[name=b]" reads "element 1 of
 // source 0 pairs with element 0 of source 1 and none of source 2; its step is
 // [name=b]".
-func pairs(x *listkind.Identities, lists []*yaml.Node) string {
+func pairs(x *schema.Identities, lists []*yaml.Node) string {
 	var out []string
 	for s, list := range lists {
 		if list == nil || list.Kind != yaml.SequenceNode {
@@ -54,24 +54,24 @@ func pairs(x *listkind.Identities, lists []*yaml.Node) string {
 // refuses (atomic, no Identities) a key repeated within one list, also when the sources
 // are read in step.
 func TestPairIdentities(t *testing.T) {
-	r := listkind.New(true, listkind.SeedKeys)
+	r := schema.New(schema.Options{OpenAPI: true})
 	svc := r.ForResource(rnode(t, "apiVersion: v1\nkind: Service\nmetadata:\n  name: s\n"))
 	ports := at(svc, "spec.ports")
 	cases := []struct {
 		name  string
-		sch   listkind.Node
+		sch   schema.Node
 		lists []string
 		want  string // pairs, or "atomic"
 	}{
-		{"inferred name key, reordered, lists of different lengths, a missing source", listkind.Node{},
+		{"inferred name key, reordered, lists of different lengths, a missing source", schema.Node{},
 			[]string{"- name: a\n- name: b\n- name: c\n", "- name: c\n- name: a\n", ""},
 			"s0e0=s1e1,s2e-[name=a] s0e1=s1e-,s2e-[name=b] s0e2=s1e0,s2e-[name=c] s1e0=s0e2,s2e-[name=c] s1e1=s0e0,s2e-[name=a]"},
-		{"three sources, one missing an element, one adding", listkind.Node{},
+		{"three sources, one missing an element, one adding", schema.Node{},
 			[]string{"- name: a\n- name: b\n", "- name: b\n- name: x\n- name: a\n", "- name: a\n"},
 			"s0e0=s1e2,s2e0[name=a] s0e1=s1e0,s2e-[name=b] s1e0=s0e1,s2e-[name=b] s1e1=s0e-,s2e-[name=x] s1e2=s0e0,s2e0[name=a] s2e0=s0e0,s1e2[name=a]"},
-		{"a repeat in one list, read in step with another list that has it once", listkind.Node{},
+		{"a repeat in one list, read in step with another list that has it once", schema.Node{},
 			[]string{"- name: a\n- name: b\n", "- name: b\n- name: b\n"}, "atomic"},
-		{"the same key in every list is no repeat", listkind.Node{},
+		{"the same key in every list is no repeat", schema.Node{},
 			[]string{"- name: a\n", "- name: a\n", "- name: a\n"},
 			"s0e0=s1e0,s2e0[name=a] s1e0=s0e0,s2e0[name=a] s2e0=s0e0,s1e0[name=a]"},
 		{"wildcard: a port without protocol takes the one complete tuple", ports,
@@ -83,8 +83,8 @@ func TestPairIdentities(t *testing.T) {
 		{"wildcard: blocked where a list holds the partial and the complete element", ports,
 			[]string{"- port: 80\n- port: 80\n  protocol: TCP\n", "- port: 80\n"},
 			"s0e0=s1e0[port=80] s0e1=s1e-[port=80,protocol=TCP] s1e0=s0e0[port=80]"},
-		{"an element that is not a map", listkind.Node{}, []string{"- name: a\n- b\n"}, "atomic"},
-		{"a null key value", listkind.Node{}, []string{"- name: a\n- name: null\n"}, "atomic"},
+		{"an element that is not a map", schema.Node{}, []string{"- name: a\n- b\n"}, "atomic"},
+		{"a null key value", schema.Node{}, []string{"- name: a\n- name: null\n"}, "atomic"},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -97,7 +97,7 @@ func TestPairIdentities(t *testing.T) {
 				t.Errorf("Decide = %s, Pair = %s", render(d), render(l))
 			}
 			got := "atomic"
-			if l.Kind == listkind.Keyed {
+			if l.Type == schema.Map {
 				if x == nil {
 					t.Fatalf("Pair(%s): no Identities", render(l))
 				}

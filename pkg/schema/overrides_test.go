@@ -1,33 +1,33 @@
-package listkind_test
+package schema_test
 
 import (
 	"testing"
 
 	"sigs.k8s.io/kustomize/kyaml/yaml"
 
-	"github.com/krm-merge/krm-merge/pkg/listkind"
+	"github.com/krm-merge/krm-merge/pkg/schema"
 )
 
 // TestOverrides: the functionConfig's mergeKeys entries decide before every schema source
-// (CRD, built-in OpenAPI, inline comment) and the seed's inference, per group and kind,
+// (CRD, built-in OpenAPI, inline comment) and the associative-key inference, per group and kind,
 // passing through lists on their path.
 func TestOverrides(t *testing.T) {
-	entries := []listkind.Override{
-		{Kind: "Widget", Path: []string{"spec", "endpoints"}, List: listkind.List{Kind: listkind.Keyed, Keys: []string{"port"}}},
-		{Group: "example.com", Kind: "Widget", Path: []string{"spec", "groups", "rules"}, List: listkind.List{Kind: listkind.Keyed, Keys: []string{"alert", "record"}}},
-		{Kind: "Widget", Path: []string{"spec", "items"}, List: listkind.List{Kind: listkind.Atomic}},
-		{Kind: "Widget", Path: []string{"spec", "steps"}, List: listkind.List{Kind: listkind.Set}},
-		{Kind: "Deployment", Path: []string{"spec", "template", "spec", "containers"}, List: listkind.List{Kind: listkind.Atomic}},
-		{Group: "other.io", Kind: "Widget", Path: []string{"spec", "steps"}, List: listkind.List{Kind: listkind.Atomic}},
+	entries := []schema.ListOverride{
+		{Kind: "Widget", Path: []string{"spec", "endpoints"}, List: schema.List{Type: schema.Map, Keys: []string{"port"}}},
+		{Group: "example.com", Kind: "Widget", Path: []string{"spec", "groups", "rules"}, List: schema.List{Type: schema.Map, Keys: []string{"alert", "record"}}},
+		{Kind: "Widget", Path: []string{"spec", "items"}, List: schema.List{Type: schema.Atomic}},
+		{Kind: "Widget", Path: []string{"spec", "steps"}, List: schema.List{Type: schema.Set}},
+		{Kind: "Deployment", Path: []string{"spec", "template", "spec", "containers"}, List: schema.List{Type: schema.Atomic}},
+		{Group: "other.io", Kind: "Widget", Path: []string{"spec", "steps"}, List: schema.List{Type: schema.Atomic}},
 	}
-	r := listkind.New(true, listkind.SeedKeys).WithOverrides(entries).WithCRDs([]*yaml.RNode{rnode(t, widgetCRD)})
-	res := func(apiVersion, kind string) listkind.Node {
+	r := schema.New(schema.Options{OpenAPI: true}).WithOverrides(entries).WithCRDs([]*yaml.RNode{rnode(t, widgetCRD)})
+	res := func(apiVersion, kind string) schema.Node {
 		return r.ForResource(rnode(t, "apiVersion: "+apiVersion+"\nkind: "+kind+"\nmetadata:\n  name: w\n"))
 	}
 	for _, c := range []struct {
 		name, apiVersion, kind, path, list, want string
 	}{
-		{"keyed by a key no seed lists", "example.com/v1", "Widget", "spec.endpoints", "- port: a\n- port: b\n", "map[port]"},
+		{"keyed by a key no associative key lists", "example.com/v1", "Widget", "spec.endpoints", "- port: a\n- port: b\n", "map[port]"},
 		{"through a list", "example.com/v1", "Widget", "spec.groups.[].rules", "- alert: a\n- alert: b\n", "map[alert,record]*"},
 		{"atomic over the CRD's map", "example.com/v1", "Widget", "spec.items", "- {id: a, zone: z}\n", "atomic"},
 		{"set over inference", "example.com/v1", "Widget", "spec.steps", "- a\n- b\n", "set"},
@@ -44,7 +44,7 @@ func TestOverrides(t *testing.T) {
 		})
 	}
 	t.Run("schema none still applies mergeKeys", func(t *testing.T) {
-		r := listkind.New(false, listkind.SeedKeys).WithOverrides(entries)
+		r := schema.New(schema.Options{}).WithOverrides(entries)
 		n := r.ForResource(rnode(t, "apiVersion: example.com/v1\nkind: Widget\nmetadata:\n  name: w\n"))
 		if got := render(r.Decide(at(n, "spec.endpoints"), node(t, "- port: a\n"))); got != "map[port]" {
 			t.Fatalf("got %s", got)
@@ -53,13 +53,13 @@ func TestOverrides(t *testing.T) {
 	t.Run("an inline comment does not beat mergeKeys", func(t *testing.T) {
 		n := at(res("example.com/v1", "Widget"), "spec")
 		y := node(t, "endpoints: # {\"type\":\"array\",\"x-kubernetes-list-type\":\"atomic\"}\n- port: a\n")
-		n = listkind.WithComments(n.Field("endpoints"), y.Content[0], y.Content[1])
+		n = schema.WithComments(n.Field("endpoints"), y.Content[0], y.Content[1])
 		if got := render(r.Decide(n, y.Content[1])); got != "map[port]" {
 			t.Fatalf("got %s", got)
 		}
 	})
 	t.Run("no entries: the same resolver", func(t *testing.T) {
-		base := listkind.New(true, listkind.SeedKeys)
+		base := schema.New(schema.Options{OpenAPI: true})
 		if base.WithOverrides(nil) != base {
 			t.Fatal("WithOverrides(nil) made a new resolver")
 		}
@@ -84,10 +84,10 @@ spec:
       openAPIV3Schema:
         type: object
 `)
-	over := []listkind.Override{{Kind: "ClusterWidget", Path: []string{"spec", "items"}, List: listkind.List{Kind: listkind.Atomic}}}
-	for name, r := range map[string]*listkind.Resolver{
-		"CRDs first":      listkind.New(true, listkind.SeedKeys).WithCRDs([]*yaml.RNode{crd}).WithOverrides(over),
-		"overrides first": listkind.New(true, listkind.SeedKeys).WithOverrides(over).WithCRDs([]*yaml.RNode{crd}),
+	over := []schema.ListOverride{{Kind: "ClusterWidget", Path: []string{"spec", "items"}, List: schema.List{Type: schema.Atomic}}}
+	for name, r := range map[string]*schema.Resolver{
+		"CRDs first":      schema.New(schema.Options{OpenAPI: true}).WithCRDs([]*yaml.RNode{crd}).WithOverrides(over),
+		"overrides first": schema.New(schema.Options{OpenAPI: true}).WithOverrides(over).WithCRDs([]*yaml.RNode{crd}),
 	} {
 		if namespaced, known := r.Namespaced("example.com/v1", "ClusterWidget"); namespaced || !known {
 			t.Errorf("%s: ClusterWidget (scope Cluster) reads as namespaced=%v known=%v", name, namespaced, known)

@@ -1,4 +1,4 @@
-package listkind
+package schema
 
 import (
 	"strings"
@@ -7,35 +7,35 @@ import (
 	"sigs.k8s.io/kustomize/kyaml/openapi"
 )
 
-// KustomizationSetFields are the lists of kustomize's Kustomization and Component that
+// kustomizationSetFields are the lists of kustomize's Kustomization and Component that
 // merge as ordered sets of strings (docs/merge-semantics.md, "Which lists are
 // associative", rule 4): an upstream release that replaces one resource URL with another
 // removes the old entry and adds the new one, and a resource the local copy added stays.
-var KustomizationSetFields = []string{"resources", "components", "crds", "generators", "transformers", "validators", "configurations"}
+var kustomizationSetFields = []string{"resources", "components", "crds", "generators", "transformers", "validators", "configurations"}
 
-// KustomizationNamedFields are the lists of kustomize's Kustomization and Component keyed
+// kustomizationNamedFields are the lists of kustomize's Kustomization and Component keyed
 // by name (rule 4): an image, replica count or generator changed upstream is the same
 // entry, not a delete plus an add.
-var KustomizationNamedFields = []string{"images", "replicas", "configMapGenerator", "secretGenerator", "helmCharts"}
+var kustomizationNamedFields = []string{"images", "replicas", "configMapGenerator", "secretGenerator", "helmCharts"}
 
 // kustomizationRoot is the schema krm-merge gives kustomize's Kustomization and
 // Component (group kustomize.config.k8s.io, any version): ObjectMeta metadata, the
-// KustomizationSetFields as sets, the KustomizationNamedFields keyed by name. Every
+// kustomizationSetFields as sets, the kustomizationNamedFields keyed by name. Every
 // other list is left without a schema, so it follows rules 0-3 (an inline OpenAPI
-// comment, else the seed's associative keys).
+// comment, else the default associative keys).
 var kustomizationRoot = func() *openapi.ResourceSchema {
 	str := spec.Schema{SchemaProps: spec.SchemaProps{Type: []string{"string"}}}
 	obj := spec.Schema{SchemaProps: spec.SchemaProps{Type: []string{"object"}}}
 	props := map[string]spec.Schema{
 		"metadata": {SchemaProps: spec.SchemaProps{Ref: spec.MustCreateRef(objectMetaRef)}},
 	}
-	for _, f := range KustomizationSetFields {
+	for _, f := range kustomizationSetFields {
 		props[f] = spec.Schema{
 			SchemaProps:      spec.SchemaProps{Type: []string{"array"}, Items: &spec.SchemaOrArray{Schema: &str}},
 			VendorExtensible: spec.VendorExtensible{Extensions: spec.Extensions{"x-kubernetes-list-type": "set"}},
 		}
 	}
-	for _, f := range KustomizationNamedFields {
+	for _, f := range kustomizationNamedFields {
 		props[f] = spec.Schema{
 			SchemaProps: spec.SchemaProps{Type: []string{"array"}, Items: &spec.SchemaOrArray{Schema: &obj}},
 			VendorExtensible: spec.VendorExtensible{Extensions: spec.Extensions{

@@ -1,4 +1,4 @@
-package listkind
+package schema
 
 import (
 	"sync"

@@ -1,12 +1,12 @@
-package listkind_test
+package schema_test
 
 import (
 	"testing"
 
 	"sigs.k8s.io/kustomize/kyaml/yaml"
 
-	"github.com/krm-merge/krm-merge/pkg/listkind"
 	"github.com/krm-merge/krm-merge/pkg/merge"
+	"github.com/krm-merge/krm-merge/pkg/schema"
 )
 
 func kustomization(body string) *yaml.RNode {
@@ -51,7 +51,7 @@ replicas:
 patches:
 - path: patch.yaml
 `)
-	out, conflicts, err := merge.ThreeWay(original, updated, dest, merge.Options{Lists: listkind.New(true, listkind.SeedKeys)})
+	out, conflicts, err := merge.ThreeWay(original, updated, dest, merge.Options{Lists: schema.New(schema.Options{OpenAPI: true})})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -81,23 +81,23 @@ patches:
 }
 
 func TestKustomizationListDecisions(t *testing.T) {
-	r := listkind.New(true, listkind.SeedKeys)
+	r := schema.New(schema.Options{OpenAPI: true})
 	for _, kind := range []string{"Kustomization", "Component"} {
 		root := r.ForResource(yaml.MustParse("apiVersion: kustomize.config.k8s.io/v1alpha1\nkind: " + kind + "\n"))
-		for _, f := range listkind.KustomizationSetFields {
-			if l := r.Decide(root.Field(f)); l.Kind != listkind.Set {
-				t.Errorf("%s %s: %v, want set", kind, f, l.Kind)
+		for _, f := range []string{"resources", "components", "crds", "generators", "transformers", "validators", "configurations"} {
+			if l := r.Decide(root.Field(f)); l.Type != schema.Set {
+				t.Errorf("%s %s: %v, want set", kind, f, l.Type)
 			}
 		}
-		for _, f := range listkind.KustomizationNamedFields {
-			if l := r.Decide(root.Field(f)); l.Kind != listkind.Keyed || len(l.Keys) != 1 || l.Keys[0] != "name" {
-				t.Errorf("%s %s: %v %v, want keyed by name", kind, f, l.Kind, l.Keys)
+		for _, f := range []string{"images", "replicas", "configMapGenerator", "secretGenerator", "helmCharts"} {
+			if l := r.Decide(root.Field(f)); l.Type != schema.Map || len(l.Keys) != 1 || l.Keys[0] != "name" {
+				t.Errorf("%s %s: %v %v, want keyed by name", kind, f, l.Type, l.Keys)
 			}
 		}
 	}
 	// Another group's Kustomization (flux's) is not kustomize's.
 	root := r.ForResource(yaml.MustParse("apiVersion: kustomize.toolkit.fluxcd.io/v1\nkind: Kustomization\n"))
-	if l := r.Decide(root.Field("resources")); l.Kind == listkind.Set {
+	if l := r.Decide(root.Field("resources")); l.Type == schema.Set {
 		t.Errorf("flux Kustomization resources: set, want no built-in rule")
 	}
 }

@@ -1,4 +1,4 @@
-// Package listkind decides, for each list the merge engine meets, whether it is atomic
+// Package schema decides, for each list the merge engine meets, whether it is atomic
 // (replaced whole), a keyed (associative) list and by which merge keys, or a set of
 // primitives, and numbers a keyed list's elements by identity so that the elements of
 // original, updated and dest pair (Resolver.Pair, Identities).
@@ -28,7 +28,7 @@
 //  1. the CustomResourceDefinitions in the input (Resolver.WithCRDs), the built-in
 //     schemas of kpt's Kptfile (pipeline functions keyed by image or exec and name:
 //     PipelineFunctionKeys) and kustomize's Kustomization and Component
-//     (KustomizationSetFields, KustomizationNamedFields), and the Kubernetes OpenAPI
+//     (its resource lists as sets, images and generators keyed by name), and the Kubernetes OpenAPI
 //     that kyaml embeds (v1.21.2 in kyaml v0.21.2) for known kinds:
 //     `x-kubernetes-list-type` (atomic, set, map) with `x-kubernetes-list-map-keys`, or
 //     `x-kubernetes-patch-strategy: merge` with `x-kubernetes-patch-merge-key` (no key:
@@ -36,8 +36,8 @@
 //     atomic, while one a CRD declares without a list type falls through to rule 2
 //     (WithCRDs says why). `metadata` follows ObjectMeta for every kind, custom
 //     resources included (docs/merge-semantics.md, "Metadata of every kind");
-//  2. no schema for the list: the seed documents' associative keys (kustomize's merge2
-//     and merge3 API conventions; SeedKeys by default): the first key that every
+//  2. no schema for the list: the associative keys (kustomize's merge2
+//     and merge3 API conventions; DefaultAssociativeKeys by default): the first key that every
 //     element of every source carries, with values unique within each source, is the
 //     merge key; when none qualifies the list is atomic.
 //
@@ -58,4 +58,4 @@
 // None: a schema that cannot be read (a malformed CRD, an unreadable inline comment) is
 // ignored, and the list falls to the next rule. Bad mergeKeys entries are package
 // config's errors.
-package listkind
+package schema

@@ -1,4 +1,4 @@
-package listkind
+package schema
 
 import (
 	"strings"
@@ -97,11 +97,11 @@ func (r *Resolver) Pair(n Node, lists ...*yaml.Node) (List, *Identities) {
 		}
 		// The schema knows this list but gives no strategy: atomic, as in kubectl.
 		if isArray(n.rs.Schema) && !n.crd {
-			return List{Kind: Atomic}, nil
+			return List{Type: Atomic}, nil
 		}
 	}
 	if r == nil {
-		return List{Kind: Atomic}, nil
+		return List{Type: Atomic}, nil
 	}
 	return r.infer(lists)
 }

@@ -1,9 +1,9 @@
-package listkind_test
+package schema_test
 
 // One named test per rule of docs/merge-semantics.md, "Which lists are associative,
 // and by which key": the inline fieldmeta comment (rule 0), the Kubernetes schema for
 // known kinds (rule 1: list-map-keys over patch-merge-key, sets, strategy-less lists
-// atomic, ObjectMeta for every kind), the seed's heuristic keys with the uniqueness rule
+// atomic, ObjectMeta for every kind), the associative keys with the uniqueness rule
 // (rule 2), atomic-never-error, and the wildcard secondary key (rule 3) as the decision
 // reports it. The engine's use of the decisions is tested in pkg/merge.
 
@@ -13,7 +13,7 @@ import (
 
 	"sigs.k8s.io/kustomize/kyaml/yaml"
 
-	"github.com/krm-merge/krm-merge/pkg/listkind"
+	"github.com/krm-merge/krm-merge/pkg/schema"
 )
 
 func node(t *testing.T, s string) *yaml.Node {
@@ -38,7 +38,7 @@ func rnode(t *testing.T, s string) *yaml.RNode {
 }
 
 // at walks a schema along dotted fields; "[]" steps into list elements.
-func at(n listkind.Node, path string) listkind.Node {
+func at(n schema.Node, path string) schema.Node {
 	for _, f := range strings.Split(path, ".") {
 		if f == "[]" {
 			n = n.Elements()
@@ -49,8 +49,8 @@ func at(n listkind.Node, path string) listkind.Node {
 	return n
 }
 
-func render(l listkind.List) string {
-	s := l.Kind.String()
+func render(l schema.List) string {
+	s := l.Type.String()
 	if len(l.Keys) > 0 {
 		s += "[" + strings.Join(l.Keys, ",") + "]"
 	}
@@ -61,7 +61,7 @@ func render(l listkind.List) string {
 }
 
 func TestListKindString(t *testing.T) {
-	for k, want := range map[listkind.ListKind]string{listkind.Atomic: "atomic", listkind.Keyed: "map", listkind.Set: "set"} {
+	for k, want := range map[schema.ListType]string{schema.Atomic: "atomic", schema.Map: "map", schema.Set: "set"} {
 		if got := k.String(); got != want {
 			t.Errorf("%d: %q, want %q", k, got, want)
 		}
@@ -73,7 +73,7 @@ const deployment = "apiVersion: apps/v1\nkind: Deployment\nmetadata:\n  name: we
 // TestKnownKinds is rule 1: for a known kind the Kubernetes schema decides, whatever the
 // elements look like.
 func TestKnownKinds(t *testing.T) {
-	r := listkind.New(true, listkind.SeedKeys)
+	r := schema.New(schema.Options{OpenAPI: true})
 	for _, c := range []struct {
 		name, resource, path string
 		lists                []string
@@ -91,7 +91,7 @@ func TestKnownKinds(t *testing.T) {
 		{"metadata.finalizers: merge strategy without key is a set", deployment, "metadata.finalizers", []string{"- a\n- b\n"}, "set"},
 		{"metadata.ownerReferences: keyed by uid, not by the heuristic name", deployment, "metadata.ownerReferences",
 			[]string{"- name: p\n  uid: u1\n- name: p\n  uid: u2\n"}, "map[uid]"},
-		{"a list without strategy is atomic although elements carry the seed key name (sysctls)", deployment, "spec.template.spec.securityContext.sysctls",
+		{"a list without strategy is atomic although elements carry the associative key name (sysctls)", deployment, "spec.template.spec.securityContext.sysctls",
 			[]string{"- name: a\n  value: \"1\"\n- name: b\n  value: \"2\"\n"}, "atomic"},
 		{"tolerations: no strategy, atomic", deployment, "spec.template.spec.tolerations", []string{"- key: a\n"}, "atomic"},
 		{"args: no strategy, atomic", deployment, "spec.template.spec.containers.[].args", []string{"- a\n- a\n"}, "atomic"},
@@ -117,14 +117,14 @@ func TestKnownKinds(t *testing.T) {
 // or lack the primary key, or a set with repeated or non-scalar elements, is atomic, so
 // that pairing loses nothing. A missing secondary key (wildcard) is fine.
 func TestSchemaDecisionDemotedWhereDataDoesNotFit(t *testing.T) {
-	r := listkind.New(true, listkind.SeedKeys)
+	r := schema.New(schema.Options{OpenAPI: true})
 	d := r.ForResource(rnode(t, deployment))
 	containers := at(d, "spec.template.spec.containers")
 	ports := at(d, "spec.template.spec.containers.[].ports")
 	finalizers := at(d, "metadata.finalizers")
 	for _, c := range []struct {
 		name  string
-		sch   listkind.Node
+		sch   schema.Node
 		lists []string
 		want  string
 	}{
@@ -153,7 +153,7 @@ func TestSchemaDecisionDemotedWhereDataDoesNotFit(t *testing.T) {
 }
 
 // TestHeuristicKeys is rule 2: no schema for the list (custom kinds, unknown fields, or
-// schema: none): the first seed key every element of every source carries, with unique
+// schema: none): the first associative key every element of every source carries, with unique
 // values in each source; else atomic, never an error.
 func TestHeuristicKeys(t *testing.T) {
 	for _, c := range []struct {
@@ -162,33 +162,33 @@ func TestHeuristicKeys(t *testing.T) {
 		lists []string
 		want  string
 	}{
-		{"name", listkind.SeedKeys, []string{"- name: a\n- name: b\n"}, "map[name]"},
-		{"seed precedence: mountPath before name", listkind.SeedKeys, []string{"- name: a\n  mountPath: /a\n- name: b\n  mountPath: /b\n"}, "map[mountPath]"},
-		{"seed precedence: type before name when type is unique", listkind.SeedKeys,
+		{"name", schema.DefaultAssociativeKeys(), []string{"- name: a\n- name: b\n"}, "map[name]"},
+		{"associative key precedence: mountPath before name", schema.DefaultAssociativeKeys(), []string{"- name: a\n  mountPath: /a\n- name: b\n  mountPath: /b\n"}, "map[mountPath]"},
+		{"associative key precedence: type before name when type is unique", schema.DefaultAssociativeKeys(),
 			[]string{"- name: Age\n  type: date\n- name: Ready\n  type: string\n"}, "map[type]"},
-		{"uniqueness: additionalPrinterColumns with type repeated and name unique is keyed by name (kustomize #2148)", listkind.SeedKeys,
+		{"uniqueness: additionalPrinterColumns with type repeated and name unique is keyed by name (kustomize #2148)", schema.DefaultAssociativeKeys(),
 			[]string{"- name: Ready\n  type: string\n  jsonPath: .a\n- name: Age\n  type: date\n  jsonPath: .b\n- name: Status\n  type: string\n  jsonPath: .c\n"}, "map[name]"},
-		{"uniqueness is per source: a repeat in any source disqualifies the key", listkind.SeedKeys,
+		{"uniqueness is per source: a repeat in any source disqualifies the key", schema.DefaultAssociativeKeys(),
 			[]string{"- name: a\n  type: x\n- name: b\n  type: y\n", "- name: a\n  type: x\n- name: b\n  type: x\n"}, "map[name]"},
-		{"the key must be carried in every source", listkind.SeedKeys,
+		{"the key must be carried in every source", schema.DefaultAssociativeKeys(),
 			[]string{"- ip: 1.1.1.1\n  name: a\n", "- name: a\n"}, "map[name]"},
-		{"no seed key at all: atomic", listkind.SeedKeys, []string{"- run: a\n- run: b\n"}, "atomic"},
-		{"an element lacking the key (kyaml: conflicting merge keys): atomic", listkind.SeedKeys, []string{"- name: a\n", "- name: a\n- value: x\n"}, "atomic"},
-		{"no key unique: atomic", listkind.SeedKeys, []string{"- name: a\n  type: t\n- name: a\n  type: t\n"}, "atomic"},
-		{"primitives: atomic (only a schema makes a set)", listkind.SeedKeys, []string{"- a\n- b\n"}, "atomic"},
-		{"a null key value does not count", listkind.SeedKeys, []string{"- name: a\n- name: ~\n"}, "atomic"},
-		{"a map as key value does not count", listkind.SeedKeys, []string{"- name: a\n- name: {x: 1}\n"}, "atomic"},
-		{"empty lists: atomic", listkind.SeedKeys, []string{"[]\n", "[]\n"}, "atomic"},
-		{"one empty source does not decide", listkind.SeedKeys, []string{"[]\n", "- name: a\n"}, "map[name]"},
-		{"configured keys replace the seed's", []string{"id"}, []string{"- id: 1\n  name: a\n- id: 2\n  name: a\n"}, "map[id]"},
-		{"configured keys: the seed's no longer apply", []string{"id"}, []string{"- name: a\n- name: b\n"}, "atomic"},
+		{"no associative key at all: atomic", schema.DefaultAssociativeKeys(), []string{"- run: a\n- run: b\n"}, "atomic"},
+		{"an element lacking the key (kyaml: conflicting merge keys): atomic", schema.DefaultAssociativeKeys(), []string{"- name: a\n", "- name: a\n- value: x\n"}, "atomic"},
+		{"no key unique: atomic", schema.DefaultAssociativeKeys(), []string{"- name: a\n  type: t\n- name: a\n  type: t\n"}, "atomic"},
+		{"primitives: atomic (only a schema makes a set)", schema.DefaultAssociativeKeys(), []string{"- a\n- b\n"}, "atomic"},
+		{"a null key value does not count", schema.DefaultAssociativeKeys(), []string{"- name: a\n- name: ~\n"}, "atomic"},
+		{"a map as key value does not count", schema.DefaultAssociativeKeys(), []string{"- name: a\n- name: {x: 1}\n"}, "atomic"},
+		{"empty lists: atomic", schema.DefaultAssociativeKeys(), []string{"[]\n", "[]\n"}, "atomic"},
+		{"one empty source does not decide", schema.DefaultAssociativeKeys(), []string{"[]\n", "- name: a\n"}, "map[name]"},
+		{"configured keys replace the defaults", []string{"id"}, []string{"- id: 1\n  name: a\n- id: 2\n  name: a\n"}, "map[id]"},
+		{"configured keys: the defaults no longer apply", []string{"id"}, []string{"- name: a\n- name: b\n"}, "atomic"},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			var lists []*yaml.Node
 			for _, l := range c.lists {
 				lists = append(lists, node(t, l))
 			}
-			for _, r := range []*listkind.Resolver{listkind.New(false, c.keys), listkind.New(true, c.keys)} {
+			for _, r := range []*schema.Resolver{schema.New(schema.Options{AssociativeKeys: c.keys}), schema.New(schema.Options{OpenAPI: true, AssociativeKeys: c.keys})} {
 				// custom kind: no schema for spec; with openAPI false, none at all
 				sch := at(r.ForResource(rnode(t, "apiVersion: example.com/v1\nkind: Widget\nmetadata:\n  name: w\n")), "spec.items")
 				if sch.Known() {
@@ -204,7 +204,7 @@ func TestHeuristicKeys(t *testing.T) {
 
 // TestSchemaNone: with the Kubernetes schema off, known kinds use the heuristic too.
 func TestSchemaNone(t *testing.T) {
-	r := listkind.New(false, listkind.SeedKeys)
+	r := schema.New(schema.Options{})
 	d := r.ForResource(rnode(t, deployment))
 	if d.Known() {
 		t.Fatal("schema: none still knows Deployment")
@@ -216,15 +216,15 @@ func TestSchemaNone(t *testing.T) {
 	if got := render(r.Decide(at(d, "metadata.finalizers"), node(t, "- a\n"))); got != "atomic" {
 		t.Fatalf("finalizers: %s, want atomic without a schema", got)
 	}
-	var nilResolver *listkind.Resolver
-	if nilResolver.ForResource(rnode(t, deployment)).Known() || render(nilResolver.Decide(listkind.Node{}, sysctls)) != "atomic" {
+	var nilResolver *schema.Resolver
+	if nilResolver.ForResource(rnode(t, deployment)).Known() || render(nilResolver.Decide(schema.Node{}, sysctls)) != "atomic" {
 		t.Fatal("a nil resolver knows nothing and keys nothing")
 	}
 }
 
 // TestObjectMetaForEveryKind: metadata follows ObjectMeta for custom resources too.
 func TestObjectMetaForEveryKind(t *testing.T) {
-	r := listkind.New(true, listkind.SeedKeys)
+	r := schema.New(schema.Options{OpenAPI: true})
 	w := r.ForResource(rnode(t, "apiVersion: example.com/v1\nkind: Widget\nmetadata:\n  name: w\n"))
 	if got := render(r.Decide(at(w, "metadata.ownerReferences"), node(t, "- {name: p, uid: a}\n- {name: p, uid: b}\n"))); got != "map[uid]" {
 		t.Errorf("ownerReferences: %s, want map[uid]", got)
@@ -239,7 +239,7 @@ func TestObjectMetaForEveryKind(t *testing.T) {
 
 // TestForResource: the first of the nodes with apiVersion and kind names the schema.
 func TestForResource(t *testing.T) {
-	r := listkind.New(true, listkind.SeedKeys)
+	r := schema.New(schema.Options{OpenAPI: true})
 	svc := rnode(t, "apiVersion: v1\nkind: Service\nmetadata:\n  name: s\n")
 	noKind := rnode(t, "metadata:\n  name: s\n")
 	n := r.ForResource(nil, noKind, yaml.NewRNode(&yaml.Node{Kind: yaml.ScalarNode, Tag: "!!null", Value: "null"}), svc, rnode(t, deployment))
@@ -254,7 +254,7 @@ func TestForResource(t *testing.T) {
 // TestInlineFieldMeta is rule 0: a field's own inline OpenAPI comment, on its key or its
 // value, in any source, overrides every other source for that field.
 func TestInlineFieldMeta(t *testing.T) {
-	r := listkind.New(true, listkind.SeedKeys)
+	r := schema.New(schema.Options{OpenAPI: true})
 	keyed := `{"type":"array","x-kubernetes-patch-strategy":"merge","x-kubernetes-patch-merge-key":"id"}`
 	pair := func(t *testing.T, s string) (key, value *yaml.Node) {
 		m := node(t, s)
@@ -262,64 +262,64 @@ func TestInlineFieldMeta(t *testing.T) {
 	}
 	t.Run("comment on a custom list's key makes it keyed by its key", func(t *testing.T) {
 		k, v := pair(t, "rules: # "+keyed+"\n- id: a\n- id: b\n")
-		got := r.Decide(listkind.WithComments(listkind.Node{}, k, v), v)
+		got := r.Decide(schema.WithComments(schema.Node{}, k, v), v)
 		if render(got) != "map[id]" {
 			t.Fatalf("got %s", render(got))
 		}
 	})
 	t.Run("list-type map with several keys in a comment", func(t *testing.T) {
 		k, v := pair(t, "rules: # {\"type\":\"array\",\"x-kubernetes-list-type\":\"map\",\"x-kubernetes-list-map-keys\":[\"a\",\"b\"]}\n- {a: 1, b: 2}\n")
-		if got := render(r.Decide(listkind.WithComments(listkind.Node{}, k, v), v)); got != "map[a,b]*" {
+		if got := render(r.Decide(schema.WithComments(schema.Node{}, k, v), v)); got != "map[a,b]*" {
 			t.Fatalf("got %s", got)
 		}
 	})
 	t.Run("list-map-keys over patch-merge-key in a patch-strategy comment", func(t *testing.T) {
 		k, v := pair(t, "rules: # {\"type\":\"array\",\"x-kubernetes-patch-strategy\":\"merge\",\"x-kubernetes-patch-merge-key\":\"a\",\"x-kubernetes-list-map-keys\":[\"a\",\"b\"]}\n- {a: 1, b: 2}\n")
-		if got := render(r.Decide(listkind.WithComments(listkind.Node{}, k, v), v)); got != "map[a,b]*" {
+		if got := render(r.Decide(schema.WithComments(schema.Node{}, k, v), v)); got != "map[a,b]*" {
 			t.Fatalf("got %s", got)
 		}
 	})
 	t.Run("patch strategy retainKeys without merge: atomic", func(t *testing.T) {
 		k, v := pair(t, "rules: # {\"type\":\"array\",\"x-kubernetes-patch-strategy\":\"retainKeys\",\"x-kubernetes-patch-merge-key\":\"name\"}\n- {name: a}\n")
-		if got := render(r.Decide(listkind.WithComments(listkind.Node{}, k, v), v)); got != "atomic" {
+		if got := render(r.Decide(schema.WithComments(schema.Node{}, k, v), v)); got != "atomic" {
 			t.Fatalf("got %s", got)
 		}
 	})
 	t.Run("patch strategy merge,retainKeys: keyed", func(t *testing.T) {
 		k, v := pair(t, "rules: # {\"type\":\"array\",\"x-kubernetes-patch-strategy\":\"merge,retainKeys\",\"x-kubernetes-patch-merge-key\":\"name\"}\n- {name: a}\n")
-		if got := render(r.Decide(listkind.WithComments(listkind.Node{}, k, v), v)); got != "map[name]" {
+		if got := render(r.Decide(schema.WithComments(schema.Node{}, k, v), v)); got != "map[name]" {
 			t.Fatalf("got %s", got)
 		}
 	})
-	t.Run("list-type atomic in a comment beats a seed key", func(t *testing.T) {
+	t.Run("list-type atomic in a comment beats a associative key", func(t *testing.T) {
 		k, v := pair(t, "rules: # {\"type\":\"array\",\"x-kubernetes-list-type\":\"atomic\"}\n- {name: a}\n")
-		if got := render(r.Decide(listkind.WithComments(listkind.Node{}, k, v), v)); got != "atomic" {
+		if got := render(r.Decide(schema.WithComments(schema.Node{}, k, v), v)); got != "atomic" {
 			t.Fatalf("got %s", got)
 		}
 	})
 	t.Run("comment in another source counts", func(t *testing.T) {
 		k1, v1 := pair(t, "rules:\n- id: a\n")
 		k2, v2 := pair(t, "rules: # "+keyed+"\n- id: a\n")
-		if got := render(r.Decide(listkind.WithComments(listkind.Node{}, k1, v1, k2, v2), v1, v2)); got != "map[id]" {
+		if got := render(r.Decide(schema.WithComments(schema.Node{}, k1, v1, k2, v2), v1, v2)); got != "map[id]" {
 			t.Fatalf("got %s", got)
 		}
 	})
 	t.Run("comment overrides the Kubernetes schema: containers made atomic", func(t *testing.T) {
 		containers := at(r.ForResource(rnode(t, deployment)), "spec.template.spec.containers")
 		k, v := pair(t, "containers: # {\"type\":\"array\"}\n- name: a\n")
-		if got := render(r.Decide(listkind.WithComments(containers, k, v), v)); got != "atomic" {
+		if got := render(r.Decide(schema.WithComments(containers, k, v), v)); got != "atomic" {
 			t.Fatalf("got %s", got)
 		}
 	})
 	t.Run("comment overrides the heuristic: a set of primitives", func(t *testing.T) {
 		k, v := pair(t, "tags: # {\"type\":\"array\",\"x-kubernetes-list-type\":\"set\"}\n- a\n- b\n")
-		if got := render(r.Decide(listkind.WithComments(listkind.Node{}, k, v), v)); got != "set" {
+		if got := render(r.Decide(schema.WithComments(schema.Node{}, k, v), v)); got != "set" {
 			t.Fatalf("got %s", got)
 		}
 	})
 	t.Run("comment with a $ref to a Kubernetes definition", func(t *testing.T) {
 		k, v := pair(t, "spec: # {\"$ref\":\"#/definitions/io.k8s.api.core.v1.PodSpec\"}\n  containers: []\n")
-		sch := listkind.WithComments(listkind.Node{}, k, v)
+		sch := schema.WithComments(schema.Node{}, k, v)
 		if got := render(r.Decide(sch.Field("containers"), node(t, "- name: a\n"))); got != "map[name]" {
 			t.Fatalf("got %s", got)
 		}
@@ -327,7 +327,7 @@ func TestInlineFieldMeta(t *testing.T) {
 	t.Run("an ordinary comment changes nothing", func(t *testing.T) {
 		containers := at(r.ForResource(rnode(t, deployment)), "spec.template.spec.containers")
 		k, v := pair(t, "containers: # the app\n- name: a\n")
-		if got := render(r.Decide(listkind.WithComments(containers, k, v), v)); got != "map[name]" {
+		if got := render(r.Decide(schema.WithComments(containers, k, v), v)); got != "map[name]" {
 			t.Fatalf("got %s", got)
 		}
 	})
@@ -411,9 +411,9 @@ spec:
 // input": the CRD's schema decides for its kind, like the built-in schema for built-in
 // kinds.
 func TestCRDsInTheInput(t *testing.T) {
-	base := listkind.New(true, listkind.SeedKeys)
+	base := schema.New(schema.Options{OpenAPI: true})
 	r := base.WithCRDs([]*yaml.RNode{rnode(t, deployment), rnode(t, widgetCRD), nil})
-	w := func(apiVersion string) listkind.Node {
+	w := func(apiVersion string) schema.Node {
 		return r.ForResource(rnode(t, "apiVersion: "+apiVersion+"\nkind: Widget\nmetadata:\n  name: w\n"))
 	}
 	for _, c := range []struct {
@@ -423,9 +423,9 @@ func TestCRDsInTheInput(t *testing.T) {
 	}{
 		{"list-type map with two keys", "example.com/v1", "spec.items", "- {id: a, zone: z}\n", "map[id,zone]*"},
 		{"list-type set", "example.com/v1", "spec.tags", "- a\n- b\n", "set"},
-		{"a list without list-type gets the seed's inference (kube-prometheus style CRDs)", "example.com/v1", "spec.steps", "- name: a\n- name: b\n", "map[name]"},
-		{"a list without list-type and no seed key: atomic by inference", "example.com/v1", "spec.steps", "- port: a\n- port: b\n", "atomic"},
-		{"list-type atomic, although its elements carry the seed key name", "example.com/v1", "spec.stages", "- name: a\n- name: b\n", "atomic"},
+		{"a list without list-type gets the associative-key inference (kube-prometheus style CRDs)", "example.com/v1", "spec.steps", "- name: a\n- name: b\n", "map[name]"},
+		{"a list without list-type and no associative key: atomic by inference", "example.com/v1", "spec.steps", "- port: a\n- port: b\n", "atomic"},
+		{"list-type atomic, although its elements carry the associative key name", "example.com/v1", "spec.stages", "- name: a\n- name: b\n", "atomic"},
 		{"nested keyed list", "example.com/v1", "spec.rules.[].hosts", "- host: a\n", "map[host]"},
 		{"a field the schema does not describe: heuristic keys", "example.com/v1", "spec.other", "- name: a\n", "map[name]"},
 		{"metadata is ObjectMeta whatever the CRD says", "example.com/v1", "metadata.finalizers", "- a\n", "set"},
@@ -461,7 +461,7 @@ func TestCRDsInTheInput(t *testing.T) {
 		}
 	})
 	t.Run("schema: none ignores CRDs", func(t *testing.T) {
-		r := listkind.New(false, listkind.SeedKeys).WithCRDs([]*yaml.RNode{rnode(t, widgetCRD)})
+		r := schema.New(schema.Options{}).WithCRDs([]*yaml.RNode{rnode(t, widgetCRD)})
 		if r.ForResource(rnode(t, "apiVersion: example.com/v1\nkind: Widget\nmetadata:\n  name: w\n")).Known() {
 			t.Fatal("schema none used a CRD")
 		}

@@ -1,4 +1,4 @@
-package listkind
+package schema
 
 import (
 	"encoding/json"
@@ -13,22 +13,22 @@ import (
 	"github.com/krm-merge/krm-merge/pkg/vocab"
 )
 
-// ListKind is how a list is merged.
-type ListKind int
+// ListType is how a list is merged.
+type ListType int
 
 const (
 	// Atomic lists are replaced whole.
-	Atomic ListKind = iota
-	// Keyed lists pair their map elements by the values of the merge keys.
-	Keyed
+	Atomic ListType = iota
+	// Map lists pair their map elements by the values of the merge keys.
+	Map
 	// Set lists pair their scalar elements by value (e.g. metadata.finalizers).
 	Set
 )
 
 // String names the kind as in server-side apply's x-kubernetes-list-type.
-func (k ListKind) String() string {
+func (k ListType) String() string {
 	switch k {
-	case Keyed:
+	case Map:
 		return "map"
 	case Set:
 		return "set"
@@ -39,8 +39,8 @@ func (k ListKind) String() string {
 
 // List is the decision for one list.
 type List struct {
-	// Kind is how the list is merged.
-	Kind ListKind
+	// Type is how the list is merged.
+	Type ListType
 	// Keys are the merge keys of a Keyed list, primary first.
 	Keys []string
 	// Wildcard is true when a schema declares several keys: an element that lacks a
@@ -64,7 +64,7 @@ type Node struct {
 	// ov is the functionConfig mergeKeys entries at and below this place (WithOverrides).
 	ov *overlay
 	// crd: rs comes from a CustomResourceDefinition in the input, whose lists without
-	// a list type are left to the seed's inference (see Decide).
+	// a list type are left to the associative-key inference (see Decide).
 	crd bool
 	// root: this is a resource's root (its metadata is ObjectMeta, never the CRD's).
 	root bool
@@ -115,9 +115,13 @@ func (n Node) Elements() Node {
 	return out
 }
 
-// SeedKeys are the associative keys of kustomize's merge2 and merge3 API conventions, in
-// precedence order: the first key that qualifies for a list is its merge key.
-var SeedKeys = []string{"mountPath", "devicePath", "ip", "type", "topologyKey", "name", "containerPort"}
+// DefaultAssociativeKeys returns the associative keys of kustomize's merge2 and merge3 API
+// conventions, in precedence order: the first key that qualifies for a list no schema
+// describes is its merge key (docs/merge-semantics.md, "Which lists are associative",
+// rule 2). Each call returns a new slice.
+func DefaultAssociativeKeys() []string {
+	return []string{"mountPath", "devicePath", "ip", "type", "topologyKey", "name", "containerPort"}
+}
 
 // Resolver makes the decisions. Build one with New (and WithCRDs); it is safe for
 // concurrent use.
@@ -134,16 +138,30 @@ type Resolver struct {
 	// no group.
 	overrides map[string]*overlay
 	// given are the entries as WithOverrides received them, in order.
-	given []Override
+	given []ListOverride
 	// scopes are the CRDs' spec.scope by "group/kind": true for Namespaced.
 	scopes map[string]bool
 }
 
-// New returns a Resolver. With openAPI true, known kinds use kyaml's embedded Kubernetes
-// OpenAPI and every kind's metadata uses ObjectMeta; with false only the heuristic keys
-// are used. keys are the heuristic associative keys in precedence order.
-func New(openAPI bool, keys []string) *Resolver {
-	return &Resolver{openAPI: openAPI, keys: append([]string(nil), keys...)}
+// Options say which schemas a Resolver consults (the functionConfig's schema and
+// associativeKeys, docs/function.md).
+type Options struct {
+	// OpenAPI true: known kinds use kyaml's embedded Kubernetes OpenAPI and every kind's
+	// metadata uses ObjectMeta (schema: kubernetes). False: only the associative keys
+	// decide, as kyaml's merge2 and merge3 do without a schema (schema: none).
+	OpenAPI bool
+	// AssociativeKeys are the keys tried, in precedence order, on a list no schema
+	// describes; nil means DefaultAssociativeKeys.
+	AssociativeKeys []string
+}
+
+// New returns a Resolver for opts; it keeps its own copy of opts.AssociativeKeys.
+func New(opts Options) *Resolver {
+	keys := opts.AssociativeKeys
+	if keys == nil {
+		keys = DefaultAssociativeKeys()
+	}
+	return &Resolver{openAPI: opts.OpenAPI, keys: append([]string(nil), keys...)}
 }
 
 // objectMetaRef is the definition every kind's metadata follows.
@@ -164,7 +182,7 @@ var metadataOnly = &openapi.ResourceSchema{Schema: &spec.Schema{SchemaProps: spe
 // v1beta1's `spec.validation.openAPIV3Schema` for every version. Their lists follow
 // `x-kubernetes-list-type` and `x-kubernetes-list-map-keys` (or the patch strategy and
 // merge key extensions); a list the CRD's schema leaves without any of them gets the
-// seed's inference (rule 2), as if no schema described it: controller-gen CRDs (e.g.
+// associative-key inference (rule 2), as if no schema described it: controller-gen CRDs (e.g.
 // kube-prometheus's) rarely declare list types, and a kpt user expects their lists to
 // merge as they did before the CRD was in the input (the API server's server-side apply
 // would treat them as atomic). Their `metadata` is
@@ -389,7 +407,7 @@ func WithComments(n Node, nodes ...*yaml.Node) Node {
 // source (nil or non-sequence entries are skipped).
 //
 // Precedence: the functionConfig's mergeKeys entry for this place (WithOverrides), then
-// the schema (inline comment, CRD, built-in OpenAPI), then the seed's inference. A list
+// the schema (inline comment, CRD, built-in OpenAPI), then the associative-key inference. A list
 // the built-in OpenAPI knows without a strategy is atomic, as in kubectl; one a CRD
 // describes without a list type is inferred (see WithCRDs). Pair also returns the
 // elements' identities.
@@ -408,9 +426,9 @@ func fromSchema(s *spec.Schema) (List, bool) {
 	if lt, found := ext.GetString("x-kubernetes-list-type"); found {
 		switch lt {
 		case "atomic":
-			return List{Kind: Atomic}, true
+			return List{Type: Atomic}, true
 		case "set":
-			return List{Kind: Set}, true
+			return List{Type: Set}, true
 		case "map":
 			keys := stringList(ext["x-kubernetes-list-map-keys"])
 			if len(keys) == 0 {
@@ -419,12 +437,12 @@ func fromSchema(s *spec.Schema) (List, bool) {
 				}
 			}
 			if len(keys) == 0 {
-				return List{Kind: Atomic}, true
+				return List{Type: Atomic}, true
 			}
 			if any, _ := ext.GetBool(AnyKeyExtension); any {
-				return List{Kind: Keyed, Keys: keys, AnyKey: true, Untagged: stringList(ext[UntaggedKeysExtension])}, true
+				return List{Type: Map, Keys: keys, AnyKey: true, Untagged: stringList(ext[UntaggedKeysExtension])}, true
 			}
-			return List{Kind: Keyed, Keys: keys, Wildcard: len(keys) > 1}, true
+			return List{Type: Map, Keys: keys, Wildcard: len(keys) > 1}, true
 		}
 	}
 	strategy, found := ext.GetString("x-kubernetes-patch-strategy")
@@ -438,7 +456,7 @@ func fromSchema(s *spec.Schema) (List, bool) {
 		}
 	}
 	if !merge {
-		return List{Kind: Atomic}, true
+		return List{Type: Atomic}, true
 	}
 	keys := stringList(ext["x-kubernetes-list-map-keys"])
 	if len(keys) == 0 {
@@ -447,9 +465,9 @@ func fromSchema(s *spec.Schema) (List, bool) {
 		}
 	}
 	if len(keys) == 0 {
-		return List{Kind: Set}, true
+		return List{Type: Set}, true
 	}
-	return List{Kind: Keyed, Keys: keys, Wildcard: len(keys) > 1}, true
+	return List{Type: Map, Keys: keys, Wildcard: len(keys) > 1}, true
 }
 
 func stringList(v interface{}) []string {
@@ -471,24 +489,24 @@ func stringList(v interface{}) []string {
 // (identify); a set with a non-scalar or repeated element. A keyed list that fits comes
 // with its Identities.
 func validate(l List, lists []*yaml.Node) (List, *Identities) {
-	switch l.Kind {
-	case Keyed:
+	switch l.Type {
+	case Map:
 		x, ok := identify(l, lists)
 		if !ok {
-			return List{Kind: Atomic}, nil
+			return List{Type: Atomic}, nil
 		}
 		return l, x
 	case Set:
 		for _, list := range lists {
 			if !setFits(list) {
-				return List{Kind: Atomic}, nil
+				return List{Type: Atomic}, nil
 			}
 		}
 	}
 	return l, nil
 }
 
-// infer applies the seed's associative keys to a list no schema describes: the first
+// infer applies the default associative keys to a list no schema describes: the first
 // key that every element of every list carries, with values unique within each list.
 func (r *Resolver) infer(lists []*yaml.Node) (List, *Identities) {
 	elements := 0
@@ -498,15 +516,15 @@ func (r *Resolver) infer(lists []*yaml.Node) (List, *Identities) {
 		}
 	}
 	if elements == 0 {
-		return List{Kind: Atomic}, nil
+		return List{Type: Atomic}, nil
 	}
 	for _, key := range r.keys {
-		l := List{Kind: Keyed, Keys: []string{key}}
+		l := List{Type: Map, Keys: []string{key}}
 		if x, ok := identify(l, lists); ok {
 			return l, x
 		}
 	}
-	return List{Kind: Atomic}, nil
+	return List{Type: Atomic}, nil
 }
 
 func isSeq(n *yaml.Node) bool { return n != nil && n.Kind == yaml.SequenceNode }

@@ -1,12 +1,12 @@
-package listkind
+package schema
 
 import "github.com/krm-merge/krm-merge/pkg/vocab"
 
-// Override is one entry of the functionConfig's mergeKeys table: how the list at Path in
+// ListOverride is one entry of the functionConfig's mergeKeys table: how the list at Path in
 // resources of Group and Kind merges, in server-side apply's vocabulary
 // (`x-kubernetes-list-type` map, set or atomic, with `x-kubernetes-list-map-keys`).
 // It takes precedence over every schema source (Decide).
-type Override struct {
+type ListOverride struct {
 	// Group is the API group ("monitoring.coreos.com"); "" matches every group, the
 	// core group included.
 	Group string
@@ -50,17 +50,17 @@ func (o *overlay) child(name string) *overlay {
 // WithOverrides returns a Resolver that also applies the functionConfig's mergeKeys
 // entries (docs/function.md, "mergeKeys"): for a resource of an entry's group and kind, the
 // list at the entry's path merges as the entry says, before any schema (inline comment,
-// CRD, built-in OpenAPI) or the seed's inference is asked. An entry with a group wins
+// CRD, built-in OpenAPI) or the associative-key inference is asked. An entry with a group wins
 // over one without for the same kind and path; among equals the later entry wins. The
 // data still has to fit: a keyed list whose elements lack the primary key or repeat a
 // key is atomic (as for a schema's keys). r is not changed; entries with an empty Kind
 // or Path are skipped (package config rejects them first).
-func (r *Resolver) WithOverrides(entries []Override) *Resolver {
+func (r *Resolver) WithOverrides(entries []ListOverride) *Resolver {
 	if r == nil || len(entries) == 0 {
 		return r
 	}
 	out := &Resolver{openAPI: r.openAPI, keys: r.keys, crds: r.crds, scopes: r.scopes}
-	out.given = append(append([]Override(nil), r.given...), entries...)
+	out.given = append(append([]ListOverride(nil), r.given...), entries...)
 	out.overrides = map[string]*overlay{}
 	kinds := map[string]bool{}
 	for _, e := range out.given {
@@ -76,7 +76,7 @@ func (r *Resolver) WithOverrides(entries []Override) *Resolver {
 			}
 			l := e.List
 			l.Keys = append([]string(nil), e.List.Keys...)
-			l.Wildcard = l.Kind == Keyed && len(l.Keys) > 1
+			l.Wildcard = l.Type == Map && len(l.Keys) > 1
 			if pass {
 				out.add(e.Group+"\x00"+e.Kind, e.Path, l)
 				continue

@@ -1,4 +1,4 @@
-package listkind_test
+package schema_test
 
 import (
 	"strings"
@@ -6,8 +6,8 @@ import (
 
 	"sigs.k8s.io/kustomize/kyaml/yaml"
 
-	"github.com/krm-merge/krm-merge/pkg/listkind"
 	"github.com/krm-merge/krm-merge/pkg/merge"
+	"github.com/krm-merge/krm-merge/pkg/schema"
 )
 
 func kptfile(pipeline string) *yaml.RNode {
@@ -46,7 +46,7 @@ func TestKptfilePipelineMergesByFunctionIdentity(t *testing.T) {
   - image: gcr.io/kpt-fn/kubeval:v0.3.0
   - image: gcr.io/kpt-fn/gatekeeper:v0.2.1
 `)
-	lists := listkind.New(true, listkind.SeedKeys)
+	lists := schema.New(schema.Options{OpenAPI: true})
 	out, conflicts, err := merge.ThreeWay(original, updated, dest, merge.Options{Lists: lists})
 	if err != nil {
 		t.Fatal(err)
@@ -80,21 +80,21 @@ pipeline:
 }
 
 func TestKptfilePipelineDecision(t *testing.T) {
-	r := listkind.New(true, listkind.SeedKeys)
+	r := schema.New(schema.Options{OpenAPI: true})
 	root := r.ForResource(kptfile(""))
 	lists := yaml.MustParse("- image: a\n- exec: ./b\n- image: a\n  name: second\n").YNode()
 	l := r.Decide(root.Field("pipeline").Field("mutators"), lists)
-	if l.Kind != listkind.Keyed || !l.AnyKey || strings.Join(l.Keys, ",") != "image,exec,name" {
+	if l.Type != schema.Map || !l.AnyKey || strings.Join(l.Keys, ",") != "image,exec,name" {
 		t.Errorf("mutators: %+v", l)
 	}
 	// Two unnamed entries of one image cannot be told apart: atomic, as before.
 	dup := yaml.MustParse("- image: a\n- image: a\n").YNode()
-	if l := r.Decide(root.Field("pipeline").Field("validators"), dup); l.Kind != listkind.Atomic {
+	if l := r.Decide(root.Field("pipeline").Field("validators"), dup); l.Type != schema.Atomic {
 		t.Errorf("duplicate functions: %+v", l)
 	}
 	// An entry with neither image, exec nor name: atomic.
 	none := yaml.MustParse("- configPath: x.yaml\n").YNode()
-	if l := r.Decide(root.Field("pipeline").Field("mutators"), none); l.Kind != listkind.Atomic {
+	if l := r.Decide(root.Field("pipeline").Field("mutators"), none); l.Type != schema.Atomic {
 		t.Errorf("entry without identity: %+v", l)
 	}
 	// Other kinds are unaffected.
@@ -123,7 +123,7 @@ func TestKptfilePipelineImageTagBumpKeepsLocalConfig(t *testing.T) {
     configMap: {app: web, team: payments} # ours
   - image: localhost:5000/fn/check@sha256:aaaa
 `)
-	out, conflicts, err := merge.ThreeWay(original, updated, dest, merge.Options{Lists: listkind.New(true, listkind.SeedKeys)})
+	out, conflicts, err := merge.ThreeWay(original, updated, dest, merge.Options{Lists: schema.New(schema.Options{OpenAPI: true})})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -155,7 +155,7 @@ func TestImageName(t *testing.T) {
 		"localhost:5000/fn/check:v2":              "localhost:5000/fn/check",
 		"ghcr.io/krm-merge/krm-merge:v0.1.0-rc.1": "ghcr.io/krm-merge/krm-merge",
 	} {
-		if got := listkind.ImageName(in); got != want {
+		if got := schema.ImageName(in); got != want {
 			t.Errorf("ImageName(%q) = %q, want %q", in, got, want)
 		}
 	}
