@@ -123,6 +123,12 @@ func runCase(c ruleCase, original, updated, src, dest *yaml.RNode) (out *yaml.RN
 		out, err = merge.TwoWay(src, dest, opts)
 		return out, nil, err
 	}
+	return threeWay(original, updated, dest, opts)
+}
+
+// threeWay is merge.ThreeWay for the rule tests: runCase and rules_examples_test.go call
+// the 3-way engine only through it.
+func threeWay(original, updated, dest *yaml.RNode, opts merge.Options) (*yaml.RNode, []vocab.Conflict, error) {
 	return merge.ThreeWay(original, updated, dest, opts)
 }
 
