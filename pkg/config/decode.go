@@ -12,15 +12,18 @@ import (
 // The functionConfig is decoded by kyaml's framework.LoadFunctionConfig, which runs
 // its steps on functionConfig below: validate against Schema() (the typed form's
 // OpenAPI schema), decode into the struct with sigs.k8s.io/yaml, Default(), then
-// Validate(), the schema's failures and Validate's combined into one
-// CompositeError. Both forms load into the one Config.
+// Validate(), the schema's failures (wrapped in a go-errors error) and Validate's
+// combined into one CompositeError; when the decoding fails it returns the schema's
+// failures, or else the decoding error, and runs neither Default nor Validate. Both
+// forms load into the one Config.
 //
 // What stays this package's, and why:
 //   - before the call (load.go), the shape checks LoadFunctionConfig has none of: the
 //     apiVersion and kind (it decodes any object), unknown and repeated keys in the
 //     order they appear (its decoding drops unknown keys and fails on the first repeated
-//     one with sigs.k8s.io/yaml's wording), and the typed form read as JSON values so
-//     that a YAML value JSON cannot hold is named as now;
+//     one with sigs.k8s.io/yaml's wording), and the typed form read as JSON values: a
+//     node without a JSON form is "cannot read the ResourceMerge", where
+//     LoadFunctionConfig would panic (kube-openapi's validator gets nil);
 //   - the values (Default, values.go): sigs.k8s.io/yaml reads YAML 1.1 and goes through
 //     JSON, so an unquoted yes would be true and 1.0 would be 1 (the ConfigMap's values
 //     are taken as written), key order is lost (problems are reported in the order the
