@@ -195,3 +195,35 @@ func TestNoOverwriteRefusalWithoutField(t *testing.T) {
 		t.Errorf("reason %q does not name the field and kubectl's error", ce.Reason)
 	}
 }
+
+// onConflict: error is kubectl apply --overwrite=false: refused when the config changes
+// a field changed live since the last apply; accepted when the live changes are elsewhere.
+func TestNoOverwrite(t *testing.T) {
+	live := `apiVersion: apps/v1
+kind: Deployment
+metadata:
+  name: web
+  annotations:
+    kubectl.kubernetes.io/last-applied-configuration: '{"apiVersion":"apps/v1","kind":"Deployment","metadata":{"annotations":{},"name":"web"},"spec":{"minReadySeconds":1,"replicas":2}}'
+spec:
+  replicas: 7
+  minReadySeconds: 1
+`
+	config := "apiVersion: apps/v1\nkind: Deployment\nmetadata:\n  name: web\nspec:\n  replicas: 3\n  minReadySeconds: 1\n"
+	_, err := Apply(yaml.MustParse(live), yaml.MustParse(config), Options{NoOverwrite: true})
+	var ce *ConflictError
+	if !errors.As(err, &ce) || len(ce.Fields) != 1 || ce.Fields[0].Path.String() != "spec.replicas" {
+		t.Fatalf("want a conflict on spec.replicas, got %v", err)
+	}
+	// the config keeping replicas at the last-applied 2 still reverts the live 7: a conflict
+	config = "apiVersion: apps/v1\nkind: Deployment\nmetadata:\n  name: web\nspec:\n  replicas: 2\n  minReadySeconds: 1\n"
+	if _, err := Apply(yaml.MustParse(live), yaml.MustParse(config), Options{NoOverwrite: true}); !errors.As(err, &ce) {
+		t.Errorf("reverting the live replicas: want a conflict, got %v", err)
+	}
+	// live changes to fields the config does not touch are no conflict
+	live = strings.Replace(live, "  replicas: 7\n", "  replicas: 2\n  paused: true\n", 1)
+	config = "apiVersion: apps/v1\nkind: Deployment\nmetadata:\n  name: web\nspec:\n  replicas: 2\n  minReadySeconds: 4\n"
+	if _, err := Apply(yaml.MustParse(live), yaml.MustParse(config), Options{NoOverwrite: true}); err != nil {
+		t.Errorf("no conflict expected: %v", err)
+	}
+}

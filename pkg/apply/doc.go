@@ -46,7 +46,9 @@
 // Files: apply.go (Apply and Create), patchtype.go (kind to patch strategy and merge
 // keys, from the generated table of package patchmeta), annotation.go (last-applied read
 // and write), project.go (the projection), plan.go (field changes), conflict.go (kubectl
-// apply --overwrite=false's check and the fields it refuses), value.go (YAML to JSON
+// apply --overwrite=false's check and the walk that finds the fields it refuses),
+// strategicdiff.go (strategicpatch's two-way diff, which the walk compares with),
+// value.go (YAML to JSON
 // values and back).
 //
 // # Neighbours

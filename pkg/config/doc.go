@@ -16,7 +16,9 @@
 //     validated first against the OpenAPI schema embedded from schema.yaml (OpenAPI,
 //     OpenAPIYAML), so that type errors name the field.
 //
-// nil, a null node or an empty map is the defaults (Defaults). Output: a *Config with
+// nil, a null node or an empty map is the defaults (Defaults). Load decodes with kyaml's
+// framework.LoadFunctionConfig (its ValidationSchemaProvider, Defaulter and Validator
+// steps), after checking the form and keys itself. Output: a *Config with
 // every field filled; paths cleaned; mergeKeys as schema.ListOverride values and
 // fieldRules as fieldrules.Rule values, parsed and checked. A Config built in Go is
 // checked the same way by Config.Validate.

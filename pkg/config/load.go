@@ -3,13 +3,11 @@ package config
 import (
 	"encoding/json"
 	"fmt"
-	"regexp"
 	"strings"
 
 	"sigs.k8s.io/kustomize/kyaml/yaml"
 
 	"github.com/krm-merge/krm-merge/internal/bounds"
-	"github.com/krm-merge/krm-merge/pkg/roles"
 	"github.com/krm-merge/krm-merge/pkg/schema"
 	"github.com/krm-merge/krm-merge/pkg/vocab"
 )
@@ -103,6 +101,12 @@ func Defaults() *Config {
 //     the rest of the package dest.
 //
 // Problems with several keys are only checked when every key is valid on its own.
+//
+// Steps: the form is checked here (apiVersion and kind, unknown and repeated keys), then
+// decoded by kyaml's framework.LoadFunctionConfig (the typed form validated against
+// OpenAPI(), the values read by its Defaulter and reported by its Validator; decode.go
+// says what kyaml does and what stays this package's), then the checks of several keys
+// (Config.Validate's) run.
 func Load(fc *yaml.RNode) (*Config, error) {
 	cfg := Defaults()
 	node := rootNode(fc)
@@ -129,10 +133,12 @@ func Load(fc *yaml.RNode) (*Config, error) {
 	switch {
 	case apiVersion == ConfigMapAPIVersion && kind == ConfigMapKind:
 		l.prefix = "data"
-		l.loadConfigMap(node)
+		l.checkConfigMap(node)
 	case apiVersion == APIVersion && kind == Kind:
 		l.prefix = "spec"
-		l.loadTyped(node)
+		if !l.checkTyped(node) {
+			return nil, l.errs
+		}
 	default:
 		field := "kind"
 		if kind == ConfigMapKind || kind == Kind {
@@ -141,7 +147,9 @@ func Load(fc *yaml.RNode) (*Config, error) {
 		l.fail(field, apiVersion+" "+kind, acceptedForms(),
 			"apiVersion %q, kind %q is not accepted; accepted: %s", apiVersion, kind,
 			strings.Join(acceptedForms(), ", "))
+		return nil, l.errs
 	}
+	l.decode(node)
 	if len(l.errs) == 0 {
 		cfg.validate(l)
 	}
@@ -163,22 +171,18 @@ type loader struct {
 	prefix string
 	// present records the keys present in the functionConfig.
 	present map[string]bool
-	errs    Errors
+	// pairs are the known keys of data or spec and their values, in order.
+	pairs [][2]*yaml.Node
+	// data is the typed form as JSON values, as the schema sees it (nil for the
+	// ConfigMap form).
+	data interface{}
+	errs Errors
 }
 
 // fail records a problem.
 // The message is kept to one line, so that each line of Errors.Error() is one problem.
 func (l *loader) fail(field, value string, valid []string, format string, args ...interface{}) {
 	l.errs = append(l.errs, &Error{Field: field, Value: value, Valid: valid, Message: oneLine(fmt.Sprintf(format, args...))})
-}
-
-// oneLine joins the lines of s (e.g. a YAML parser's multi-line error) with spaces.
-func oneLine(s string) string {
-	lines := strings.Split(strings.TrimSpace(s), "\n")
-	for i := range lines {
-		lines[i] = strings.TrimSpace(lines[i])
-	}
-	return strings.Join(lines, " ")
 }
 
 // field returns the path of a key in this form, e.g. "data.mode".
@@ -192,8 +196,10 @@ func (l *loader) given(key string) bool { return l.present[key] }
 // failed reports whether a problem was found (reporter).
 func (l *loader) failed() bool { return len(l.errs) > 0 }
 
-// loadConfigMap reads the ConfigMap form.
-func (l *loader) loadConfigMap(node *yaml.Node) {
+// checkConfigMap checks the ConfigMap form's shape: its top-level keys, data a map,
+// the keys under data known and given once (kept in pairs). The values are read by
+// configMapValues.
+func (l *loader) checkConfigMap(node *yaml.Node) {
 	l.checkTopLevel(node, []string{"apiVersion", "kind", "metadata", "data"})
 	data := mapValue(node, "data")
 	if data == nil || (data.Kind == yaml.ScalarNode && data.Tag == yaml.NodeTagNull) {
@@ -203,126 +209,32 @@ func (l *loader) loadConfigMap(node *yaml.Node) {
 		l.fail("data", "", nil, "data must be a map of string values; got a %s", nodeKindName(data))
 		return
 	}
-	for _, kv := range l.keys(data) {
-		name, value := kv[0].Value, kv[1]
-		if value.Kind != yaml.ScalarNode {
-			l.fail(l.field(name), "", nil, "%s must be a string; got a %s (ConfigMap data values are strings%s)",
-				name, nodeKindName(value), listHint(name))
-			continue
-		}
-		s := value.Value
-		if value.Tag == yaml.NodeTagNull {
-			s = ""
-		}
-		switch name {
-		case KeyMergeOnPath, KeyKeepSources, KeyPlan, KeyValueMerge:
-			if s != "true" && s != "false" {
-				l.fail(l.field(name), s, validBools, "%s %q is invalid; valid values: %s", name, s, strings.Join(validBools, ", "))
-				continue
-			}
-			l.setBool(name, s == "true")
-		case KeyMergeKeys:
-			l.setMergeKeys(value)
-		case KeyFieldRules:
-			l.setFieldRules(value)
-		case KeyAssociativeKeys:
-			var list []string
-			if strings.TrimSpace(s) != "" {
-				list = strings.Split(s, ",")
-				for i := range list {
-					list[i] = strings.TrimSpace(list[i])
-				}
-			}
-			l.setAssociativeKeys(list)
-		default:
-			l.setString(name, s)
-		}
-	}
+	l.pairs = l.keys(data)
 }
 
-// listHint tells a ConfigMap user how to write associativeKeys.
-func listHint(name string) string {
-	if name == KeyAssociativeKeys {
-		return `; write a list as "mountPath,name"`
-	}
-	if name == KeyMergeKeys || name == KeyFieldRules {
-		return "; write the table as YAML or JSON text, e.g. " + strconvQuote(tableExample(name))
-	}
-	return ""
-}
-
-// loadTyped reads the typed ResourceMerge form.
-func (l *loader) loadTyped(node *yaml.Node) {
+// checkTyped checks the typed form's keys (top level and under spec, kept in pairs)
+// and reads it as JSON values (data) for the schema. It reports whether the form can be
+// decoded: unknown or repeated keys stop the load (a repeated key would also fail the
+// decoding).
+func (l *loader) checkTyped(node *yaml.Node) bool {
 	l.checkTopLevel(node, []string{"apiVersion", "kind", "metadata", "spec"})
 	specNode := mapValue(node, "spec")
-	var pairs [][2]*yaml.Node
 	if specNode != nil && specNode.Kind == yaml.MappingNode {
-		pairs = l.keys(specNode)
+		l.pairs = l.keys(specNode)
 	}
 	if len(l.errs) > 0 {
-		// Unknown or repeated keys: a repeated key would also fail decoding below.
-		return
+		return false
 	}
-
 	b, err := yaml.NewRNode(node).MarshalJSON()
 	if err != nil {
 		l.fail("", "", nil, "cannot read the %s: %v", Kind, err)
-		return
+		return false
 	}
-	var data interface{}
-	if err := json.Unmarshal(b, &data); err != nil {
+	if err := json.Unmarshal(b, &l.data); err != nil {
 		l.fail("", "", nil, "cannot read the %s: %v", Kind, err)
-		return
+		return false
 	}
-	schemaErrs, err := validateTyped(data)
-	if err != nil {
-		l.fail("", "", nil, "%v", err)
-		return
-	}
-	l.errs = append(l.errs, schemaErrs...)
-
-	// Values of a wrong type were reported by the schema: skip them here.
-	var spec map[string]interface{}
-	if m, ok := data.(map[string]interface{}); ok {
-		spec, _ = m["spec"].(map[string]interface{})
-	}
-	for _, kv := range pairs {
-		name := kv[0].Value
-		v := spec[name]
-		switch name {
-		case KeyMergeOnPath, KeyKeepSources, KeyPlan, KeyValueMerge:
-			if b, ok := v.(bool); ok {
-				l.setBool(name, b)
-			}
-		case KeyAssociativeKeys:
-			items, ok := v.([]interface{})
-			if !ok {
-				continue
-			}
-			list := make([]string, 0, len(items))
-			for _, item := range items {
-				s, ok := item.(string)
-				if !ok {
-					list = nil
-					break
-				}
-				list = append(list, s)
-			}
-			if list != nil {
-				l.setAssociativeKeys(list)
-			}
-		case KeyOriginal, KeyUpdated, KeySrc:
-			l.setInline(name, kv[1])
-		case KeyMergeKeys:
-			l.setMergeKeys(kv[1])
-		case KeyFieldRules:
-			l.setFieldRules(kv[1])
-		default:
-			if s, ok := v.(string); ok {
-				l.setString(name, s)
-			}
-		}
-	}
+	return true
 }
 
 // checkTopLevel reports unknown and repeated top-level keys.
@@ -383,337 +295,4 @@ func (l *loader) keys(m *yaml.Node) [][2]*yaml.Node {
 		out = append(out, [2]*yaml.Node{k, v})
 	}
 	return out
-}
-
-// setString sets a string-valued key, checking its value.
-func (l *loader) setString(name, s string) {
-	switch name {
-	case KeyMode:
-		if l.checkEnum(name, s, validModes) {
-			l.cfg.Mode = vocab.Mode(s)
-		}
-	case KeyOnConflict:
-		if l.checkEnum(name, s, validConflicts) {
-			l.cfg.OnConflict = vocab.ConflictPolicy(s)
-		}
-	case KeySchema:
-		if l.checkEnum(name, s, validSchemas) {
-			l.cfg.Schema = SchemaSource(s)
-		}
-	case KeyRoleAnnotation:
-		if msg := checkAnnotationKey(s); msg != "" {
-			l.fail(l.field(name), s, nil, "roleAnnotation %q is not a valid annotation key: %s", s, msg)
-			return
-		}
-		l.cfg.RoleAnnotation = s
-	case KeyOriginalPath, KeyUpdatedPath, KeyDestPath, KeySrcPath:
-		p, ok := l.cleanPath(name, s)
-		if ok {
-			*l.pathField(name) = p
-		}
-	}
-}
-
-// checkEnum reports whether s is one of valid, and records a problem if not.
-func (l *loader) checkEnum(name, s string, valid []string) bool {
-	if contains(valid, s) {
-		return true
-	}
-	msg := fmt.Sprintf("%s %q is invalid; valid values: %s", name, s, strings.Join(valid, ", "))
-	if sug := suggest(s, valid); sug != "" {
-		msg += fmt.Sprintf("; did you mean %q?", sug)
-	}
-	l.fail(l.field(name), s, valid, "%s", msg)
-	return false
-}
-
-// setBool sets a boolean key.
-func (l *loader) setBool(name string, b bool) {
-	switch name {
-	case KeyMergeOnPath:
-		l.cfg.MergeOnPath = b
-	case KeyKeepSources:
-		l.cfg.KeepSources = b
-	case KeyPlan:
-		l.cfg.Plan = b
-	case KeyValueMerge:
-		l.cfg.ValueMerge = b
-	}
-}
-
-// setAssociativeKeys checks and sets associativeKeys.
-func (l *loader) setAssociativeKeys(list []string) {
-	f := l.field(KeyAssociativeKeys)
-	if len(list) == 0 {
-		l.fail(f, "", nil, "associativeKeys must list at least one key; leave it out for the defaults (%s)",
-			strings.Join(schema.DefaultAssociativeKeys(), ", "))
-		return
-	}
-	ok := true
-	seen := map[string]bool{}
-	for _, k := range list {
-		switch {
-		case strings.TrimSpace(k) == "":
-			l.fail(f, k, nil, "associativeKeys has an empty key")
-			ok = false
-		case strings.ContainsAny(k, ", \t\r\n"):
-			l.fail(f, k, nil, "associativeKeys key %q contains a comma or whitespace", k)
-			ok = false
-		case seen[k]:
-			l.fail(f, k, nil, "associativeKeys lists %q twice", k)
-			ok = false
-		}
-		seen[k] = true
-	}
-	if ok {
-		l.cfg.AssociativeKeys = list
-	}
-}
-
-// setInline copies the resources of spec.original, spec.updated or spec.src. Problems
-// with the list or its items were reported by the schema.
-func (l *loader) setInline(name string, list *yaml.Node) {
-	if list.Kind != yaml.SequenceNode {
-		return
-	}
-	out := make([]*yaml.RNode, 0, len(list.Content))
-	for _, item := range list.Content {
-		if item.Kind != yaml.MappingNode {
-			return
-		}
-		out = append(out, yaml.NewRNode(item).Copy())
-	}
-	switch name {
-	case KeyOriginal:
-		l.cfg.Original = out
-	case KeyUpdated:
-		l.cfg.Updated = out
-	case KeySrc:
-		l.cfg.Src = out
-	}
-}
-
-// pathField returns the Config field a *Path key sets.
-func (l *loader) pathField(name string) *string {
-	switch name {
-	case KeyOriginalPath:
-		return &l.cfg.OriginalPath
-	case KeyUpdatedPath:
-		return &l.cfg.UpdatedPath
-	case KeyDestPath:
-		return &l.cfg.DestPath
-	default:
-		return &l.cfg.SrcPath
-	}
-}
-
-// cleanPath cleans a role directory (docs/function.md, "Choosing roles": "dest", "./dest"
-// and "dest/" name the same directory) as roles.Clean does, a backslash being a
-// separator. "" stays "" (unset). A path pathProblem refuses is a problem.
-func (l *loader) cleanPath(name, p string) (string, bool) {
-	if p == "" {
-		return "", true
-	}
-	if msg := pathProblem(name, p); msg != "" {
-		l.fail(l.field(name), p, nil, "%s", msg)
-		return "", false
-	}
-	return roles.Clean(p), true
-}
-
-// pathProblem is the message for path key name set to p when roles.CheckPath refuses
-// p (a control character; absolute; leaving the package root, backslashes read as
-// separators, as package roles reads them), else "". The loader and Validate share it.
-func pathProblem(name, p string) string {
-	switch f := roles.CheckPath(p); f {
-	case "":
-		return ""
-	case roles.PathControl:
-		return fmt.Sprintf("%s %q %s; a path key names a directory of the package, e.g. %q", name, p, f, "dest")
-	case roles.PathAbsolute:
-		return fmt.Sprintf("%s %q %s; paths are relative to the package root, e.g. %q", name, p, f, "dest")
-	default:
-		msg := fmt.Sprintf("%s %q %s; paths are relative to the package root and stay inside it", name, p, f)
-		if strings.Contains(p, `\`) {
-			msg += " (a backslash is a separator, as in the items' paths)"
-		}
-		return msg
-	}
-}
-
-// Role keys of each mode (docs/function.md, "Modes" and "Choosing roles").
-var (
-	// allPathKeys is in the order of every mode's list below: sources, then dest.
-	allPathKeys   = []string{KeyOriginalPath, KeyUpdatedPath, KeySrcPath, KeyDestPath}
-	allInlineKeys = []string{KeyOriginal, KeyUpdated, KeySrc}
-	modePathKeys  = map[vocab.Mode][]string{
-		vocab.ThreeWay: {KeyOriginalPath, KeyUpdatedPath, KeyDestPath},
-		vocab.TwoWay:   {KeySrcPath, KeyDestPath},
-		vocab.Apply:    {KeyUpdatedPath, KeyDestPath},
-	}
-	modeInlineKeys = map[vocab.Mode][]string{
-		vocab.ThreeWay: {KeyOriginal, KeyUpdated},
-		vocab.TwoWay:   {KeySrc},
-		vocab.Apply:    {KeyUpdated},
-	}
-	keyRole = map[string]vocab.Role{
-		KeyOriginalPath: vocab.Original, KeyUpdatedPath: vocab.Updated, KeyDestPath: vocab.Dest, KeySrcPath: vocab.Src,
-		KeyOriginal: vocab.Original, KeyUpdated: vocab.Updated, KeySrc: vocab.Src,
-	}
-)
-
-// modesWith names the modes whose key list holds k, e.g. "3way and apply modes".
-func modesWith(table map[vocab.Mode][]string, k string) string {
-	var modes []string
-	for _, m := range validModes {
-		if contains(table[vocab.Mode(m)], k) {
-			modes = append(modes, m)
-		}
-	}
-	if len(modes) == 1 {
-		return modes[0] + " mode"
-	}
-	return joinAnd(modes, "") + " modes"
-}
-
-// joinAnd joins "a", "b", "c" as "a, b and c", each with prefix.
-func joinAnd(items []string, prefix string) string {
-	p := prefixed(prefix, items)
-	if len(p) <= 1 {
-		return strings.Join(p, "")
-	}
-	return strings.Join(p[:len(p)-1], ", ") + " and " + p[len(p)-1]
-}
-
-// prefixed returns items with prefix prepended to each.
-func prefixed(prefix string, items []string) []string {
-	out := make([]string, len(items))
-	for i, s := range items {
-		out[i] = prefix + s
-	}
-	return out
-}
-
-var (
-	annotationNameRE   = regexp.MustCompile(`^([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]$`)
-	annotationPrefixRE = regexp.MustCompile(`^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$`)
-)
-
-// checkAnnotationKey returns why key is not a valid Kubernetes annotation key (an
-// optional DNS-subdomain prefix and "/", then a name of at most 63 characters), or "".
-func checkAnnotationKey(key string) string {
-	if key == "" {
-		return "it is empty"
-	}
-	name := key
-	if i := strings.LastIndex(key, "/"); i >= 0 {
-		prefix := key[:i]
-		name = key[i+1:]
-		if len(prefix) > 253 || !annotationPrefixRE.MatchString(prefix) {
-			return fmt.Sprintf("the prefix %q must be a DNS subdomain (lowercase letters, digits, '-' and '.', at most 253 characters)", prefix)
-		}
-	}
-	if len(name) > 63 || !annotationNameRE.MatchString(name) {
-		return fmt.Sprintf("the name %q must be at most 63 characters: letters, digits, '-', '_' and '.', "+
-			"starting and ending with a letter or digit", name)
-	}
-	return ""
-}
-
-// suggest returns the entry of valid that s most likely meant: the same apart from
-// case, '-', '_' and spaces; or "".
-func suggest(s string, valid []string) string {
-	norm := func(x string) string {
-		return strings.ToLower(strings.NewReplacer("-", "", "_", "", " ", "").Replace(x))
-	}
-	for _, v := range valid {
-		if v != s && norm(v) == norm(s) {
-			return v
-		}
-	}
-	return ""
-}
-
-// contains reports whether list holds s.
-func contains(list []string, s string) bool {
-	for _, x := range list {
-		if x == s {
-			return true
-		}
-	}
-	return false
-}
-
-// deAnchor returns a copy of n with every alias replaced by what it names (and YAML
-// merge keys applied), leaving n unchanged. yaml.v3 first decodes the text, which
-// refuses alias bombs ("excessive aliasing"), so the expansion is bounded.
-func deAnchor(n *yaml.Node) (*yaml.Node, error) {
-	text, err := yaml.NewRNode(n).String()
-	if err != nil {
-		return nil, err
-	}
-	var probe interface{}
-	if err := yaml.Unmarshal([]byte(text), &probe); err != nil {
-		return nil, err
-	}
-	c, err := yaml.Parse(text)
-	if err != nil {
-		return nil, err
-	}
-	if err := c.DeAnchor(); err != nil {
-		return nil, err
-	}
-	return rootNode(c), nil
-}
-
-// rootNode returns fc's node, looking through a document node; nil for none.
-func rootNode(fc *yaml.RNode) *yaml.Node {
-	if fc == nil {
-		return nil
-	}
-	n := fc.YNode()
-	for n != nil && n.Kind == yaml.DocumentNode {
-		if len(n.Content) == 0 {
-			return nil
-		}
-		n = n.Content[0]
-	}
-	return n
-}
-
-// mapValue returns the value of key in mapping m, or nil.
-func mapValue(m *yaml.Node, key string) *yaml.Node {
-	for i := 0; i+1 < len(m.Content); i += 2 {
-		if m.Content[i].Value == key {
-			return m.Content[i+1]
-		}
-	}
-	return nil
-}
-
-// scalarValue returns a scalar node's text, or "" for nil or a non-scalar.
-func scalarValue(n *yaml.Node) string {
-	if n == nil || n.Kind != yaml.ScalarNode {
-		return ""
-	}
-	return n.Value
-}
-
-// nodeKindName names a node's kind for messages.
-func nodeKindName(n *yaml.Node) string {
-	switch n.Kind {
-	case yaml.MappingNode:
-		return "map"
-	case yaml.SequenceNode:
-		return "list"
-	case yaml.AliasNode:
-		return "alias"
-	case yaml.ScalarNode:
-		if n.Tag == yaml.NodeTagNull {
-			return "null"
-		}
-		return "scalar"
-	default:
-		return "document"
-	}
 }

@@ -10,8 +10,6 @@ import (
 
 	openapierrors "k8s.io/kube-openapi/pkg/validation/errors"
 	"k8s.io/kube-openapi/pkg/validation/spec"
-	"k8s.io/kube-openapi/pkg/validation/strfmt"
-	"k8s.io/kube-openapi/pkg/validation/validate"
 	"sigs.k8s.io/kustomize/kyaml/yaml"
 )
 
@@ -35,7 +33,8 @@ var (
 // (fn.krm-merge.dev/v1alpha1 ResourceMerge), against which Load validates that form
 // (docs/function.md, "functionConfig": "validated against an OpenAPI schema with errors that
 // name the field"). It has no $ref, so kube-openapi's validate.AgainstSchema can use it
-// as it is, as kyaml's framework.LoadFunctionConfig does.
+// as it is: Load hands it to kyaml's framework.LoadFunctionConfig, which validates with
+// it.
 //
 // Each call returns a fresh copy, which the caller may change. The error is non-nil only
 // if the embedded schema does not parse, which the package's tests rule out.
@@ -91,18 +90,14 @@ var schemaCodesReportedByLoad = map[int32]bool{
 	openapierrors.MinItemsFailCode:      true, // empty associativeKeys
 }
 
-// validateTyped validates the typed functionConfig, as data decoded from JSON, against
-// Schema. It returns one Error per failure, sorted by field, leaving out the failures
-// Load reports itself (schemaCodesReportedByLoad, and empty strings in roleAnnotation
-// and associativeKeys).
-func validateTyped(data interface{}) (Errors, error) {
-	s, err := sharedSchema()
-	if err != nil {
-		return nil, err
-	}
-	verr := validate.AgainstSchema(s, data, strfmt.Default)
+// schemaErrors turns the failures of the typed functionConfig's validation against the
+// schema (kube-openapi's validate.AgainstSchema, as framework.LoadFunctionConfig runs
+// it; data is the functionConfig as JSON values) into one Error per failure, sorted by
+// field, leaving out the failures Load reports itself (schemaCodesReportedByLoad, and
+// empty strings in roleAnnotation and associativeKeys). nil for no failure.
+func schemaErrors(verr error, data interface{}) Errors {
 	if verr == nil {
-		return nil, nil
+		return nil
 	}
 	var fails []error
 	if c, ok := verr.(*openapierrors.CompositeError); ok {
@@ -142,7 +137,7 @@ func validateTyped(data interface{}) (Errors, error) {
 		}
 		return errs[i].Message < errs[j].Message
 	})
-	return errs, nil
+	return errs
 }
 
 // scalarAt returns the scalar at a validator path such as "spec.original[1].kind" in

@@ -248,3 +248,56 @@ func (c *Config) checkKeys(r reporter) {
 		}
 	}
 }
+
+// Role keys of each mode (docs/function.md, "Modes" and "Choosing roles").
+var (
+	// allPathKeys is in the order of every mode's list below: sources, then dest.
+	allPathKeys   = []string{KeyOriginalPath, KeyUpdatedPath, KeySrcPath, KeyDestPath}
+	allInlineKeys = []string{KeyOriginal, KeyUpdated, KeySrc}
+	modePathKeys  = map[vocab.Mode][]string{
+		vocab.ThreeWay: {KeyOriginalPath, KeyUpdatedPath, KeyDestPath},
+		vocab.TwoWay:   {KeySrcPath, KeyDestPath},
+		vocab.Apply:    {KeyUpdatedPath, KeyDestPath},
+	}
+	modeInlineKeys = map[vocab.Mode][]string{
+		vocab.ThreeWay: {KeyOriginal, KeyUpdated},
+		vocab.TwoWay:   {KeySrc},
+		vocab.Apply:    {KeyUpdated},
+	}
+	keyRole = map[string]vocab.Role{
+		KeyOriginalPath: vocab.Original, KeyUpdatedPath: vocab.Updated, KeyDestPath: vocab.Dest, KeySrcPath: vocab.Src,
+		KeyOriginal: vocab.Original, KeyUpdated: vocab.Updated, KeySrc: vocab.Src,
+	}
+)
+
+// modesWith names the modes whose key list holds k, e.g. "3way and apply modes".
+func modesWith(table map[vocab.Mode][]string, k string) string {
+	var modes []string
+	for _, m := range validModes {
+		if contains(table[vocab.Mode(m)], k) {
+			modes = append(modes, m)
+		}
+	}
+	if len(modes) == 1 {
+		return modes[0] + " mode"
+	}
+	return joinAnd(modes, "") + " modes"
+}
+
+// joinAnd joins "a", "b", "c" as "a, b and c", each with prefix.
+func joinAnd(items []string, prefix string) string {
+	p := prefixed(prefix, items)
+	if len(p) <= 1 {
+		return strings.Join(p, "")
+	}
+	return strings.Join(p[:len(p)-1], ", ") + " and " + p[len(p)-1]
+}
+
+// prefixed returns items with prefix prepended to each.
+func prefixed(prefix string, items []string) []string {
+	out := make([]string, len(items))
+	for i, s := range items {
+		out[i] = prefix + s
+	}
+	return out
+}
