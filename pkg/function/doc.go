@@ -17,8 +17,8 @@
 // Run is the same without the ResourceList: items and a *config.Config in, a
 // *resources.Outcome out (items, results, counts, conflicts, the merged and deleted
 // items). LoadConfig is config.Load with its errors placed on the functionConfig
-// resource; Lists builds the run's schema.Resolver (mergeKeys, the CRDs among the
-// items, the built-in OpenAPI, the associative keys). CheckInput, StandaloneInput and Help
+// resource. Run builds the run's schema.Resolver (mergeKeys, the CRDs among the items,
+// the built-in OpenAPI, the associative keys). CheckInput, StandaloneInput and Help
 // serve the binary: an error result for input kyaml's framework would fail on or change
 // before the processor (malformed YAML, lists and items of the wrong shape, host
 // annotations out of step; docs/function.md, "Bad input"), standalone runs (`krm-merge
