@@ -7,8 +7,9 @@
 // (package pkgupdate, command in internal/cli/pkgcmd).
 //
 // This file only wires the processor (package function) into kyaml's command builder,
-// with the fast ResourceList reader and writer (package resourcelist) on stdin, and adds
-// the pkg command.
+// with the fast ResourceList reader and writer (package resourcelist) on stdin, the
+// input checks of kyaml's path and of standalone runs (package inputcheck) and the help
+// text (package help), and adds the pkg command.
 package main
 
 import (
@@ -19,7 +20,9 @@ import (
 	"github.com/spf13/cobra"
 	"sigs.k8s.io/kustomize/kyaml/fn/framework/command"
 
+	"github.com/krm-merge/krm-merge/internal/cli/help"
 	"github.com/krm-merge/krm-merge/internal/cli/pkgcmd"
+	"github.com/krm-merge/krm-merge/internal/inputcheck"
 	"github.com/krm-merge/krm-merge/internal/resourcelist"
 	"github.com/krm-merge/krm-merge/pkg/function"
 )
@@ -33,11 +36,11 @@ func main() {
 	cmd.Use = "krm-merge [fn-config.yaml [resources.yaml...]]"
 	cmd.Short = "Merge Kubernetes resources 3-way or 2-way, as a KRM function"
 	cmd.Version = version
-	cmd.Long = function.Help()
+	cmd.Long = help.Text()
 	run := cmd.RunE
 	// kyaml's path for a ResourceList on stdin: malformed input still gets a results entry
 	kyamlStdin := func(c *cobra.Command, args []string, in io.Reader) error {
-		in, err := function.CheckInput(in, c.OutOrStdout())
+		in, err := inputcheck.ResourceList(in, c.OutOrStdout())
 		if err != nil {
 			return err
 		}
@@ -54,7 +57,7 @@ func main() {
 			if len(files) == 0 {
 				files = []string{"-"}
 			}
-			in, err := function.StandaloneInput(files, c.InOrStdin())
+			in, err := inputcheck.Standalone(files, c.InOrStdin())
 			if err != nil {
 				fmt.Fprintln(c.ErrOrStderr(), err)
 				return err

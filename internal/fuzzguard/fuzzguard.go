@@ -9,6 +9,7 @@ import (
 	"runtime"
 	"strconv"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 )
@@ -18,13 +19,17 @@ import (
 const MinimizeExecs = 1000
 
 // Budget is the longest one execution of a target may take: an input slower than this
-// is a finding. Typical executions take well under 10 ms; the budget leaves room for a
-// shared, loaded machine. KRM_MERGE_FUZZ_BUDGET (a Go duration) overrides it.
-var Budget = durationEnv("KRM_MERGE_FUZZ_BUDGET", 2*time.Second)
+// is a finding. Typical executions take well under 10 ms; the budget of 2 s leaves room
+// for a shared, loaded machine. KRM_MERGE_FUZZ_BUDGET (a positive Go duration, read at
+// the first call) overrides it.
+func Budget() time.Duration { return budget() }
+
+// budget is Budget's value, read from the environment once.
+var budget = sync.OnceValue(func() time.Duration { return durationEnv("KRM_MERGE_FUZZ_BUDGET", 2*time.Second) })
 
 // HangAfter is how long an execution may run before Guard dumps the goroutines and stops
 // the process: below the 10 s after which the fuzzing engine kills the worker itself.
-var HangAfter = 8 * time.Second
+const HangAfter = 8 * time.Second
 
 // HangDirEnv names the environment variable of the directory where Guard writes the
 // report of a hanging input (hack/fuzz.sh sets it to the run's log directory); the
@@ -81,7 +86,7 @@ type T interface {
 // Budget fails t, naming the time and the input; one still running after HangAfter
 // writes a report (HangDirEnv) and stops the process. in are the execution's inputs, for
 // the messages.
-func Guard(t T, in ...any) (done func()) { return GuardFor(t, Budget, in...) }
+func Guard(t T, in ...any) (done func()) { return GuardFor(t, Budget(), in...) }
 
 // GuardFor is Guard with the budget given, for a target whose executions run other
 // programs (git: tens of milliseconds each, and the machine's load decides the rest),

@@ -17,16 +17,13 @@ func (r *recorder) Errorf(format string, args ...any) {
 
 // An execution over the budget is reported with the input; one within it is not.
 func TestGuardReportsASlowExecution(t *testing.T) {
-	defer func(b time.Duration) { Budget = b }(Budget)
-	Budget = -1 // every execution is over it
 	var r recorder
-	Guard(&r, "the input", byte(7))()
+	GuardFor(&r, -1, "the input", byte(7))() // every execution is over it
 	if len(r.errs) != 1 || !strings.Contains(r.errs[0], "over the budget") || !strings.Contains(r.errs[0], `"the input"`) {
 		t.Errorf("over budget: %q", r.errs)
 	}
-	Budget = time.Hour
 	r.errs = nil
-	Guard(&r, "the input")()
+	GuardFor(&r, time.Hour, "the input")()
 	if len(r.errs) != 0 {
 		t.Errorf("within budget: %q", r.errs)
 	}

@@ -12,15 +12,15 @@ import (
 	"github.com/krm-merge/krm-merge/pkg/schema"
 )
 
-// IDAnnotations are the annotations by which the host maps an output item to its input:
+// idAnnotations are the annotations by which the host maps an output item to its input:
 // kioutil.IdAnnotation and kioutil.LegacyIdAnnotation.
-var IDAnnotations = []string{kioutil.IdAnnotation, kioutil.LegacyIdAnnotation}
+var idAnnotations = []string{kioutil.IdAnnotation, kioutil.LegacyIdAnnotation}
 
 // HasID reports whether n carries one of the host's id annotations, i.e. it came from a
 // host that restores comments and field order by id.
 func HasID(n *yaml.RNode) bool {
 	a := n.GetAnnotations()
-	for _, k := range IDAnnotations {
+	for _, k := range idAnnotations {
 		if _, ok := a[k]; ok {
 			return true
 		}
@@ -82,7 +82,7 @@ func Finish(in, out *yaml.RNode, lists *schema.Resolver) Outcome {
 // setIDs gives n the id annotations in has, with in's values.
 func setIDs(n, in *yaml.RNode) {
 	a := in.GetAnnotations()
-	for _, k := range IDAnnotations {
+	for _, k := range idAnnotations {
 		if v, ok := a[k]; ok {
 			_ = n.PipeE(yaml.SetAnnotation(k, v))
 		}

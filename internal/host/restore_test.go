@@ -77,7 +77,7 @@ func TestHasID(t *testing.T) {
 	if HasID(parse(t, "metadata:\n  annotations:\n    config.kubernetes.io/path: x\n")) {
 		t.Error("an item without an id has one")
 	}
-	if !strings.Contains(strings.Join(IDAnnotations, ","), "config.k8s.io/id") {
+	if !strings.Contains(strings.Join(idAnnotations, ","), "config.k8s.io/id") {
 		t.Error("the legacy id is not listed")
 	}
 }

@@ -35,7 +35,7 @@ type Problem struct {
 //     fails ("the annotation formatting in the input resources is not consistent").
 //
 // Read declines input with a problem, and the kyaml path of the command reports it as an
-// error result (package function's CheckInput). Cost: each item's head.
+// error result (internal/inputcheck). Cost: each item's head.
 func CheckItems(items []*yaml.Node) *Problem {
 	first, firstFormat := -1, format{}
 	for i, n := range items {

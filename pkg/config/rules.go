@@ -316,10 +316,10 @@ func (l *loader) fieldRule(f string, entry *yaml.Node) (fieldrules.Rule, bool) {
 	pol, err := fieldrules.ParsePolicy(policy)
 	if err != nil {
 		msg := fmt.Sprintf("%s.%v", f, err)
-		if s := suggest(policy, fieldrules.Policies); s != "" {
+		if s := suggest(policy, fieldrules.Policies()); s != "" {
 			msg += fmt.Sprintf("; did you mean %q?", s)
 		}
-		l.fail(f+".policy", policy, fieldrules.Policies, "%s", msg)
+		l.fail(f+".policy", policy, fieldrules.Policies(), "%s", msg)
 		return r, false
 	}
 	r.Policy = pol

@@ -29,8 +29,9 @@ const (
 	Ignore Policy = "ignore"
 )
 
-// Policies are the valid policy names, in the order the documentation lists them.
-var Policies = []string{string(KeepDest), string(TakeUpdated), string(Ignore)}
+// Policies returns the valid policy names, in the order the documentation lists them:
+// keepDest, takeUpdated, ignore. Each call returns a new slice.
+func Policies() []string { return []string{string(KeepDest), string(TakeUpdated), string(Ignore)} }
 
 // Annotation is the per-object annotation that sets field rules for the object it is
 // on, e.g. `fn.krm-merge.dev/field-rules: "spec.replicas=keepDest, status=ignore"`.
@@ -40,12 +41,12 @@ const Annotation = "fn.krm-merge.dev/field-rules"
 // ParsePolicy returns the policy named s. Errors: s is not one of Policies (the message
 // lists them).
 func ParsePolicy(s string) (Policy, error) {
-	for _, p := range Policies {
+	for _, p := range Policies() {
 		if s == p {
 			return Policy(s), nil
 		}
 	}
-	return "", fmt.Errorf("policy %q is invalid; valid values: %s", s, strings.Join(Policies, ", "))
+	return "", fmt.Errorf("policy %q is invalid; valid values: %s", s, strings.Join(Policies(), ", "))
 }
 
 // ParsePath reads a rule's field path (fieldpath.Parse) and rejects what a rule cannot
@@ -159,7 +160,7 @@ func ParseAnnotation(value, source string) ([]PathRule, error) {
 			if strings.Count(entry, "[") > strings.Count(entry, "]") {
 				return nil, fmt.Errorf("entry %q has a selector that is not closed with ']'", entry)
 			}
-			return nil, fmt.Errorf("entry %q is not path=policy (policies: %s)", entry, strings.Join(Policies, ", "))
+			return nil, fmt.Errorf("entry %q is not path=policy (policies: %s)", entry, strings.Join(Policies(), ", "))
 		}
 		p, err := ParsePath(entry[:i])
 		if err != nil {

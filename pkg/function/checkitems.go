@@ -6,6 +6,7 @@ import (
 	"sigs.k8s.io/kustomize/kyaml/yaml"
 
 	"github.com/krm-merge/krm-merge/internal/bounds"
+	"github.com/krm-merge/krm-merge/internal/inputcheck"
 	"github.com/krm-merge/krm-merge/internal/parallel"
 	"github.com/krm-merge/krm-merge/pkg/config"
 	"github.com/krm-merge/krm-merge/pkg/merge"
@@ -19,7 +20,7 @@ import (
 // wrong shape, an alias or a merge key), naming the item's position ("items[3]",
 // "functionConfig spec.updated[0]") and the field: kyaml's annotation reads, which roles
 // and the engines use, would otherwise panic or misread it. The binary's readers refuse
-// such input items before the processor runs (CheckInput, and the fast reader declines
+// such input items before the processor runs (internal/inputcheck, and the fast reader declines
 // them); this serves Run's other callers and the inline sources. Cost: each item's head.
 func checkHeads(items []*yaml.RNode, cfg *config.Config) error {
 	for i, n := range items {
@@ -73,54 +74,10 @@ func checkItems(items []roles.Item) (anyAlias, anyNullElement bool, err error) {
 	})
 	for i := range items {
 		anyNullElement = anyNullElement || nulls[i]
-		if err := reportError(&items[i], reports[i]); err != nil {
+		if err := inputcheck.BoundsError(&items[i], reports[i]); err != nil {
 			return true, true, err
 		}
 		anyAlias = anyAlias || reports[i].HasAlias
 	}
 	return anyAlias, anyNullElement, nil
-}
-
-// reportError is the error for an item whose bounds.Check found an alias used inside
-// its own anchor, an alias bomb, a repeated key or a tag yaml.v3 cannot write; nil when
-// it found none.
-func reportError(it *roles.Item, r bounds.Report) error {
-	if r.RecursiveAlias {
-		return it.Errorf("", "a YAML alias is used inside the value of its own anchor (`&a {b: *a}`), which expands "+
-			"without end: write the value out")
-	}
-	if r.TooExpanded {
-		return it.Errorf("", "its YAML aliases, expanded, add more than %d nodes to those written (an alias bomb?): "+
-			"write the values out or use fewer aliases", bounds.MaxExpandedNodes)
-	}
-	if k := r.Repeated; k != nil {
-		return it.Errorf(k.Path, "key %q is given twice in one map, %s (counting its first line as 1); "+
-			"YAML requires unique keys: remove or rename one of them", k.Key, k.Where())
-	}
-	if p := r.UnwritableTag; p != nil {
-		return it.Errorf(*p, "a value is tagged `!%%21` or `!<!!>` (the local tag `!!`), which the YAML library of kpt, "+
-			"kustomize and this function writes back as `!!`, a tag no parser reads: remove the tag or rename it")
-	}
-	return nil
-}
-
-// checkRead makes checkItems' checks of items as read, before kyaml's annotation edits
-// (which framework.Execute makes before any processor runs), when one of them repeats a
-// key those edits would silently remove a copy of (bounds.HeadRepeated): the first bad
-// item in input order gets the error checkItems would give it.
-func checkRead(items []*yaml.RNode) error {
-	hidden := false
-	for _, n := range items {
-		hidden = hidden || bounds.HeadRepeated(n.YNode())
-	}
-	if !hidden {
-		return nil
-	}
-	for i, n := range items {
-		it := roles.NewItem(n, i)
-		if err := reportError(&it, bounds.Check(n.YNode())); err != nil {
-			return err
-		}
-	}
-	return nil
 }

@@ -1,6 +1,6 @@
 // Package function is krm-merge as a KRM function: a kyaml
 // framework.ResourceListProcessor (Processor) that merges a ResourceList's items as its
-// functionConfig says, and the pieces the krm-merge binary wires around it.
+// functionConfig says.
 //
 // # Shapes
 //
@@ -17,12 +17,8 @@
 // Run is the same without the ResourceList: items and a *config.Config in, a
 // *resources.Outcome out (items, results, counts, conflicts, the merged and deleted
 // items). LoadConfig is config.Load with its errors placed on the functionConfig
-// resource; Lists builds the run's schema.Resolver (mergeKeys, the CRDs among the
-// items, the built-in OpenAPI, the associative keys). CheckInput, StandaloneInput and Help
-// serve the binary: an error result for input kyaml's framework would fail on or change
-// before the processor (malformed YAML, lists and items of the wrong shape, host
-// annotations out of step; docs/function.md, "Bad input"), standalone runs (`krm-merge
-// fn-config.yaml items.yaml...`, their items checked the same way) and --help.
+// resource. Run builds the run's schema.Resolver (mergeKeys, the CRDs among the items,
+// the built-in OpenAPI, the associative keys).
 //
 // # Neighbours
 //
@@ -32,11 +28,10 @@
 // expansion and repeated keys with internal/bounds; null elements for
 // merge.HasNullElement), then hands the roles to resources.Run (the mode's resource
 // rules, the engines of package merge or package apply, the output and results). It
-// does no I/O. The
-// krm-merge binary runs Processor through kyaml's command builder and the fast reader
-// and writer of internal/resourcelist; package filter (a kio.Filter), package kptsdk
-// (the kpt functions SDK) and package pkgupdate (`krm-merge pkg update`) call Run or
-// LoadConfig.
+// does no I/O. The krm-merge binary runs Processor through kyaml's command builder and
+// the fast reader and writer of internal/resourcelist, with internal/inputcheck's checks
+// of the input kyaml reads; package filter (a kio.Filter), package kptsdk (the kpt
+// functions SDK) and package pkgupdate (`krm-merge pkg update`) call Run or LoadConfig.
 //
 // # Rules
 //

@@ -104,7 +104,7 @@ var malformedInputs = []struct{ name, in, field, msg string }{
 
 // Every malformed input shape ends the run as docs/function.md says of bad input: an
 // error, a ResourceList on stdout with an error result naming the field, and no items.
-// Driven as the binary reads stdin (runStdin: the fast reader, or CheckInput and
+// Driven as the binary reads stdin (runStdin: the fast reader, or inputcheck.ResourceList and
 // kyaml's path for input it declines).
 func TestMalformedInputIsAnErrorResult(t *testing.T) {
 	for _, tc := range malformedInputs {

@@ -31,7 +31,7 @@ func resourceOptions(cfg *config.Config, ro roles.Options, assigned []roles.Item
 		Identity:    identity.Options{MergeOnPath: cfg.MergeOnPath},
 		OnConflict:  cfg.OnConflict,
 		KeepSources: cfg.KeepSources,
-		Merge: merge.Options{Lists: Lists(cfg, assigned), AliasFree: aliasFree, NullElementFree: nullElementFree,
+		Merge: merge.Options{Lists: resolver(cfg, assigned), AliasFree: aliasFree, NullElementFree: nullElementFree,
 			PositionalHost: hostedByID(assigned), ValueMerge: cfg.ValueMerge && cfg.Mode == vocab.ThreeWay},
 		FieldRules: cfg.FieldRules,
 		Plan:       cfg.Plan,
@@ -49,7 +49,7 @@ func hostedByID(items []roles.Item) bool {
 	return false
 }
 
-// Lists returns the resolver that decides how a run's lists merge (package schema), in
+// resolver returns the resolver that decides how a run's lists merge (package schema), in
 // precedence order: cfg.MergeKeys (Resolver.WithOverrides), then the
 // CustomResourceDefinitions among items, whatever their role (original, updated, dest,
 // src, inline or pass-through: Resolver.WithCRDs; for a kind several CRDs define,
@@ -57,7 +57,7 @@ func hostedByID(items []roles.Item) bool {
 // kyaml's built-in Kubernetes OpenAPI (unless cfg.Schema is none, which also leaves CRDs
 // unused), then the associative-key inference with cfg.AssociativeKeys. items are roles.Assign's
 // output (inline sources included); they are only read.
-func Lists(cfg *config.Config, items []roles.Item) *schema.Resolver {
+func resolver(cfg *config.Config, items []roles.Item) *schema.Resolver {
 	r := schema.New(schema.Options{OpenAPI: cfg.Schema == config.SchemaKubernetes, AssociativeKeys: cfg.AssociativeKeys}).WithOverrides(cfg.MergeKeys)
 	if cfg.Schema != config.SchemaKubernetes {
 		return r

@@ -4,13 +4,12 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"strings"
-	"unicode"
 
 	"sigs.k8s.io/kustomize/kyaml/fn/framework"
 	"sigs.k8s.io/kustomize/kyaml/yaml"
 
 	"github.com/krm-merge/krm-merge/internal/parallel"
+	"github.com/krm-merge/krm-merge/internal/scrub"
 	"github.com/krm-merge/krm-merge/pkg/config"
 	"github.com/krm-merge/krm-merge/pkg/resources"
 	"github.com/krm-merge/krm-merge/pkg/results"
@@ -32,7 +31,7 @@ var _ framework.ResourceListProcessor = Processor{}
 
 // Process merges rl.Items as rl.FunctionConfig says and replaces rl.Items and rl.Results;
 // with `plan: true` it leaves rl.Items as they are and adds the plan to rl.Results. The
-// results are scrubbed for a terminal (scrub): a host prints them.
+// results are scrubbed for a terminal (internal/scrub): a host prints them.
 // Errors: a framework.Results holding at least one error result (bad functionConfig, bad
 // item, conflicts under onConflict=error, a recovered internal panic); rl.Items is then
 // empty.
@@ -45,7 +44,7 @@ func (p Processor) Process(rl *framework.ResourceList) (err error) {
 			rl.Items = nil
 			rl.Results = append(rl.Results, results.FromError(err)...)
 		}
-		scrub(rl.Results)
+		scrub.Results(rl.Results)
 		if err != nil {
 			err = rl.Results
 		}
@@ -67,7 +66,7 @@ func (p Processor) Process(rl *framework.ResourceList) (err error) {
 	if err != nil {
 		return err
 	}
-	scrub(out.Results) // before Report prints them
+	scrub.Results(out.Results) // before Report prints them
 	rl.Results = append(rl.Results, out.Results...)
 	if !cfg.Plan { // a plan leaves the items as they are
 		rl.Items = out.Items
@@ -169,28 +168,4 @@ func located(err error, fc *yaml.RNode) error {
 		out[i] = &vocab.ItemError{Location: vocab.Location{Resource: ref}, Field: e.Field, Msg: e.Error()}
 	}
 	return errors.Join(out...)
-}
-
-// scrub makes rs safe to print on a terminal (kpt prints every result): each control
-// character but the newline in a message, a file path or a field path is written as a Go
-// escape (printable), and a resourceRef whose apiVersion, kind, name or namespace holds
-// one is dropped (the message still says which item). Values from the input reach
-// results through keys, names and paths, and an escape sequence in them would act on the
-// user's terminal.
-func scrub(rs framework.Results) {
-	for _, r := range rs {
-		if r == nil {
-			continue
-		}
-		r.Message = printable(r.Message)
-		if r.File != nil {
-			r.File.Path = printable(r.File.Path)
-		}
-		if r.Field != nil {
-			r.Field.Path = printable(r.Field.Path)
-		}
-		if ref := r.ResourceRef; ref != nil && strings.IndexFunc(ref.APIVersion+ref.Kind+ref.Name+ref.Namespace, unicode.IsControl) >= 0 {
-			r.ResourceRef = nil
-		}
-	}
 }

@@ -9,6 +9,7 @@ import (
 	"sigs.k8s.io/kustomize/kyaml/kio"
 	"sigs.k8s.io/kustomize/kyaml/yaml"
 
+	"github.com/krm-merge/krm-merge/internal/inputcheck"
 	"github.com/krm-merge/krm-merge/pkg/function"
 )
 
@@ -247,7 +248,7 @@ func TestBadInput(t *testing.T) {
 
 func TestMalformedYAMLIsAnErrorResult(t *testing.T) {
 	var out bytes.Buffer
-	_, err := function.CheckInput(strings.NewReader("apiVersion: config.kubernetes.io/v1\nkind: ResourceList\nitems:\n- a: [unclosed\n"), &out)
+	_, err := inputcheck.ResourceList(strings.NewReader("apiVersion: config.kubernetes.io/v1\nkind: ResourceList\nitems:\n- a: [unclosed\n"), &out)
 	if err == nil {
 		t.Fatal("malformed YAML: want an error")
 	}
@@ -442,15 +443,6 @@ items:
 	}
 	if idx := got[3].GetAnnotations()["internal.config.kubernetes.io/index"]; idx != "1" {
 		t.Errorf("added item index = %q, want 1 (after dest's last item in that file)", idx)
-	}
-}
-
-func TestHelpDocumentsEveryKey(t *testing.T) {
-	h := function.Help()
-	for _, k := range []string{"mode", "roleAnnotation", "originalPath", "updatedPath", "destPath", "srcPath", "mergeOnPath", "onConflict", "keepSources", "associativeKeys", "schema", "original", "updated", "src"} {
-		if !strings.Contains(h, "  "+k+" (") {
-			t.Errorf("--help does not document %q:\n%s", k, h)
-		}
 	}
 }
 

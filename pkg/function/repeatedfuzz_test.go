@@ -15,6 +15,7 @@ import (
 	"github.com/krm-merge/krm-merge/internal/bounds"
 	"github.com/krm-merge/krm-merge/internal/fuzzguard"
 	"github.com/krm-merge/krm-merge/internal/fuzzseed"
+	"github.com/krm-merge/krm-merge/internal/inputcheck"
 	"github.com/krm-merge/krm-merge/internal/resourcelist"
 	"github.com/krm-merge/krm-merge/pkg/function"
 )
@@ -166,7 +167,7 @@ func FuzzRepeatedKeys(f *testing.F) {
 }
 
 // runStdin runs the function on a ResourceList as the binary does on stdin (main.go):
-// the fast reader, or, for input it declines, function.CheckInput and kyaml's path.
+// the fast reader, or, for input it declines, inputcheck.ResourceList and kyaml's path.
 func runStdin(t *testing.T, list string) (*yaml.RNode, error) {
 	t.Helper()
 	out, err := stdinOutput(list)
@@ -181,7 +182,7 @@ func runStdin(t *testing.T, list string) (*yaml.RNode, error) {
 func stdinOutput(list string) (string, error) {
 	var out, errw bytes.Buffer
 	kyamlPath := func(in io.Reader) error {
-		in, err := function.CheckInput(in, &out)
+		in, err := inputcheck.ResourceList(in, &out)
 		if err != nil {
 			return err
 		}

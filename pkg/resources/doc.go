@@ -11,7 +11,7 @@
 // policy as a vocab.ConflictPolicy, keepSources, the engine's merge.Options with its
 // schema.Resolver, the field rules, plan), and returns an
 // *Outcome: the output items (pass-through and merged items in input order, then added
-// items, rebased into the dest directory with path roles: OutputItems), the results
+// items, rebased into the dest directory with path roles), the results
 // (package results' shapes: a summary, one result per conflict, warnings and notes;
 // with Plan, the plan), the resource counts, the conflicts, which dest items were merged
 // (and into what), deleted or added, and with Plan the field changes.

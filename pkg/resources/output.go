@@ -8,12 +8,12 @@ import (
 	"github.com/krm-merge/krm-merge/pkg/vocab"
 )
 
-// OutputItems is the output order of every mode (docs/function.md, "Output"): the input
+// outputItems is the output order of every mode (docs/function.md, "Output"): the input
 // items in their order, pass-through items as they are, each dest item replaced by its
 // entry in replace (or dropped when drop says so, or kept as it is when in neither),
 // original, updated and src items left out unless keepSources, inline sources never;
 // then added, in order. Nothing is copied.
-func OutputItems(items []roles.Item, keepSources bool, replace map[*roles.Item]*yaml.RNode,
+func outputItems(items []roles.Item, keepSources bool, replace map[*roles.Item]*yaml.RNode,
 	drop map[*roles.Item]bool, added []*yaml.RNode) []*yaml.RNode {
 	out := make([]*yaml.RNode, 0, len(items)+len(added))
 	for i := range items {
@@ -183,7 +183,7 @@ func (r *run) assemble(items []roles.Item) *Outcome {
 		}
 	}
 	o := &Outcome{
-		Items:       OutputItems(items, r.opts.KeepSources, r.replace, r.drop, r.added),
+		Items:       outputItems(items, r.opts.KeepSources, r.replace, r.drop, r.added),
 		Counts:      r.counts,
 		Conflicts:   r.conflicts,
 		ValueMerges: r.values,

@@ -47,7 +47,7 @@
 //
 // # Neighbours
 //
-// Package function builds the run's Resolver (function.Lists) from package config's
+// Package function builds the run's Resolver from package config's
 // Config; package merge asks it at every list (merge.Options.Lists); package resources
 // lists a merge's field changes with the same decisions (through package plan's Meta)
 // and gives identity.Index the Resolver's Namespaced; internal/host pairs comments with it.

@@ -1,26 +1,24 @@
-package function
+package inputcheck
 
 import (
 	"bytes"
 	"fmt"
 	"io"
 	"regexp"
-	"strconv"
 	"strings"
-	"unicode"
-	"unicode/utf8"
 
 	"sigs.k8s.io/kustomize/kyaml/kio"
 	"sigs.k8s.io/kustomize/kyaml/yaml"
 
 	"github.com/krm-merge/krm-merge/internal/bounds"
 	"github.com/krm-merge/krm-merge/internal/resourcelist"
+	"github.com/krm-merge/krm-merge/internal/scrub"
 	"github.com/krm-merge/krm-merge/pkg/results"
 	"github.com/krm-merge/krm-merge/pkg/roles"
 	"github.com/krm-merge/krm-merge/pkg/vocab"
 )
 
-// CheckInput reads the whole ResourceList from r and checks, before kyaml's framework
+// ResourceList reads the whole ResourceList from r and checks, before kyaml's framework
 // reads it, what the framework would fail on or change with no result saying where
 // (docs/function.md, "Bad input"): YAML that does not parse; a list of the wrong shape
 // (checkList: the input not a map, `items` not a list, the list's apiVersion not a
@@ -35,11 +33,11 @@ import (
 // place (the parser's position; the resource, file, item index and field), and returns
 // the error, so the binary exits 1 and the host shows the result. A panic in the checks
 // is such a failure too ("internal error").
-func CheckInput(r io.Reader, w io.Writer) (_ io.Reader, err error) {
+func ResourceList(r io.Reader, w io.Writer) (_ io.Reader, err error) {
 	defer func() {
 		if x := recover(); x != nil { // the checks read hostile input: never a crash
 			err = writeFailure(w, fmt.Errorf("internal error checking the ResourceList input: %s (please report this with the input)",
-				printable(fmt.Sprint(x))))
+				scrub.String(fmt.Sprint(x))))
 		}
 	}()
 	data, err := io.ReadAll(r)
@@ -48,7 +46,7 @@ func CheckInput(r io.Reader, w io.Writer) (_ io.Reader, err error) {
 	}
 	docs, err := (&kio.ByteReader{Reader: bytes.NewReader(data), OmitReaderAnnotations: true, DisableUnwrapping: true}).Read()
 	if err != nil {
-		return nil, writeFailure(w, fmt.Errorf("malformed ResourceList input: %s", printable(err.Error())))
+		return nil, writeFailure(w, fmt.Errorf("malformed ResourceList input: %s", scrub.String(err.Error())))
 	}
 	items, err := checkList(docs, data)
 	if err != nil {
@@ -180,33 +178,12 @@ func inputItem(n *yaml.RNode, i int) roles.Item {
 	return it
 }
 
-// printable is s with each control character but the newline, and each byte that is
-// not UTF-8, written as a Go escape (`\x1b`): a parser's message quotes the input, and
-// the result reaches a terminal.
-func printable(s string) string {
-	var b strings.Builder
-	for i := 0; i < len(s); {
-		r, size := utf8.DecodeRuneInString(s[i:])
-		switch {
-		case r == utf8.RuneError && size == 1:
-			fmt.Fprintf(&b, `\x%02x`, s[i])
-		case r != '\n' && unicode.IsControl(r):
-			q := strconv.QuoteRune(r)
-			b.WriteString(q[1 : len(q)-1])
-		default:
-			b.WriteString(s[i : i+size])
-		}
-		i += size
-	}
-	return b.String()
-}
-
 // writeFailure writes a ResourceList with no items and err's error results
 // (results.FromError: an ItemError names its resource, file and field; scrubbed for a
 // terminal) to w, and returns them.
 func writeFailure(w io.Writer, err error) error {
 	rs := results.FromError(err)
-	scrub(rs)
+	scrub.Results(rs)
 	out := &kio.ByteWriter{Writer: w, WrappingKind: kio.ResourceListKind, WrappingAPIVersion: kio.ResourceListAPIVersion}
 	b, merr := yaml.Marshal(rs)
 	if merr == nil {

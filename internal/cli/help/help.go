@@ -1,4 +1,4 @@
-package function
+package help
 
 import (
 	"fmt"
@@ -9,11 +9,11 @@ import (
 	"github.com/krm-merge/krm-merge/pkg/vocab"
 )
 
-// Help returns the long help text of the binary: what it does, how hosts run it, and
+// Text returns the long help text of the binary: what it does, how hosts run it, and
 // every functionConfig key with its type, default, valid values and meaning (from
 // config.Keys, so it cannot drift from what Load accepts), and the per-object
 // annotations (field rules, identity overrides).
-func Help() string {
+func Text() string {
 	var b strings.Builder
 	b.WriteString(`krm-merge merges Kubernetes resources as a KRM function.
 

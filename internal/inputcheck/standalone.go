@@ -1,4 +1,4 @@
-package function
+package inputcheck
 
 import (
 	"bytes"
@@ -12,7 +12,7 @@ import (
 	"github.com/krm-merge/krm-merge/internal/resourcelist"
 )
 
-// StandaloneInput reads the item files of a standalone run
+// Standalone reads the item files of a standalone run
 // (`krm-merge fn-config.yaml a.yaml b.yaml ...`; "-" names stdin) and returns them as one
 // multi-document YAML stream, in argument order, each file a separate run of documents.
 //
@@ -21,7 +21,7 @@ import (
 // runs into the last document of the previous file, which gives duplicate keys or a
 // silently lost resource. Here every file starts a new document.
 //
-// The items are checked as CheckInput checks a ResourceList on stdin (checkList,
+// The items are checked as ResourceList checks a ResourceList on stdin (checkList,
 // checkRead, resourcelist.CheckItems): kyaml's reader fails on a malformed head naming
 // no place, or drops the field, before the processor runs.
 //
@@ -30,7 +30,7 @@ import (
 // that cannot be read, named by its path; stdin named twice; an item of the wrong shape,
 // or whose host annotations kyaml cannot keep in step, named by file, document (from 0)
 // and field. Malformed YAML is left to kyaml's reader, which names the line.
-func StandaloneInput(paths []string, stdin io.Reader) (io.Reader, error) {
+func Standalone(paths []string, stdin io.Reader) (io.Reader, error) {
 	var buf bytes.Buffer
 	var files []standaloneFile
 	readStdin := false
@@ -81,7 +81,7 @@ func readDocs(data []byte) []*yaml.RNode {
 	return docs
 }
 
-// checkStandalone checks the joined item stream data as CheckInput checks stdin; a
+// checkStandalone checks the joined item stream data as ResourceList checks stdin; a
 // problem with an item is named by its file and document when the files' documents add
 // up to the stream's.
 func checkStandalone(data []byte, files []standaloneFile) error {

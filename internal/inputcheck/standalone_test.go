@@ -1,4 +1,4 @@
-package function
+package inputcheck
 
 import (
 	"os"
@@ -25,7 +25,7 @@ func TestStandaloneInputSeparatesFiles(t *testing.T) {
 	c := write("c.yaml", "---\napiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: c\n")
 	stdin := strings.NewReader("apiVersion: v1\nkind: Secret\nmetadata:\n  name: s\n")
 
-	in, err := StandaloneInput([]string{a, "-", b, c}, stdin)
+	in, err := Standalone([]string{a, "-", b, c}, stdin)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -44,15 +44,15 @@ func TestStandaloneInputSeparatesFiles(t *testing.T) {
 
 func TestStandaloneInputErrorsNameTheFile(t *testing.T) {
 	missing := filepath.Join(t.TempDir(), "missing.yaml")
-	if _, err := StandaloneInput([]string{missing}, strings.NewReader("")); err == nil || !strings.Contains(err.Error(), missing) {
+	if _, err := Standalone([]string{missing}, strings.NewReader("")); err == nil || !strings.Contains(err.Error(), missing) {
 		t.Fatalf("error %v does not name %s", err, missing)
 	}
-	if _, err := StandaloneInput([]string{"-", "-"}, strings.NewReader("")); err == nil || !strings.Contains(err.Error(), "stdin") {
+	if _, err := Standalone([]string{"-", "-"}, strings.NewReader("")); err == nil || !strings.Contains(err.Error(), "stdin") {
 		t.Fatalf("stdin named twice: error %v", err)
 	}
 }
 
-// The items of a standalone run are checked as stdin's are (CheckInput): kyaml's
+// The items of a standalone run are checked as stdin's are (ResourceList): kyaml's
 // reader failed on a malformed head with no place named ("wrong node kind") or dropped
 // the field (annotations a scalar). The error names the file and the document in it.
 func TestStandaloneInputRefusesMalformedItems(t *testing.T) {
@@ -74,13 +74,13 @@ func TestStandaloneInputRefusesMalformedItems(t *testing.T) {
 			"document 0 of BAD: internal.config.kubernetes.io/path \"a\" and config.kubernetes.io/path \"b\" differ"},
 	} {
 		bad := write("bad.yaml", tc.body)
-		_, err := StandaloneInput([]string{ok, bad}, strings.NewReader(""))
+		_, err := Standalone([]string{ok, bad}, strings.NewReader(""))
 		want := strings.ReplaceAll(tc.want, "BAD", bad)
 		if err == nil || !strings.Contains(err.Error(), want) {
 			t.Errorf("%q: error %v, want %q", tc.body, err, want)
 		}
 	}
-	if _, err := StandaloneInput([]string{ok, "-"}, strings.NewReader("apiVersion: v1\nkind: A\nmetadata: {name: s}\n")); err != nil {
+	if _, err := Standalone([]string{ok, "-"}, strings.NewReader("apiVersion: v1\nkind: A\nmetadata: {name: s}\n")); err != nil {
 		t.Errorf("well-formed items: %v", err)
 	}
 }
