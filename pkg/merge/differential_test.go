@@ -2213,13 +2213,14 @@ func TestDifferentialThreeWay(t *testing.T) {
 // dest byte for byte when updated equals original.
 func identity3(c case3) string {
 	before := [3]string{c.o.MustString(), c.u.MustString(), c.d.MustString()}
-	if _, _, err := merge.ThreeWay(c.o, c.u, c.d, merge.Options{Lists: resolver}); err != nil {
+	if _, err := merge.ThreeWay(c.o, c.u, c.d, merge.Options{Lists: resolver}); err != nil {
 		return err.Error()
 	}
 	if after := [3]string{c.o.MustString(), c.u.MustString(), c.d.MustString()}; after != before {
 		return "ThreeWay changed its inputs"
 	}
-	same, _, err := merge.ThreeWay(c.o, c.o.Copy(), c.d, merge.Options{Lists: resolver})
+	res3, err := merge.ThreeWay(c.o, c.o.Copy(), c.d, merge.Options{Lists: resolver})
+	same := res3.Value
 	if err != nil || same.MustString() != before[2] {
 		return fmt.Sprintf("ThreeWay(o, o, d) is not d:\n%s---\n%s", before[2], str(same))
 	}
@@ -2233,7 +2234,8 @@ func check3(c case3, tl *tally) string {
 	opts := merge.Options{Lists: resolver}
 	o, u, d := yn(c.o), yn(c.u), yn(c.d)
 	before := [3]*yaml.Node{yaml.CopyYNode(o), yaml.CopyYNode(u), yaml.CopyYNode(d)}
-	ours, conflicts, err := merge.ThreeWay(c.o, c.u, c.d, opts)
+	res3, err := merge.ThreeWay(c.o, c.u, c.d, opts)
+	ours, conflicts := res3.Value, res3.Conflicts
 	if err != nil {
 		return fmt.Sprintf("ThreeWay: %v\n%s", err, c.repro(nil, nil, nil))
 	}
@@ -2250,7 +2252,8 @@ func check3(c case3, tl *tally) string {
 		return fmt.Sprintf("our result is not the spec's at %s: ours %s, spec %s\n%s", sd[0].path, strN(sd[0].ours), strN(sd[0].other), c.repro(sd[0].path, ours, nil))
 	}
 	// onConflict: dest gives the spec's dest-wins value, and the same conflicts.
-	kept, keptConflicts, err := merge.ThreeWay(c.o, c.u, c.d, merge.Options{Lists: resolver, Policy: vocab.DestWins})
+	res3, err = merge.ThreeWay(c.o, c.u, c.d, merge.Options{Lists: resolver, Policy: vocab.DestWins})
+	kept, keptConflicts := res3.Value, res3.Conflicts
 	if err != nil {
 		return fmt.Sprintf("ThreeWay vocab.DestWins: %v\n%s", err, c.repro(nil, nil, nil))
 	}
@@ -2322,7 +2325,8 @@ func TestDifferentialTwoWay(t *testing.T) {
 func check2(c case2, tl *tally) string {
 	s, d := yn(c.s), yn(c.d)
 	before := [2]*yaml.Node{yaml.CopyYNode(s), yaml.CopyYNode(d)}
-	ours, err := merge.TwoWay(c.s, c.d, merge.Options{Lists: resolver})
+	res2, err := merge.TwoWay(c.s, c.d, merge.Options{Lists: resolver})
+	ours := res2.Value
 	if err != nil {
 		return fmt.Sprintf("TwoWay: %v\n%s", err, c.repro(nil, nil, nil))
 	}

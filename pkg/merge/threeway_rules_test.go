@@ -61,7 +61,8 @@ func (c rule3) run(t *testing.T) {
 	t.Helper()
 	o, u, d := parse(t, c.o), parse(t, c.u), parse(t, c.d)
 	in := [3]string{str(o), str(u), str(d)}
-	got, conflicts, err := merge.ThreeWay(o, u, d, kubeOpts(c.policy))
+	res3, err := merge.ThreeWay(o, u, d, kubeOpts(c.policy))
+	got, conflicts := res3.Value, res3.Conflicts
 	if err != nil {
 		t.Fatalf("ThreeWay: %v", err)
 	}
@@ -396,7 +397,8 @@ func TestThreeWayConflicts(t *testing.T) {
 }
 
 func TestThreeWayConflictString(t *testing.T) {
-	_, cs, _ := merge.ThreeWay(parse(t, "spec:\n  replicas: 1\n"), parse(t, "spec:\n  replicas: 2\n"), parse(t, "spec:\n  replicas: 3\n"), kubeOpts(vocab.UpdatedWins))
+	res3, _ := merge.ThreeWay(parse(t, "spec:\n  replicas: 1\n"), parse(t, "spec:\n  replicas: 2\n"), parse(t, "spec:\n  replicas: 3\n"), kubeOpts(vocab.UpdatedWins))
+	cs := res3.Conflicts
 	if len(cs) != 1 {
 		t.Fatalf("conflicts: %v", cs)
 	}
@@ -416,7 +418,8 @@ func TestThreeWayConflictDescribeShowsTheDifference(t *testing.T) {
 	rules := func(path string) string {
 		return "rules:\n- host: docs.example.com\n  http:\n    paths:\n    - path: /" + path + "\n      pathType: Prefix\n"
 	}
-	_, cs, _ := merge.ThreeWay(parse(t, rules("a")), parse(t, rules("b")), parse(t, rules("c")), kubeOpts(vocab.UpdatedWins))
+	res3, _ := merge.ThreeWay(parse(t, rules("a")), parse(t, rules("b")), parse(t, rules("c")), kubeOpts(vocab.UpdatedWins))
+	cs := res3.Conflicts
 	if len(cs) != 1 {
 		t.Fatalf("conflicts: %v", cs)
 	}
@@ -426,7 +429,8 @@ func TestThreeWayConflictDescribeShowsTheDifference(t *testing.T) {
 			t.Errorf("Describe() = %q lacks %q", got, want)
 		}
 	}
-	_, cs, _ = merge.ThreeWay(parse(t, "x: é\n"), parse(t, "x: "+strings.Repeat("é", 40)+"\n"), parse(t, "x: b\n"), kubeOpts(vocab.UpdatedWins))
+	res3, _ = merge.ThreeWay(parse(t, "x: é\n"), parse(t, "x: "+strings.Repeat("é", 40)+"\n"), parse(t, "x: b\n"), kubeOpts(vocab.UpdatedWins))
+	cs = res3.Conflicts
 	if got := cs[0].Describe(); !utf8.ValidString(got) || !strings.Contains(got, "original é,") || !strings.Contains(got, "...") {
 		t.Errorf("Describe() = %q: want short values whole and long ones cut on a character boundary", got)
 	}
@@ -622,7 +626,8 @@ func TestThreeWayElementOrderUnderPositionalHost(t *testing.T) {
 			deployHead + "spec:\n  template:\n    spec:\n      containers:\n      - name: a\n      - name: x\n      - name: n\n"},
 	} {
 		t.Run(c.name, func(t *testing.T) {
-			got, _, err := merge.ThreeWay(parse(t, c.o), parse(t, c.u), parse(t, c.d), opts)
+			res3, err := merge.ThreeWay(parse(t, c.o), parse(t, c.u), parse(t, c.d), opts)
+			got := res3.Value
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -817,13 +822,15 @@ func TestThreeWayListDecisions(t *testing.T) {
 		c := c
 		if strings.HasPrefix(c.name, "configured keys") {
 			t.Run(c.name, func(t *testing.T) {
-				got, _, err := merge.ThreeWay(parse(t, c.o), parse(t, c.u), parse(t, c.d), merge.Options{Lists: schema.New(schema.Options{OpenAPI: true, AssociativeKeys: []string{"id"}})})
+				res3, err := merge.ThreeWay(parse(t, c.o), parse(t, c.u), parse(t, c.d), merge.Options{Lists: schema.New(schema.Options{OpenAPI: true, AssociativeKeys: []string{"id"}})})
+				got := res3.Value
 				if err != nil {
 					t.Fatal(err)
 				}
 				checkOutput(t, got, c.want, false)
 				// with the associative keys only, the list is atomic: dest's element is lost
-				got, _, _ = merge.ThreeWay(parse(t, c.o), parse(t, c.u), parse(t, c.d), kubeOpts(vocab.UpdatedWins))
+				res3, _ = merge.ThreeWay(parse(t, c.o), parse(t, c.u), parse(t, c.d), kubeOpts(vocab.UpdatedWins))
+				got = res3.Value
 				checkOutput(t, got, c.u, false)
 			})
 			continue
@@ -856,7 +863,8 @@ spec:
 `
 	o := deployHead + "spec:\n  replicas: 1\n  template:\n    spec:\n      containers:\n      - name: app\n        image: a:1\n"
 	for _, u := range []string{o, strings.Replace(o, "replicas: 1", "replicas:   !!int 1", 1)} {
-		got, cs, err := merge.ThreeWay(parse(t, o), parse(t, u), parse(t, d), kubeOpts(vocab.UpdatedWins))
+		res3, err := merge.ThreeWay(parse(t, o), parse(t, u), parse(t, d), kubeOpts(vocab.UpdatedWins))
+		got, cs := res3.Value, res3.Conflicts
 		if err != nil || len(cs) > 0 {
 			t.Fatalf("err %v conflicts %v", err, cs)
 		}
@@ -871,7 +879,8 @@ func TestThreeWayDoesNotMutateInputs(t *testing.T) {
 	u := parse(t, deployHead+"spec:\n  replicas: 2\n  template:\n    spec:\n      containers:\n      - name: n\n      - name: a\n        image: y\n")
 	d := parse(t, deployHead+"spec:\n  template:\n    spec:\n      containers:\n      - name: b\n      - name: a\n        image: z\n")
 	before := [3]string{o.MustString(), u.MustString(), d.MustString()}
-	out, _, err := merge.ThreeWay(o, u, d, kubeOpts(vocab.UpdatedWins))
+	res3, err := merge.ThreeWay(o, u, d, kubeOpts(vocab.UpdatedWins))
+	out := res3.Value
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -957,7 +966,8 @@ func TestThreeWayMerge3FieldRules(t *testing.T) {
 	// revisionHistoryLimit: only in dest, kept; containers: nginx merged, gone deleted
 	// upstream, sidecar added after its predecessor, local kept; volumes: deleted locally
 	// and unchanged upstream, stays deleted.
-	got, cs, err := merge.ThreeWay(parse(t, o), parse(t, u), parse(t, d), kubeOpts(vocab.UpdatedWins))
+	res3, err := merge.ThreeWay(parse(t, o), parse(t, u), parse(t, d), kubeOpts(vocab.UpdatedWins))
+	got, cs := res3.Value, res3.Conflicts
 	if err != nil || len(cs) > 0 {
 		t.Fatalf("err %v conflicts %v", err, cs)
 	}
@@ -1004,7 +1014,8 @@ spec:
 	d := widgetHead + "spec:\n  ports:\n  - {number: 1, proto: a, v: 9}\n  - {number: 1, proto: b, v: 1}\n  steps:\n  - {name: s, run: x}\n  - {name: mine, run: z}\n  stages:\n  - {name: s, run: x}\n  - {name: mine, run: z}\n"
 	want := widgetHead + "spec:\n  ports:\n  - {number: 1, proto: a, v: 9}\n  - {number: 1, proto: b, v: 2}\n  steps:\n  - {name: s, run: y}\n  - {name: mine, run: z}\n  stages:\n  - {name: s, run: y}\n"
 	lists := schema.New(schema.Options{OpenAPI: true}).WithCRDs([]*yaml.RNode{crd})
-	got, cs, err := merge.ThreeWay(parse(t, o), parse(t, u), parse(t, d), merge.Options{Lists: lists})
+	res3, err := merge.ThreeWay(parse(t, o), parse(t, u), parse(t, d), merge.Options{Lists: lists})
+	got, cs := res3.Value, res3.Conflicts
 	if err != nil {
 		t.Fatal(err)
 	}

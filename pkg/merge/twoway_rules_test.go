@@ -30,7 +30,8 @@ func (c rule2) run(t *testing.T) {
 	t.Helper()
 	s, d := parse(t, c.s), parse(t, c.d)
 	in := [2]string{str(s), str(d)}
-	got, err := merge.TwoWay(s, d, kubeOpts(vocab.UpdatedWins))
+	res2, err := merge.TwoWay(s, d, kubeOpts(vocab.UpdatedWins))
+	got := res2.Value
 	if after := [2]string{str(s), str(d)}; after != in {
 		t.Fatalf("TwoWay changed its inputs")
 	}
@@ -326,7 +327,8 @@ spec:
         image: sidecar2:v1
 `
 	for _, lists := range []*schema.Resolver{schema.New(schema.Options{OpenAPI: true}), schema.New(schema.Options{})} {
-		got, err := merge.TwoWay(parse(t, src), parse(t, dest), merge.Options{Lists: lists})
+		res2, err := merge.TwoWay(parse(t, src), parse(t, dest), merge.Options{Lists: lists})
+		got := res2.Value
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -336,11 +338,13 @@ spec:
 
 func TestTwoWayNilInputs(t *testing.T) {
 	d := parse(t, "a: 1\n")
-	got, err := merge.TwoWay(nil, d, merge.Options{})
+	res2, err := merge.TwoWay(nil, d, merge.Options{})
+	got := res2.Value
 	if err != nil || got.MustString() != "a: 1\n" {
 		t.Fatalf("nil src: %v %s", err, str(got))
 	}
-	got, err = merge.TwoWay(parse(t, "a: 2\nb: null\n"), nil, merge.Options{})
+	res2, err = merge.TwoWay(parse(t, "a: 2\nb: null\n"), nil, merge.Options{})
+	got = res2.Value
 	if err != nil || got.MustString() != "a: 2\n" {
 		t.Fatalf("nil dest: %v %s", err, str(got))
 	}
