@@ -86,14 +86,24 @@ type Options struct {
 	// SkipAnnotation leaves out the metadata.annotations keys it returns true for (the
 	// last-applied annotation in apply mode, a KRM host's path and id annotations).
 	SkipAnnotation func(key string) bool
+	// Base is the common ancestor of cur and prop (apply mode: the last-applied
+	// configuration; 3-way: original), an object value as they are, read only with
+	// HasBase; each Change carries its value there (Change.InBase, Change.Base).
+	Base interface{}
+	// HasBase says there is a Base; false (the zero value): none.
+	HasBase bool
 }
 
 // Diff lists the changes from cur to prop (object values), in field order (map keys
-// sorted, list elements in list order). base is the common ancestor (nil with hasBase
-// false when there is none); each Change carries its value there.
-func Diff(cur, prop map[string]interface{}, base interface{}, hasBase bool, opts Options) []Change {
+// sorted, list elements in list order), each with its value in opts.Base when
+// opts.HasBase.
+func Diff(cur, prop map[string]interface{}, opts Options) []Change {
 	d := &differ{skip: opts.SkipAnnotation}
-	d.walk(nil, cur, prop, base, hasBase, opts.Meta, List{})
+	var base interface{}
+	if opts.HasBase {
+		base = opts.Base
+	}
+	d.walk(nil, cur, prop, base, opts.HasBase, opts.Meta, List{})
 	return d.out
 }
 
