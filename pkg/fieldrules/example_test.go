@@ -9,6 +9,7 @@ import (
 	"github.com/krm-merge/krm-merge/pkg/fieldpath"
 	"github.com/krm-merge/krm-merge/pkg/fieldrules"
 	"github.com/krm-merge/krm-merge/pkg/merge"
+	"github.com/krm-merge/krm-merge/pkg/vocab"
 )
 
 // The field rules of one resource, from a functionConfig fieldRules entry (matched
@@ -86,7 +87,7 @@ spec:
 	fmt.Println("conflicts after the rules:", len(res.Conflicts))
 	for _, e := range res.RuleEffects {
 		fmt.Printf("effect %s: merge wrote %s, output holds %s, decided %d conflict(s)\n",
-			e.Rule.Path, merge.Short(e.Merged), merge.Short(e.Result), len(e.Conflicts))
+			e.Rule.Path, vocab.Render(e.Merged, vocab.Short), vocab.Render(e.Result, vocab.Short), len(e.Conflicts))
 	}
 	out := res.Value
 	fmt.Print(out.Field("spec").Value.MustString())

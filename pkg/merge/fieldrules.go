@@ -1,7 +1,6 @@
 package merge
 
 import (
-	"encoding/json"
 	"sort"
 
 	"sigs.k8s.io/kustomize/kyaml/yaml"
@@ -23,23 +22,6 @@ type RuleEffect struct {
 	// Conflicts are the conflicts at and below the rule's path that the rule decided
 	// (and that are therefore not reported).
 	Conflicts []vocab.Conflict
-}
-
-// Short renders a value on one line for a message: scalars as their text, maps and
-// lists as JSON (no comments), cut to 60 characters; "<absent>" for nil.
-func Short(n *yaml.RNode) string {
-	if n.IsNil() || n.YNode().Kind == yaml.ScalarNode {
-		return vocab.Cut(vocab.OneLine(n))
-	}
-	var v interface{}
-	if err := n.YNode().Decode(&v); err != nil {
-		return vocab.Cut(vocab.OneLine(n))
-	}
-	b, err := json.Marshal(v)
-	if err != nil {
-		return vocab.Cut(vocab.OneLine(n))
-	}
-	return vocab.Cut(string(b))
 }
 
 // applyFieldRules applies one resource's field rules (package fieldrules) to the output

@@ -117,7 +117,7 @@ func TestKeepOriginal(t *testing.T) {
 				checkConflicts(t, r.Conflicts, want)
 				for _, x := range r.Conflicts {
 					if x.Part != nil && !merge.Equal(x.Merged, merge.LookupPath(r.Value, x.Path)) {
-						t.Errorf("conflict %s: Merged %s is not the output's value", x, merge.Short(x.Merged))
+						t.Errorf("conflict %s: Merged %s is not the output's value", x, vocab.Render(x.Merged, vocab.Short))
 					}
 				}
 			}

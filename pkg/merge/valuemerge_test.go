@@ -84,7 +84,7 @@ func TestValueMergeRules(t *testing.T) {
 				for _, x := range r.Conflicts {
 					gotC = append(gotC, x.String())
 					if x.Part != nil && !merge.Equal(x.Merged, merge.LookupPath(r.Value, x.Path)) {
-						t.Errorf("conflict %s: Merged %s is not the output's value", x, merge.Short(x.Merged))
+						t.Errorf("conflict %s: Merged %s is not the output's value", x, vocab.Render(x.Merged, vocab.Short))
 					}
 				}
 				for _, x := range c.Conflicts {
