@@ -37,8 +37,8 @@ func Mark[O any](opts *O, in Inputs) {
 // HasNullElement reports whether the tree under n holds a null element in a list of
 // primitives, which the merges drop; package function asks it of every item in the
 // walk it already makes, and marks the merge's options NullElementFree when no item
-// does. Aliases are not followed (an alias element is followed to see whether it is a
-// null scalar).
+// does. Aliases are not followed: a list with an alias element is not a list of
+// primitives, as for the merges.
 func HasNullElement(n *yaml.Node) bool {
 	if n == nil {
 		return false
@@ -69,14 +69,5 @@ func primitives(n *yaml.Node) bool {
 	return true
 }
 
-// isNull reports whether n, aliases and a document followed, is an explicit null.
-func isNull(n *yaml.Node) bool {
-	for n != nil && (n.Kind == yaml.AliasNode || (n.Kind == yaml.DocumentNode && len(n.Content) == 1)) {
-		if n.Kind == yaml.AliasNode {
-			n = n.Alias
-		} else {
-			n = n.Content[0]
-		}
-	}
-	return n != nil && n.Kind == yaml.ScalarNode && n.ShortTag() == yaml.NodeTagNull
-}
+// isNull reports whether the scalar n is an explicit null.
+func isNull(n *yaml.Node) bool { return n.ShortTag() == yaml.NodeTagNull }
