@@ -21,7 +21,7 @@ import (
 // into options); only the embedding packages and the command sit above the function.
 var layers = [][]string{
 	{"internal/gitpath", "internal/gittest"},
-	{"pkg/fieldpath", "pkg/apply/patchmeta", "internal/bounds", "internal/parallel", "internal/metanode",
+	{"pkg/fieldpath", "pkg/apply/patchmeta", "internal/bounds", "internal/checked", "internal/jsonvalue", "internal/parallel", "internal/metanode",
 		"internal/yamlenc", "internal/nodediff", "internal/fuzzseed", "internal/gitfetch", "internal/pkgio",
 		"internal/stage", "internal/textmerge", "internal/lintdoc", "internal/fuzzguard", "internal/scrub"},
 	{"pkg/vocab", "pkg/apply/patchmeta/internal/kubescheme", "internal/keepbytes"},

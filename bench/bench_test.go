@@ -96,14 +96,14 @@ func triples(b *testing.B, n int) [][3]*yaml.RNode {
 }
 
 // BenchmarkEngine3Way: krm-merge's field engine on realistic resources, per resource,
-// as the function runs it (ThreeWayShared: only changed maps and lists are copied).
+// as the function runs it (ThreeWay with Options.Share: only changed maps and lists are copied).
 func BenchmarkEngine3Way(b *testing.B) {
 	ts := triples(b, 300)
-	opts := merge.Options{Lists: schema.New(schema.Options{OpenAPI: true})}
+	opts := merge.Options{Lists: schema.New(schema.Options{OpenAPI: true}), Share: true}
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
 		t := ts[i%len(ts)]
-		if _, _, err := merge.ThreeWayShared(t[0], t[1], t[2], opts); err != nil {
+		if _, err := merge.ThreeWay(t[0], t[1], t[2], opts); err != nil {
 			b.Fatal(err)
 		}
 	}
@@ -123,14 +123,14 @@ func BenchmarkKyamlMerge3(b *testing.B) {
 }
 
 // BenchmarkEngine2Way and BenchmarkKyamlMerge2: updated merged into dest, 2-way
-// (TwoWayShared, as the function runs it).
+// (TwoWay with Options.Share, as the function runs it).
 func BenchmarkEngine2Way(b *testing.B) {
 	ts := triples(b, 300)
-	opts := merge.Options{Lists: schema.New(schema.Options{OpenAPI: true})}
+	opts := merge.Options{Lists: schema.New(schema.Options{OpenAPI: true}), Share: true}
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
 		t := ts[i%len(ts)]
-		if _, err := merge.TwoWayShared(t[1], t[2], opts); err != nil {
+		if _, err := merge.TwoWay(t[1], t[2], opts); err != nil {
 			b.Fatal(err)
 		}
 	}

@@ -8,8 +8,9 @@
 // annotations and labels as kyaml reads and edits them). It only measures; callers turn
 // a breach into their own error (a results entry naming the resource, or an API error).
 //
-// Callers: package function checks every item before a run (and sets the merge's
-// AliasFree), packages merge and apply check inputs they are given directly, package
-// config bounds the functionConfig, and internal/resourcelist picks its alias-safe
-// path with HasAlias and declines items whose head is malformed.
+// Callers: package function checks every item before a run (and marks the merge's
+// options alias-free through internal/checked), packages merge and apply check inputs
+// they are given directly, package config bounds the functionConfig, and
+// internal/resourcelist picks its alias-safe path with HasAlias and declines items
+// whose head is malformed.
 package bounds

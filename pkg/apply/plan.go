@@ -45,7 +45,7 @@ func diff(live, result map[string]interface{}, original interface{}, meta strate
 	if meta != nil {
 		m = patchMeta{meta}
 	}
-	changes := plan.Diff(live, result, original, original != nil, plan.Options{Meta: m,
+	changes := plan.Diff(live, result, plan.Options{Meta: m, Base: original, HasBase: original != nil,
 		SkipAnnotation: func(k string) bool { return k == LastAppliedAnnotation }})
 	return Plan(changes)
 }

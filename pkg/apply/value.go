@@ -13,8 +13,9 @@ import (
 	"sigs.k8s.io/kustomize/kyaml/yaml"
 	sigsyaml "sigs.k8s.io/yaml"
 
+	"github.com/krm-merge/krm-merge/internal/jsonvalue"
 	"github.com/krm-merge/krm-merge/pkg/fieldpath"
-	"github.com/krm-merge/krm-merge/pkg/plan"
+	"github.com/krm-merge/krm-merge/pkg/vocab"
 )
 
 // maxDepth bounds the nesting of the YAML turned into JSON (and of aliases followed),
@@ -146,8 +147,8 @@ func fromJSON(b []byte) (interface{}, error) {
 }
 
 // equal reports whether two values are the same JSON value; numbers compare by value
-// (int64 2 equals float64 2). It is plan.Equal, the differ's own comparison.
-func equal(a, b interface{}) bool { return plan.Equal(a, b) }
+// (int64 2 equals float64 2). It is jsonvalue.Equal, the plan differ's own comparison.
+func equal(a, b interface{}) bool { return jsonvalue.Equal(a, b) }
 
 // fromValue builds fresh YAML for a value: maps with sorted keys, block style; the
 // encoder quotes strings that would otherwise read as another type.
@@ -206,5 +207,5 @@ func newString(s string) *yaml.Node {
 }
 
 // scalarText renders a scalar value for a field path selector ([name=x], [=x]), as the
-// plan's paths render it (plan.ScalarText).
-func scalarText(v interface{}) string { return plan.ScalarText(v) }
+// plan's paths render it (vocab.Render, vocab.Whole).
+func scalarText(v interface{}) string { return vocab.Render(v, vocab.Whole) }

@@ -23,9 +23,10 @@
 // # Neighbours
 //
 // The package parses, validates and selects; it merges nothing. Package merge applies
-// the selected rules to a merged resource (merge.ApplyFieldRules) and reports where
-// they changed the output (merge.RuleEffect); package resources calls For and then
-// ApplyFieldRules for every merged resource, and package results words the effects.
+// the selected rules to a merged resource (merge.Options.FieldRules) and reports where
+// they changed the output (merge.RuleEffect); package resources calls For and then the
+// merge with the rules for every merged resource, and package results words the
+// effects.
 // Field rules apply in 3way and 2way modes; package config and package function reject
 // them in apply mode.
 //

@@ -9,11 +9,12 @@ import (
 	"github.com/krm-merge/krm-merge/pkg/fieldpath"
 	"github.com/krm-merge/krm-merge/pkg/fieldrules"
 	"github.com/krm-merge/krm-merge/pkg/merge"
+	"github.com/krm-merge/krm-merge/pkg/vocab"
 )
 
 // The field rules of one resource, from a functionConfig fieldRules entry (matched
 // against dest: group, kind and a label selector) and from dest's field-rules
-// annotation, then applied to a 3-way merge's output (merge.ApplyFieldRules, as package
+// annotation, then applied to a 3-way merge (merge.Options.FieldRules, as package
 // resources does per resource). The merge alone would take upstream's replicas, a
 // conflict; keepDest keeps the local value and reports the decision as a RuleEffect.
 // takeUpdated on the image holds what the merge wrote anyway (updated wins conflicts by
@@ -74,20 +75,21 @@ spec:
 		fmt.Printf("%s=%s (from %s)\n", r.Path, r.Policy, r.Source)
 	}
 
-	out, conflicts, err := merge.ThreeWay(original, updated, dest, merge.Options{})
+	res, err := merge.ThreeWay(original, updated, dest, merge.Options{})
 	if err != nil {
 		log.Fatal(err)
 	}
-	fmt.Println("conflicts before the rules:", len(conflicts))
-	out, conflicts, effects, err := merge.ApplyFieldRules(out, original, updated, dest, false, rules, conflicts)
+	fmt.Println("conflicts before the rules:", len(res.Conflicts))
+	res, err = merge.ThreeWay(original, updated, dest, merge.Options{FieldRules: rules})
 	if err != nil {
 		log.Fatal(err)
 	}
-	fmt.Println("conflicts after the rules:", len(conflicts))
-	for _, e := range effects {
+	fmt.Println("conflicts after the rules:", len(res.Conflicts))
+	for _, e := range res.RuleEffects {
 		fmt.Printf("effect %s: merge wrote %s, output holds %s, decided %d conflict(s)\n",
-			e.Rule.Path, merge.Short(e.Merged), merge.Short(e.Result), len(e.Conflicts))
+			e.Rule.Path, vocab.Render(e.Merged, vocab.Short), vocab.Render(e.Result, vocab.Short), len(e.Conflicts))
 	}
+	out := res.Value
 	fmt.Print(out.Field("spec").Value.MustString())
 	// Output:
 	// spec.replicas=keepDest (from fieldRules[0])

@@ -34,7 +34,8 @@ func TestAliasBombsAreNotExpanded(t *testing.T) {
 	go func() {
 		o := yaml.MustParse("data: {z: b}")
 		u, d := yaml.MustParse(aliasBomb("z: c")), yaml.MustParse(aliasBomb("z: b"))
-		out, conflicts, err := merge.ThreeWay(o, u, d, merge.Options{})
+		res3, err := merge.ThreeWay(o, u, d, merge.Options{})
+		out, conflicts := res3.Value, res3.Conflicts
 		if err != nil || len(conflicts) > 0 {
 			done <- fmt.Sprintf("3-way: %v, %d conflicts", err, len(conflicts))
 			return

@@ -7,6 +7,7 @@ import (
 	"sigs.k8s.io/kustomize/kyaml/yaml"
 
 	"github.com/krm-merge/krm-merge/internal/bounds"
+	"github.com/krm-merge/krm-merge/internal/checked"
 	"github.com/krm-merge/krm-merge/internal/fuzzguard"
 	"github.com/krm-merge/krm-merge/internal/fuzzseed"
 	"github.com/krm-merge/krm-merge/pkg/merge"
@@ -103,7 +104,7 @@ func FuzzThreeWayComments(f *testing.F) {
 	f.Fuzz(func(t *testing.T, base string, edits []byte, opt byte) {
 		defer fuzzguard.Guard(t, base, edits, opt)()
 		b, err := yaml.Parse(base)
-		if err != nil || repeatsKey(b.YNode()) || bounds.Check(b.YNode()).UnwritableTag != nil || bounds.HasAlias(b.YNode()) || merge.HasNullElement(b.YNode()) {
+		if err != nil || repeatsKey(b.YNode()) || bounds.Check(b.YNode()).UnwritableTag != nil || bounds.HasAlias(b.YNode()) || checked.HasNullElement(b.YNode()) {
 			return // aliased nodes keep their comments; null list elements go (rule 5)
 		}
 		o, u, d := b.Copy(), b.Copy(), b.Copy()
@@ -118,7 +119,8 @@ func FuzzThreeWayComments(f *testing.F) {
 		opts := fuzzOptions(opt)
 		opts.PositionalHost = opt&4 != 0
 		snap := []string{str(o), str(u), str(d)}
-		out, conflicts, err := merge.ThreeWay(o, u, d, opts)
+		res3, err := merge.ThreeWay(o, u, d, opts)
+		out, conflicts := res3.Value, res3.Conflicts
 		if err != nil || len(conflicts) > 0 {
 			t.Fatalf("comments only: error %v, %d conflicts (first %v)", err, len(conflicts), conflicts)
 		}
@@ -127,7 +129,8 @@ func FuzzThreeWayComments(f *testing.F) {
 			t.Fatalf("comments only, but the values changed:\n%s\nto\n%s", str(d), str(out))
 		}
 		checkNodeComments(t, o.YNode(), u.YNode(), d.YNode(), out.YNode())
-		same, _, _ := merge.ThreeWay(o, o, d, opts)
+		res3, _ = merge.ThreeWay(o, o, d, opts)
+		same := res3.Value
 		if want := str(yaml.NewRNode(d.YNode())); str(same) != want {
 			t.Fatalf("original == updated changed dest:\n%s\nto\n%s", want, str(same))
 		}

@@ -4,21 +4,21 @@
 //
 // # Shapes
 //
-// ThreeWay(original, updated, dest, Options) returns the merged value and the
-// conflicts found, in document order; TwoWay(src, dest, Options) returns the merged
-// value. Inputs are *yaml.RNode values as kyaml parses them (a whole resource or any
-// YAML value); any may be nil (absent). A vocab.Conflict names its place (Path, a
-// fieldpath.Path such as spec.template.spec.containers[name=app].image), its Kind
-// (changed on both sides, deleted upstream and changed locally, deleted locally and
-// changed upstream), the three values and the Winner that Options.Policy chose.
-// Options.Lists says how lists merge (package schema; nil is the default associative keys alone,
-// without the built-in Kubernetes schema). ThreeWayShared and TwoWayShared are the same
-// merges with an output that may share unchanged subtrees with the inputs, for callers
-// that merge whole ResourceLists; ThreeWayResult is ThreeWayShared that also lists the
-// values merged inside (ValueMerge: a value changed on both sides merged part by part,
-// with Options.ValueMerge), whose conflicting parts are Conflicts carrying their vocab.Part. ApplyFieldRules applies a resource's field rules
-// (package fieldrules) to a merge's output; RestoreComments fills a node's empty
-// comment slots from its counterpart, paired as the merge pairs nodes.
+// ThreeWay(original, updated, dest, Options) and TwoWay(src, dest, Options) return a
+// Result: the merged Value, the Conflicts found (3-way), in document order, the
+// ValueMerges (values changed on both sides merged part by part, with
+// Options.ValueMerge; their conflicting parts are Conflicts carrying their vocab.Part)
+// and the RuleEffects of Options.FieldRules (package fieldrules), which the engine
+// applies to its output. Inputs are *yaml.RNode values as kyaml parses them (a whole
+// resource or any YAML value); any may be nil (absent). A vocab.Conflict names its
+// place (Path, a fieldpath.Path such as spec.template.spec.containers[name=app].image),
+// its Kind (changed on both sides, deleted upstream and changed locally, deleted
+// locally and changed upstream), the three values and the Winner that Options.Policy
+// chose. Options.Lists says how lists merge (package schema; nil is the default
+// associative keys alone, without the built-in Kubernetes schema); Options.Share lets
+// the output share unchanged subtrees with the inputs, for callers that merge whole
+// ResourceLists. Equal compares two values by the engine's rules; RestoreComments fills
+// a node's empty comment slots from its counterpart, paired as the merge pairs nodes.
 //
 // # Rules
 //
@@ -45,16 +45,17 @@
 //
 // # Neighbours
 //
-// Package resources calls ThreeWayShared, TwoWayShared and ApplyFieldRules for every
-// resource that two roles share, after deciding the resource rules (added, deleted,
-// kept); package results words the Conflicts and RuleEffects; internal/host uses
-// RestoreComments to find where a host would copy a comment onto another node. Package
-// function checks every item once and sets Options.AliasFree and
-// Options.NullElementFree so that the engine skips its own checks.
+// Package resources calls ThreeWay and TwoWay, shared and with the resource's field
+// rules, for every resource that two roles share, after deciding the resource rules
+// (added, deleted, kept); package results words the Conflicts and RuleEffects;
+// internal/host uses RestoreComments to find where a host would copy a comment onto
+// another node. Package function checks every item once and marks its Options through
+// internal/checked (no aliases, no null elements) so that the engine skips its own
+// checks.
 //
 // # Errors
 //
 // ThreeWay returns no error for well-formed YAML. TwoWay returns a *DirectiveError
-// naming the field of an unknown `$patch` value or a malformed directive; so does
-// ApplyFieldRules for a 2-way src.
+// naming the field of an unknown `$patch` value or a malformed directive, also in a
+// src value that a takeUpdated field rule takes.
 package merge

@@ -59,10 +59,11 @@ spec:
 `)
 	// Lists: kyaml's built-in Kubernetes OpenAPI, then the default associative keys.
 	opts := merge.Options{Lists: schema.New(schema.Options{OpenAPI: true})}
-	out, conflicts, err := merge.ThreeWay(original, updated, dest, opts)
+	res, err := merge.ThreeWay(original, updated, dest, opts)
 	if err != nil {
 		log.Fatal(err)
 	}
+	out, conflicts := res.Value, res.Conflicts
 	fmt.Print(out.MustString())
 	for _, c := range conflicts {
 		fmt.Println("conflict:", c.Path, "|", c.Kind, "|", c.Winner, "wins")
@@ -94,10 +95,11 @@ func ExampleThreeWay_keepDest() {
 	original := yaml.MustParse("data:\n  image: app:1\n  level: info\n")
 	updated := yaml.MustParse("data:\n  image: app:2\n  level: info\n  timeout: 30s\n")
 	dest := yaml.MustParse("data:\n  image: mirror.example.com/app:1\n  level: debug\n")
-	out, conflicts, err := merge.ThreeWay(original, updated, dest, merge.Options{Policy: vocab.DestWins})
+	res, err := merge.ThreeWay(original, updated, dest, merge.Options{Policy: vocab.DestWins})
 	if err != nil {
 		log.Fatal(err)
 	}
+	out, conflicts := res.Value, res.Conflicts
 	fmt.Print(out.MustString())
 	for _, c := range conflicts {
 		fmt.Println(c)
@@ -144,10 +146,11 @@ spec:
   - port: 8080
     name: admin
 `)
-	out, err := merge.TwoWay(src, dest, merge.Options{Lists: schema.New(schema.Options{OpenAPI: true})})
+	res, err := merge.TwoWay(src, dest, merge.Options{Lists: schema.New(schema.Options{OpenAPI: true})})
 	if err != nil {
 		log.Fatal(err)
 	}
+	out := res.Value
 	fmt.Print(out.MustString())
 	// Output:
 	// apiVersion: v1

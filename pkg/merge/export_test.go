@@ -6,7 +6,7 @@ import (
 	"github.com/krm-merge/krm-merge/pkg/fieldpath"
 )
 
-// TwoWayFull is TwoWayShared without the plainEqual shortcut: the full merge walk, the
+// TwoWayFull is a shared TwoWay (Options.Share) without the plainEqual shortcut: the full merge walk, the
 // reference the shortcut is tested against.
 func TwoWayFull(src, dest *yaml.RNode, opts Options) (*yaml.RNode, error) {
 	e := &twoWay{lists: opts.lists()}

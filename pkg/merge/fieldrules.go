@@ -1,7 +1,6 @@
 package merge
 
 import (
-	"encoding/json"
 	"sort"
 
 	"sigs.k8s.io/kustomize/kyaml/yaml"
@@ -25,26 +24,10 @@ type RuleEffect struct {
 	Conflicts []vocab.Conflict
 }
 
-// Short renders a value on one line for a message: scalars as their text, maps and
-// lists as JSON (no comments), cut to 60 characters; "<absent>" for nil.
-func Short(n *yaml.RNode) string {
-	if n.IsNil() || n.YNode().Kind == yaml.ScalarNode {
-		return vocab.Cut(vocab.OneLine(n))
-	}
-	var v interface{}
-	if err := n.YNode().Decode(&v); err != nil {
-		return vocab.Cut(vocab.OneLine(n))
-	}
-	b, err := json.Marshal(v)
-	if err != nil {
-		return vocab.Cut(vocab.OneLine(n))
-	}
-	return vocab.Cut(string(b))
-}
-
-// ApplyFieldRules applies one resource's field rules (package fieldrules) to the output
-// of a 3-way merge (ThreeWay/ThreeWayShared: original, updated, dest) or, with twoWay
-// true, of a 2-way merge (TwoWay/TwoWayShared: updated is src, original unused).
+// applyFieldRules applies one resource's field rules (package fieldrules) to the output
+// of a 3-way merge (original, updated, dest) or, with twoWay true, of a 2-way merge
+// (updated is src, original unused); ThreeWay and TwoWay call it with
+// Options.FieldRules.
 //
 // Per rule, shortest path first (so a rule on a field wins inside a rule on its parent;
 // for equal lengths, in the given order), the value at the rule's path in the output
@@ -63,12 +46,12 @@ func Short(n *yaml.RNode) string {
 // keepDest and takeUpdated rules report them in their RuleEffect.
 //
 // Output: the new output (out is not changed: maps and lists on a rule's path are
-// copied; other subtrees stay shared with out, dest and updated, as ThreeWayShared's
-// output does), the remaining conflicts in their order, and one RuleEffect per
+// copied; other subtrees stay shared with out, dest and updated, as a shared output
+// does (Options.Share)), the remaining conflicts in their order, and one RuleEffect per
 // keepDest/takeUpdated rule that changed the output or decided a conflict, in rule
 // order. Errors: a 2-way src value with a malformed strategic-merge directive
 // (TwoWay's errors).
-func ApplyFieldRules(out, original, updated, dest *yaml.RNode, twoWay bool, rules []fieldrules.PathRule, conflicts []vocab.Conflict) (*yaml.RNode, []vocab.Conflict, []RuleEffect, error) {
+func applyFieldRules(out, original, updated, dest *yaml.RNode, twoWay bool, rules []fieldrules.PathRule, conflicts []vocab.Conflict) (*yaml.RNode, []vocab.Conflict, []RuleEffect, error) {
 	if len(rules) == 0 {
 		return out, conflicts, nil, nil
 	}
@@ -152,7 +135,7 @@ func ruleValue(r fieldrules.PathRule, updated, dest *yaml.RNode, twoWay bool) (*
 	if isNull(v) {
 		return nil, true, nil
 	}
-	clean, err := TwoWayShared(rnode(v), nil, Options{})
+	clean, err := twoWayShared(rnode(v), nil, Options{})
 	if err != nil {
 		return nil, false, err
 	}

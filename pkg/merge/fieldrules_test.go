@@ -32,25 +32,24 @@ type fieldRuleCase struct {
 
 func (c fieldRuleCase) run(t *testing.T) {
 	t.Helper()
-	var out, o, u, d = parse(t, ""), parse(t, c.o), parse(t, c.u), parse(t, c.d)
-	var cs []vocab.Conflict
+	o, u, d := parse(t, c.o), parse(t, c.u), parse(t, c.d)
+	before := [3]string{o.MustString(), u.MustString(), d.MustString()}
+	opts := kubeOpts(vocab.UpdatedWins)
+	opts.FieldRules, opts.Share = rules(t, c.rules), true
+	var res merge.Result
 	var err error
 	if c.twoWay {
-		out, err = merge.TwoWayShared(u, d, kubeOpts(vocab.UpdatedWins))
+		res, err = merge.TwoWay(u, d, opts)
 	} else {
-		out, cs, err = merge.ThreeWayShared(o, u, d, kubeOpts(vocab.UpdatedWins))
+		res, err = merge.ThreeWay(o, u, d, opts)
 	}
 	if err != nil {
 		t.Fatal(err)
 	}
-	before := out.MustString()
-	got, kept, effects, err := merge.ApplyFieldRules(out, o, u, d, c.twoWay, rules(t, c.rules), cs)
-	if err != nil {
-		t.Fatal(err)
+	if after := [3]string{o.MustString(), u.MustString(), d.MustString()}; after != before {
+		t.Fatal("the merge with field rules changed its inputs in place")
 	}
-	if out.MustString() != before {
-		t.Fatal("ApplyFieldRules changed the merge output in place")
-	}
+	got, kept, effects := res.Value, res.Conflicts, res.RuleEffects
 	checkOutput(t, got, c.want, false)
 	checkConflicts(t, kept, c.conflicts)
 	var es []string

@@ -8,6 +8,7 @@ import (
 	"sigs.k8s.io/kustomize/kyaml/yaml"
 
 	"github.com/krm-merge/krm-merge/internal/bounds"
+	"github.com/krm-merge/krm-merge/internal/checked"
 	"github.com/krm-merge/krm-merge/internal/fuzzguard"
 	"github.com/krm-merge/krm-merge/internal/fuzzseed"
 	"github.com/krm-merge/krm-merge/pkg/merge"
@@ -170,25 +171,28 @@ func FuzzThreeWay(f *testing.F) {
 			return
 		}
 		opts := fuzzOptions(opt)
-		out, _, err := merge.ThreeWay(in[0], in[1], in[2], opts)
+		res3, err := merge.ThreeWay(in[0], in[1], in[2], opts)
+		out := res3.Value
 		if err != nil {
 			t.Fatalf("ThreeWay: %v", err)
 		}
 		checkFuzzOutput(t, out, in, snap)
-		again, _, _ := merge.ThreeWay(in[0], in[1], in[2], opts)
+		res3, _ = merge.ThreeWay(in[0], in[1], in[2], opts)
+		again := res3.Value
 		if str(out) != str(again) {
 			t.Fatalf("two runs differ:\n%s\n%s", str(out), str(again))
 		}
 		if d == "" {
 			return // no dest: nothing to keep
 		}
-		same, conflicts, err := merge.ThreeWay(in[0], in[0], in[2], opts)
+		res3, err = merge.ThreeWay(in[0], in[0], in[2], opts)
+		same, conflicts := res3.Value, res3.Conflicts
 		if err != nil || len(conflicts) > 0 {
 			t.Fatalf("original == updated: error %v, %d conflicts", err, len(conflicts))
 		}
-		if merge.HasNullElement(in[2].YNode()) {
+		if checked.HasNullElement(in[2].YNode()) {
 			// rule 5: dest's null list elements are no value and go; nothing else changes
-			if merge.HasNullElement(same.YNode()) {
+			if checked.HasNullElement(same.YNode()) {
 				t.Fatalf("original == updated kept a null element of a list of primitives:\n%s", str(same))
 			}
 			return
@@ -224,7 +228,8 @@ func FuzzTwoWay(f *testing.F) {
 			return
 		}
 		opts := fuzzOptions(opt)
-		out, err := merge.TwoWay(in[0], in[1], opts)
+		res2, err := merge.TwoWay(in[0], in[1], opts)
+		out := res2.Value
 		if err != nil {
 			var de *merge.DirectiveError
 			if !errors.As(err, &de) {
@@ -241,7 +246,8 @@ func FuzzTwoWay(f *testing.F) {
 			// 71f7b5afe814b7d7). Idempotence holds for merges that keep the type.
 			return
 		}
-		twice, err := merge.TwoWay(in[0], out, opts)
+		res2, err = merge.TwoWay(in[0], out, opts)
+		twice := res2.Value
 		if err != nil {
 			t.Fatalf("second merge: %v", err)
 		}

@@ -99,7 +99,7 @@ func TestKeepOriginal(t *testing.T) {
 				o, u, d := parse(t, c.o), parse(t, c.u), parse(t, c.d)
 				in := [3]string{str(o), str(u), str(d)}
 				opts := merge.Options{Policy: p.policy, Lists: schema.New(schema.Options{OpenAPI: true}), ValueMerge: c.valueMerge}
-				r, err := merge.ThreeWayResult(o, u, d, opts)
+				r, err := merge.ThreeWay(o, u, d, opts)
 				if err != nil {
 					t.Fatal(err)
 				}
@@ -117,7 +117,7 @@ func TestKeepOriginal(t *testing.T) {
 				checkConflicts(t, r.Conflicts, want)
 				for _, x := range r.Conflicts {
 					if x.Part != nil && !merge.Equal(x.Merged, merge.LookupPath(r.Value, x.Path)) {
-						t.Errorf("conflict %s: Merged %s is not the output's value", x, merge.Short(x.Merged))
+						t.Errorf("conflict %s: Merged %s is not the output's value", x, vocab.Render(x.Merged, vocab.Short))
 					}
 				}
 			}

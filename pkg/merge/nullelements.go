@@ -55,27 +55,3 @@ func primitives(n *yaml.Node) bool {
 	}
 	return true
 }
-
-// HasNullElement reports whether the tree under n holds a null element in a list of
-// primitives, which the merges drop (withoutNullElements); package function asks it of
-// every item in the walk it already makes, and sets Options.NullElementFree. Aliases are
-// not followed.
-func HasNullElement(n *yaml.Node) bool {
-	if n == nil {
-		return false
-	}
-	if n.Kind == yaml.SequenceNode && primitives(n) {
-		for _, el := range n.Content {
-			if isNull(el) {
-				return true
-			}
-		}
-		return false
-	}
-	for _, c := range n.Content {
-		if HasNullElement(c) {
-			return true
-		}
-	}
-	return false
-}

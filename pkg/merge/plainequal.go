@@ -7,7 +7,7 @@ import "sigs.k8s.io/kustomize/kyaml/yaml"
 // scalars, no patch directives among map keys, no map with a key twice.
 //
 // 2-way merging such a src into an equal dest gives dest, byte for byte, whatever the
-// schema says of its lists, so TwoWayShared returns dest without walking the merge
+// schema says of its lists, so twoWayShared returns dest without walking the merge
 // (in a generated 2-way ResourceList, the four in five resources nobody edited):
 //   - a map: every dest field is merged with the src field of its name, an equal plain
 //     tree (keys are distinct), and src has no field dest lacks nor any directive;

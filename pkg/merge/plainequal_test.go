@@ -36,10 +36,12 @@ func TestTwoWaySameTreeShortcut(t *testing.T) {
 		trees = append(trees, yaml.MustParse(src).YNode())
 	}
 	opts := merge.Options{Lists: resolver}
+	shared := merge.Options{Lists: resolver, Share: true}
 	fired := 0
 	for i, x := range trees {
 		src, dest := yaml.NewRNode(yaml.CopyYNode(x)), yaml.NewRNode(x)
-		got, gerr := merge.TwoWayShared(src, dest, opts)
+		res2, gerr := merge.TwoWay(src, dest, shared)
+		got := res2.Value
 		want, werr := merge.TwoWayFull(yaml.NewRNode(yaml.CopyYNode(x)), yaml.NewRNode(yaml.CopyYNode(x)), opts)
 		if (gerr == nil) != (werr == nil) {
 			t.Fatalf("tree %d: errors differ: %v vs %v", i, gerr, werr)

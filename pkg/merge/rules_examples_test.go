@@ -406,7 +406,7 @@ spec:
         image: sidecar2:v1
 `
 	for _, lists := range []*schema.Resolver{schema.New(schema.Options{OpenAPI: true}), schema.New(schema.Options{})} {
-		got, err := merge.TwoWay(parse(t, src), parse(t, dest), merge.Options{Lists: lists})
+		got, err := twoWay(parse(t, src), parse(t, dest), merge.Options{Lists: lists})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -416,11 +416,11 @@ spec:
 
 func TestTwoWayNilInputs(t *testing.T) {
 	d := parse(t, "a: 1\n")
-	got, err := merge.TwoWay(nil, d, merge.Options{})
+	got, err := twoWay(nil, d, merge.Options{})
 	if err != nil || got.MustString() != "a: 1\n" {
 		t.Fatalf("nil src: %v %s", err, str(got))
 	}
-	got, err = merge.TwoWay(parse(t, "a: 2\nb: null\n"), nil, merge.Options{})
+	got, err = twoWay(parse(t, "a: 2\nb: null\n"), nil, merge.Options{})
 	if err != nil || got.MustString() != "a: 2\n" {
 		t.Fatalf("nil dest: %v %s", err, str(got))
 	}

@@ -120,16 +120,24 @@ func runCase(c ruleCase, original, updated, src, dest *yaml.RNode) (out *yaml.RN
 	}
 	if c.twoWay() {
 		opts.Policy = vocab.UpdatedWins
-		out, err = merge.TwoWay(src, dest, opts)
+		out, err = twoWay(src, dest, opts)
 		return out, nil, err
 	}
 	return threeWay(original, updated, dest, opts)
 }
 
 // threeWay is merge.ThreeWay for the rule tests: runCase and rules_examples_test.go call
-// the 3-way engine only through it.
+// the 3-way engine only through it. It returns the Result's value and conflicts.
 func threeWay(original, updated, dest *yaml.RNode, opts merge.Options) (*yaml.RNode, []vocab.Conflict, error) {
-	return merge.ThreeWay(original, updated, dest, opts)
+	res, err := merge.ThreeWay(original, updated, dest, opts)
+	return res.Value, res.Conflicts, err
+}
+
+// twoWay is merge.TwoWay for the rule tests, as threeWay is for 3-way: the Result's
+// value.
+func twoWay(src, dest *yaml.RNode, opts merge.Options) (*yaml.RNode, error) {
+	res, err := merge.TwoWay(src, dest, opts)
+	return res.Value, err
 }
 
 // TestRules runs the rule cases of testdata/rules/*.yaml: one case per rule of

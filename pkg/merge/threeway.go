@@ -8,62 +8,15 @@ import (
 	"github.com/krm-merge/krm-merge/pkg/vocab"
 )
 
-// ThreeWay merges the change from original to updated onto dest, one resource (or any
-// YAML value) at a time, by the 3-way rules of docs/merge-semantics.md (kustomize's merge3
-// API conventions, kyaml yaml/merge3, with the fixes docs/differences.md lists).
-//
-// Inputs: original, updated and dest as parsed by kyaml; any of them may be nil (absent),
-// e.g. original is nil for a resource added on both sides. They are not modified.
-// Output: the merged value, a new tree that shares no node with the inputs (nil when the
-// merge clears it, e.g. dest is an explicit null and upstream changed the value), and
-// every conflict found, in document order, each already decided by opts.Policy.
-// Errors: none today for well-formed YAML; the error is kept for rules that can fail.
-func ThreeWay(original, updated, dest *yaml.RNode, opts Options) (*yaml.RNode, []vocab.Conflict, error) {
-	out, conflicts, err := ThreeWayShared(original, updated, dest, opts)
-	if out != nil {
-		out = yaml.NewRNode(copyNode(out.YNode()))
-	}
-	return out, conflicts, err
-}
-
-// ThreeWayShared is ThreeWay without the final copy: the output may share the subtrees
-// it takes unchanged with updated and dest (the merge copies only the maps and lists it
-// changes, so its cost is the size of the change, not of the resource). The inputs are
-// still never modified; a caller that changes the output below its root must not use
-// updated or dest afterwards, or copy first. Package resources uses it for whole
-// ResourceLists, where updated and dest are not written out as they were. Errors: as
-// ThreeWay's (none for well-formed YAML).
-func ThreeWayShared(original, updated, dest *yaml.RNode, opts Options) (*yaml.RNode, []vocab.Conflict, error) {
-	r, err := ThreeWayResult(original, updated, dest, opts)
-	return r.Value, r.Conflicts, err
-}
-
-// Result is everything a 3-way merge found: the merged value and conflicts, as
-// ThreeWayShared returns them, and the values merged inside (Options.ValueMerge).
-type Result struct {
-	// Value is the merged value (nil when the merge clears it); it may share subtrees
-	// with updated and dest, as ThreeWayShared's output does.
-	Value *yaml.RNode
-	// Conflicts are every conflict found, in document order, each already decided by
-	// Options.Policy; a conflicting part of a value merged inside is one vocab.Conflict with
-	// its vocab.Part.
-	Conflicts []vocab.Conflict
-	// ValueMerges are the values original, updated and dest held three different ways
-	// that the merge merged inside, in document order, also those whose every changed
-	// part conflicts; nil without Options.ValueMerge.
-	ValueMerges []ValueMerge
-}
-
-// ThreeWayResult is ThreeWayShared returning a Result, so that a caller also learns
-// which values were merged inside (Options.ValueMerge; package resources reports each
-// as an info result). Errors: as ThreeWay's (none for well-formed YAML).
-func ThreeWayResult(original, updated, dest *yaml.RNode, opts Options) (Result, error) {
+// threeWayShared is the 3-way merge without field rules and without the final copy:
+// its output may share the subtrees it takes unchanged with updated and dest.
+func threeWayShared(original, updated, dest *yaml.RNode, opts Options) Result {
 	e := &threeWay{lists: opts.lists(), winner: opts.Policy.Winner(), positional: opts.PositionalHost, valueMerge: opts.ValueMerge}
 	o, u, d := ynode(original), ynode(updated), ynode(dest)
-	if !opts.NullElementFree {
+	if !opts.checked.NullElementFree {
 		o, u, d = withoutNullElements(o), withoutNullElements(u), withoutNullElements(d)
 	}
-	if !opts.AliasFree && (bounds.HasAlias(u) || bounds.HasAlias(d)) {
+	if !opts.checked.AliasFree && (bounds.HasAlias(u) || bounds.HasAlias(d)) {
 		// Aliases share nodes inside one input: work on private copies changed in
 		// place, as the engine always did for them.
 		u, d = copyNode(u), copyNode(d)
@@ -71,7 +24,7 @@ func ThreeWayResult(original, updated, dest *yaml.RNode, opts Options) (Result, 
 	}
 	sch := e.lists.ForResource(dest, updated, original)
 	out := keepFileComments(e.merge(o, u, d, sch, nil, false), d)
-	return Result{Value: rnode(out), Conflicts: e.conflicts, ValueMerges: e.valueMerges}, nil
+	return Result{Value: rnode(out), Conflicts: e.conflicts, ValueMerges: e.valueMerges}
 }
 
 // lists returns the resolver to use: the configured one, or heuristic keys only.

@@ -20,36 +20,16 @@ const (
 	prefixDeleteFromList  = "$deleteFromPrimitiveList/"
 )
 
-// TwoWay merges src into dest by the 2-way rules of docs/merge-semantics.md (kyaml
-// yaml/merge2): src wins where it sets a value, `null` in src clears,
-// dest-only fields and elements are kept, keyed lists keep dest's order with src's new
-// elements appended. Strategic-merge directives in src are honoured: `$patch: delete |
-// replace | merge` on maps and keyed elements, a sequence-level `{$patch: replace}` (or
-// delete, merge), `$retainKeys`, `$setElementOrder/<list>` and
-// `$deleteFromPrimitiveList/<list>` (the last three kyaml ignores).
-//
-// Inputs are not modified; either may be nil. Output: a new tree (nil when src clears
-// the whole value). Errors: an unknown `$patch` value or a malformed directive, naming
-// its field path.
-func TwoWay(src, dest *yaml.RNode, opts Options) (*yaml.RNode, error) {
-	out, err := TwoWayShared(src, dest, opts)
-	if out != nil {
-		out = yaml.NewRNode(copyNode(out.YNode()))
-	}
-	return out, err
-}
-
-// TwoWayShared is TwoWay without the final copy: the output may share the subtrees it
-// takes unchanged with src and dest (only changed maps and lists are copied). The
-// inputs are never modified; see ThreeWayShared. Errors: as TwoWay's (a
-// *DirectiveError).
-func TwoWayShared(src, dest *yaml.RNode, opts Options) (*yaml.RNode, error) {
+// twoWayShared is the 2-way merge without field rules and without the final copy: its
+// output may share the subtrees it takes unchanged with src and dest. Errors: a
+// *DirectiveError.
+func twoWayShared(src, dest *yaml.RNode, opts Options) (*yaml.RNode, error) {
 	e := &twoWay{lists: opts.lists()}
 	s, d := ynode(src), ynode(dest)
-	if !opts.NullElementFree {
+	if !opts.checked.NullElementFree {
 		s, d = withoutNullElements(s), withoutNullElements(d)
 	}
-	if !opts.AliasFree && (bounds.HasAlias(s) || bounds.HasAlias(d)) {
+	if !opts.checked.AliasFree && (bounds.HasAlias(s) || bounds.HasAlias(d)) {
 		// Aliases share nodes inside one input: work on private copies changed in
 		// place, as the engine always did for them.
 		s, d = copyNode(s), copyNode(d)

@@ -261,7 +261,7 @@ func flowText(n *yaml.Node) string {
 		}
 	}
 	flow(c)
-	return vocab.OneLine(rnode(c))
+	return vocab.Render(rnode(c), vocab.Whole)
 }
 
 // mergeLines merges three strings by lines (textmerge.MergeLines, as textmerge.Merge

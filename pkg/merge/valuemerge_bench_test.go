@@ -57,11 +57,11 @@ func BenchmarkValueMerge(b *testing.B) {
 		d    *yaml.RNode
 	}{{"one side", oneSide}, {"both sides", bothSides}} {
 		for _, on := range []bool{false, true} {
-			opts := merge.Options{Lists: lists, ValueMerge: on}
+			opts := merge.Options{Lists: lists, ValueMerge: on, Share: true}
 			b.Run(fmt.Sprintf("%s/valueMerge=%v", c.name, on), func(b *testing.B) {
 				b.ReportAllocs()
 				for i := 0; i < b.N; i++ {
-					if _, err := merge.ThreeWayResult(o, u, c.d, opts); err != nil {
+					if _, err := merge.ThreeWay(o, u, c.d, opts); err != nil {
 						b.Fatal(err)
 					}
 				}
@@ -77,7 +77,7 @@ func TestValueMergeBenchmarkCases(t *testing.T) {
 	u := benchDeployment("quay.io", "v1.1", "", "--flag-0=new", "changed upstream")
 	d := benchDeployment("mirror.local", "v1.0", "--local", "", "")
 	d = yaml.MustParse(strings.Replace(d.MustString(), "line 150 of the config", "changed locally", 1))
-	r, err := merge.ThreeWayResult(o, u, d, merge.Options{Lists: schema.New(schema.Options{OpenAPI: true}), ValueMerge: true})
+	r, err := merge.ThreeWay(o, u, d, merge.Options{Lists: schema.New(schema.Options{OpenAPI: true}), ValueMerge: true})
 	if err != nil {
 		t.Fatal(err)
 	}

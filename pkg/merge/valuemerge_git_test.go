@@ -118,7 +118,7 @@ func TestValueMergeListsAgainstGit(t *testing.T) {
 			tried++
 			var problems []string
 			for _, p := range []vocab.ConflictPolicy{vocab.UpdatedWins, vocab.DestWins} {
-				res, err := merge.ThreeWayResult(strList(o), strList(u), strList(d), merge.Options{Policy: p, ValueMerge: true})
+				res, err := merge.ThreeWay(strList(o), strList(u), strList(d), merge.Options{Policy: p, ValueMerge: true})
 				if err != nil {
 					t.Fatal(err)
 				}
@@ -200,7 +200,7 @@ func TestValueMergeTextAgainstGit(t *testing.T) {
 		}
 		var problems []string
 		for _, p := range []vocab.ConflictPolicy{vocab.UpdatedWins, vocab.DestWins} {
-			res, err := merge.ThreeWayResult(doc(so), doc(su), doc(sd), merge.Options{Policy: p, ValueMerge: true})
+			res, err := merge.ThreeWay(doc(so), doc(su), doc(sd), merge.Options{Policy: p, ValueMerge: true})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -283,11 +283,11 @@ func TestValueMergeOneSidedProperty(t *testing.T) {
 		}
 		on, un, dn := yaml.MustParse(o.String()), yaml.MustParse(u.String()), yaml.MustParse(d.String())
 		for _, p := range []vocab.ConflictPolicy{vocab.UpdatedWins, vocab.DestWins} {
-			off, err := merge.ThreeWayResult(on, un, dn, merge.Options{Policy: p})
+			off, err := merge.ThreeWay(on, un, dn, merge.Options{Policy: p})
 			if err != nil {
 				t.Fatal(err)
 			}
-			with, err := merge.ThreeWayResult(on, un, dn, merge.Options{Policy: p, ValueMerge: true})
+			with, err := merge.ThreeWay(on, un, dn, merge.Options{Policy: p, ValueMerge: true})
 			if err != nil {
 				t.Fatal(err)
 			}

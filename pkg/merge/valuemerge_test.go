@@ -63,7 +63,7 @@ func TestValueMergeRules(t *testing.T) {
 			for _, policy := range []vocab.ConflictPolicy{vocab.UpdatedWins, vocab.DestWins} {
 				o, u, d := parse(t, c.Original), parse(t, c.Updated), parse(t, c.Dest)
 				in := [3]string{str(o), str(u), str(d)}
-				r, err := merge.ThreeWayResult(o, u, d, merge.Options{Policy: policy, Lists: lists, ValueMerge: true})
+				r, err := merge.ThreeWay(o, u, d, merge.Options{Policy: policy, Lists: lists, ValueMerge: true})
 				if err != nil {
 					t.Fatal(err)
 				}
@@ -84,7 +84,7 @@ func TestValueMergeRules(t *testing.T) {
 				for _, x := range r.Conflicts {
 					gotC = append(gotC, x.String())
 					if x.Part != nil && !merge.Equal(x.Merged, merge.LookupPath(r.Value, x.Path)) {
-						t.Errorf("conflict %s: Merged %s is not the output's value", x, merge.Short(x.Merged))
+						t.Errorf("conflict %s: Merged %s is not the output's value", x, vocab.Render(x.Merged, vocab.Short))
 					}
 				}
 				for _, x := range c.Conflicts {
@@ -102,7 +102,7 @@ func TestValueMergeRules(t *testing.T) {
 				}
 			}
 			// Off: each value merged inside, and each conflicting one, is one conflict.
-			r, err := merge.ThreeWayResult(parse(t, c.Original), parse(t, c.Updated), parse(t, c.Dest), merge.Options{Lists: lists})
+			r, err := merge.ThreeWay(parse(t, c.Original), parse(t, c.Updated), parse(t, c.Dest), merge.Options{Lists: lists})
 			if err != nil {
 				t.Fatal(err)
 			}

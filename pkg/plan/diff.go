@@ -1,16 +1,13 @@
 package plan
 
 import (
-	"encoding/json"
-	"fmt"
-	"math"
-	"math/big"
-	"reflect"
 	"sort"
 	"strings"
 
+	"github.com/krm-merge/krm-merge/internal/jsonvalue"
 	"github.com/krm-merge/krm-merge/pkg/fieldpath"
 	"github.com/krm-merge/krm-merge/pkg/schema"
+	"github.com/krm-merge/krm-merge/pkg/vocab"
 )
 
 // Op is what a run does to one field.
@@ -51,7 +48,7 @@ type Change struct {
 // an HPA, kubectl edit, another tool changed the live object since the last apply), and
 // the run overwrites or deletes that change.
 func (c Change) OverwritesBase() bool {
-	return (c.Op == Changed || c.Op == Deleted) && c.InBase && !Equal(c.Base, c.Current)
+	return (c.Op == Changed || c.Op == Deleted) && c.InBase && !equal(c.Base, c.Current)
 }
 
 // List says how the elements of one list are paired.
@@ -86,14 +83,24 @@ type Options struct {
 	// SkipAnnotation leaves out the metadata.annotations keys it returns true for (the
 	// last-applied annotation in apply mode, a KRM host's path and id annotations).
 	SkipAnnotation func(key string) bool
+	// Base is the common ancestor of cur and prop (apply mode: the last-applied
+	// configuration; 3-way: original), an object value as they are, read only with
+	// HasBase; each Change carries its value there (Change.InBase, Change.Base).
+	Base interface{}
+	// HasBase says there is a Base; false (the zero value): none.
+	HasBase bool
 }
 
 // Diff lists the changes from cur to prop (object values), in field order (map keys
-// sorted, list elements in list order). base is the common ancestor (nil with hasBase
-// false when there is none); each Change carries its value there.
-func Diff(cur, prop map[string]interface{}, base interface{}, hasBase bool, opts Options) []Change {
+// sorted, list elements in list order), each with its value in opts.Base when
+// opts.HasBase.
+func Diff(cur, prop map[string]interface{}, opts Options) []Change {
 	d := &differ{skip: opts.SkipAnnotation}
-	d.walk(nil, cur, prop, base, hasBase, opts.Meta, List{})
+	var base interface{}
+	if opts.HasBase {
+		base = opts.Base
+	}
+	d.walk(nil, cur, prop, base, opts.HasBase, opts.Meta, List{})
 	return d.out
 }
 
@@ -121,7 +128,7 @@ func (d *differ) walk(path fieldpath.Path, cur, prop, base interface{}, hasBase 
 			return
 		}
 	}
-	if !Equal(cur, prop) {
+	if !equal(cur, prop) {
 		d.add(Changed, path, cur, prop, base, hasBase)
 	}
 }
@@ -171,7 +178,7 @@ func (d *differ) maps(path fieldpath.Path, cur, prop map[string]interface{}, bas
 }
 
 func (d *differ) lists(path fieldpath.Path, cur, prop []interface{}, base interface{}, hasBase bool, lm List) {
-	if Equal(cur, prop) {
+	if equal(cur, prop) {
 		return
 	}
 	bl, _ := base.([]interface{})
@@ -190,7 +197,7 @@ func (d *differ) lists(path fieldpath.Path, cur, prop []interface{}, base interf
 			d.walk(p, c, pr, b, hb, lm.Elem, List{})
 		})
 	case lm.Set && allScalars(cur) && allScalars(prop):
-		d.elements(path, cur, prop, bl, hasBase, ScalarText, func(v interface{}) fieldpath.Path { return path.Value(ScalarText(v)) }, nil)
+		d.elements(path, cur, prop, bl, hasBase, scalarText, func(v interface{}) fieldpath.Path { return path.Value(scalarText(v)) }, nil)
 	default:
 		d.add(Changed, path, cur, prop, base, hasBase)
 	}
@@ -200,7 +207,7 @@ func (d *differ) lists(path fieldpath.Path, cur, prop []interface{}, base interf
 func keyValues(m map[string]interface{}, keys, untagged []string) (ks, vs []string) {
 	for _, k := range keys {
 		if v, ok := m[k]; ok {
-			ks, vs = append(ks, k), append(vs, schema.KeyValue(untagged, k, ScalarText(v)))
+			ks, vs = append(ks, k), append(vs, schema.KeyValue(untagged, k, scalarText(v)))
 		}
 	}
 	return ks, vs
@@ -242,7 +249,7 @@ func (d *differ) elements(path fieldpath.Path, cur, prop, base []interface{}, ha
 			d.add(Added, sel(v), nil, v, bv, inBase && hasBase)
 		}
 	}
-	if !Equal(curOrder, propOrder) {
+	if !equal(curOrder, propOrder) {
 		d.add(Reordered, path, readable(curOrder), readable(propOrder), nil, false)
 	}
 }
@@ -293,84 +300,17 @@ func allScalars(l []interface{}) bool {
 		case map[string]interface{}, []interface{}:
 			return false
 		}
-		if seen[ScalarText(v)] {
+		if seen[scalarText(v)] {
 			return false
 		}
-		seen[ScalarText(v)] = true
+		seen[scalarText(v)] = true
 	}
 	return true
 }
 
-// Equal reports whether two values are the same value: maps by key, lists in order,
-// numbers by value (int64 2 equals float64 2), other scalars (strings, booleans, nil,
-// timestamps) as Go values.
-func Equal(a, b interface{}) bool {
-	switch x := a.(type) {
-	case map[string]interface{}:
-		y, ok := b.(map[string]interface{})
-		if !ok || len(x) != len(y) {
-			return false
-		}
-		for k, v := range x {
-			w, ok := y[k]
-			if !ok || !Equal(v, w) {
-				return false
-			}
-		}
-		return true
-	case []interface{}:
-		y, ok := b.([]interface{})
-		if !ok || len(x) != len(y) {
-			return false
-		}
-		for i := range x {
-			if !Equal(x[i], y[i]) {
-				return false
-			}
-		}
-		return true
-	case string, bool, nil:
-		return a == b
-	}
-	xa, ok1 := number(a)
-	xb, ok2 := number(b)
-	if ok1 || ok2 {
-		return ok1 && ok2 && xa.Cmp(xb) == 0
-	}
-	return reflect.DeepEqual(a, b)
-}
+// scalarText renders a value for a field path selector ([name=x], [=x]): vocab.Render
+// in its Whole form.
+func scalarText(v interface{}) string { return vocab.Render(v, vocab.Whole) }
 
-func number(v interface{}) (*big.Float, bool) {
-	switch x := v.(type) {
-	case int64:
-		return new(big.Float).SetInt64(x), true
-	case int:
-		return new(big.Float).SetInt64(int64(x)), true
-	case uint64:
-		return new(big.Float).SetUint64(x), true
-	case float64:
-		if math.IsInf(x, 0) || math.IsNaN(x) {
-			return nil, false
-		}
-		return big.NewFloat(x), true
-	case json.Number:
-		f, _, err := big.ParseFloat(string(x), 10, 64, big.ToNearestEven)
-		return f, err == nil
-	}
-	return nil, false
-}
-
-// ScalarText renders a value for a field path selector ([name=x], [=x]): strings as
-// they are, null as "null", maps and lists as JSON, other scalars with fmt.
-func ScalarText(v interface{}) string {
-	switch x := v.(type) {
-	case string:
-		return x
-	case nil:
-		return "null"
-	case map[string]interface{}, []interface{}:
-		b, _ := json.Marshal(x)
-		return string(b)
-	}
-	return fmt.Sprint(v)
-}
+// equal reports whether two values are the same value (jsonvalue.Equal).
+func equal(a, b interface{}) bool { return jsonvalue.Equal(a, b) }

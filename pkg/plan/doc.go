@@ -6,7 +6,7 @@
 //
 // Diff compares two object values, current and proposed (JSON-like:
 // map[string]interface{}, []interface{}, scalars, as RNode.Map or a JSON decoder makes
-// them), optionally with a common ancestor (base), and returns one Change per field
+// them), optionally with a common ancestor (Options.Base), and returns one Change per field
 // that differs, in field order (map keys sorted, list elements in list order): Op
 // (add, change, delete, or reorder for a keyed list or set whose common elements change
 // order), Path (a fieldpath.Path), Current and Proposed values, and the base's value

@@ -59,11 +59,11 @@ spec:
   - {name: log, image: log:1}
   - {name: app, image: app:2}
 `)
-	for _, c := range plan.Diff(cur, prop, nil, false, plan.Options{Meta: containers{}}) {
+	for _, c := range plan.Diff(cur, prop, plan.Options{Meta: containers{}}) {
 		fmt.Printf("%-7s %s: %v -> %v\n", c.Op, c.Path, c.Current, c.Proposed)
 	}
 	fmt.Println("--- no schema")
-	for _, c := range plan.Diff(cur, prop, nil, false, plan.Options{}) {
+	for _, c := range plan.Diff(cur, prop, plan.Options{}) {
 		fmt.Printf("%-7s %s\n", c.Op, c.Path)
 	}
 	// Output:
@@ -84,7 +84,7 @@ func ExampleChange_OverwritesBase() {
 	base := values("spec: {replicas: 2}\n")
 	live := values("spec: {replicas: 5}\n") // scaled by an HPA since the last apply
 	config := values("spec: {replicas: 3}\n")
-	for _, c := range plan.Diff(live, config, base, true, plan.Options{}) {
+	for _, c := range plan.Diff(live, config, plan.Options{Base: base, HasBase: true}) {
 		fmt.Println(c.Op, c.Path, c.Current, "->", c.Proposed, "base", c.Base, "overwrites:", c.OverwritesBase())
 	}
 	// Output:

@@ -25,7 +25,7 @@ func TestDiffKeyedSetAndReorder(t *testing.T) {
 	}
 	meta := listsMeta{"ports": {Keys: []string{"containerPort", "protocol"}}, "finalizers": {Set: true}}
 	var got []string
-	for _, c := range plan.Diff(cur, prop, nil, false, plan.Options{Meta: meta}) {
+	for _, c := range plan.Diff(cur, prop, plan.Options{Meta: meta}) {
 		got = append(got, fmt.Sprintf("%s %s", c.Op, c.Path))
 	}
 	want := []string{"delete finalizers[=a]", "add finalizers[=c]", "add ports[containerPort=80,protocol=TCP].name", "reorder ports"}

@@ -7,9 +7,9 @@
 //
 // Run takes the items as roles.Assign returns them (each with its role, file and
 // index) and Options (the roles.Options they were assigned with: the mode, the role
-// annotation, the role directories; the identity.Options: mergeOnPath; the conflict
-// policy as a vocab.ConflictPolicy, keepSources, the engine's merge.Options with its
-// schema.Resolver, the field rules, plan), and returns an
+// annotation, the role directories; the identity.Options: mergeOnPath; keepSources;
+// the engine's merge.Options with the run's conflict policy and its schema.Resolver;
+// the field rules; plan), and returns an
 // *Outcome: the output items (pass-through and merged items in input order, then added
 // items, rebased into the dest directory with path roles), the results
 // (package results' shapes: a summary, one result per conflict, warnings and notes;

@@ -51,9 +51,8 @@ func ExampleRun() {
 		log.Fatal(err)
 	}
 	out, err := resources.Run(assigned, resources.Options{
-		Roles:      ro,
-		OnConflict: vocab.UpdatedWins,
-		Merge:      merge.Options{Lists: schema.New(schema.Options{OpenAPI: true})},
+		Roles: ro,
+		Merge: merge.Options{Policy: vocab.UpdatedWins, Lists: schema.New(schema.Options{OpenAPI: true})},
 	})
 	if err != nil {
 		log.Fatal(err)

@@ -9,6 +9,7 @@ import (
 	"sigs.k8s.io/kustomize/kyaml/yaml"
 
 	"github.com/krm-merge/krm-merge/pkg/identity"
+	"github.com/krm-merge/krm-merge/pkg/merge"
 	"github.com/krm-merge/krm-merge/pkg/results"
 	"github.com/krm-merge/krm-merge/pkg/roles"
 	"github.com/krm-merge/krm-merge/pkg/vocab"
@@ -39,7 +40,7 @@ func TestPanicInAResourceNamesIt(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		out, err := Run(assigned, Options{Roles: ro, OnConflict: vocab.UpdatedWins})
+		out, err := Run(assigned, Options{Roles: ro, Merge: merge.Options{Policy: vocab.UpdatedWins}})
 		var ie *vocab.ItemError
 		if out != nil || !errors.As(err, &ie) {
 			t.Fatalf("%s: want an ItemError and no outcome, got %v, %T %v", mode, out != nil, err, err)

@@ -46,7 +46,7 @@ func (r *run) mergePlan(o *Outcome) (framework.Results, results.PlanCounts) {
 			meta = listMeta{n: lists.ForResource(d.Node, m), r: lists}
 		}
 		changed := false
-		for _, c := range plan.Diff(cur, prop, nil, false, plan.Options{Meta: meta, SkipAnnotation: skip}) {
+		for _, c := range plan.Diff(cur, prop, plan.Options{Meta: meta, SkipAnnotation: skip}) {
 			if under(c.Path.String(), covered[d]) {
 				continue
 			}

@@ -28,18 +28,16 @@ type Options struct {
 	// Identity says how Run indexes the items (identity.Index): mergeOnPath; a nil
 	// Namespaced is Merge.Lists' (schema.Resolver.Namespaced).
 	Identity identity.Options
-	// OnConflict decides conflicts, of fields (the engine's Merge.Policy is set from it)
+	// KeepSources also emits the original, updated and src items unchanged.
+	KeepSources bool
+	// Merge tunes the field engine (lists, the host's pairing, merging inside values,
+	// whose merges Run reports as info results); Run sets its FieldRules and Share per
+	// resource. Its Policy, the run's one conflict policy, decides conflicts of fields
 	// and of whole resources: vocab.UpdatedWins (kyaml's behaviour, also the zero
 	// value), vocab.DestWins, vocab.FailOnConflict (the caller fails the run; in apply
 	// mode, kubectl apply --overwrite=false) or vocab.OriginalWins (fields take
 	// original's value; resources are decided as under UpdatedWins). DestWins does not
 	// apply in apply mode.
-	OnConflict vocab.ConflictPolicy
-	// KeepSources also emits the original, updated and src items unchanged.
-	KeepSources bool
-	// Merge tunes the field engine (lists, aliases, the host's pairing, merging inside
-	// values, whose merges Run reports as info results); its Policy is not read: Run
-	// sets it to OnConflict.
 	Merge merge.Options
 	// FieldRules are the functionConfig's field rules (3way and 2way).
 	FieldRules []fieldrules.Rule
@@ -130,7 +128,6 @@ func Run(items []roles.Item, opts Options) (*Outcome, error) {
 		return nil, err
 	}
 	r := &run{opts: opts, addDir: opts.Roles.AddDir(), replace: map[*roles.Item]*yaml.RNode{}, drop: map[*roles.Item]bool{}, fileEnds: lastIndexes(items)}
-	r.opts.Merge.Policy = opts.OnConflict
 	// The engines' work on different resources is independent: compute it on all cores,
 	// then apply the rules in set order, so results and output are as a serial run
 	// makes them.
@@ -259,9 +256,9 @@ func fieldOf(err error) string {
 func (r *run) conflict(it *roles.Item, c *vocab.Conflict, what string) {
 	var res *framework.Result
 	if c != nil {
-		res = results.FieldConflict(at(it), *c, r.opts.OnConflict)
+		res = results.FieldConflict(at(it), *c, r.opts.Merge.Policy)
 	} else {
-		res = results.DeletedUpstreamChangedLocally(at(it), what, r.opts.OnConflict)
+		res = results.DeletedUpstreamChangedLocally(at(it), what, r.opts.Merge.Policy)
 	}
 	r.conflicts = append(r.conflicts, Conflict{Item: it, Field: c, What: what, Result: res})
 	r.counts.Conflicts++

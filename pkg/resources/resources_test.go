@@ -28,7 +28,7 @@ type setup struct {
 func defaults() *setup {
 	return &setup{
 		run: resources.Options{Roles: roles.Options{Mode: vocab.ThreeWay, Annotation: "config.kubernetes.io/merge-source"},
-			OnConflict: vocab.UpdatedWins, Merge: merge.Options{Lists: schema.New(schema.Options{OpenAPI: true})}},
+			Merge: merge.Options{Policy: vocab.UpdatedWins, Lists: schema.New(schema.Options{OpenAPI: true})}},
 	}
 }
 
@@ -59,7 +59,7 @@ func TestDeletedUpstreamChangedLocally(t *testing.T) {
 		items  string
 	}{{vocab.UpdatedWins, ""}, {vocab.DestWins, "x"}} {
 		cfg := defaults()
-		cfg.run.OnConflict = tt.policy
+		cfg.run.Merge.Policy = tt.policy
 		out := mergeItems(t, cfg, cm(t, "original", "x", "{a: '1'}"), cm(t, "dest", "x", "{a: '2'}"))
 		if names(out) != tt.items || out.Counts.Conflicts != 1 {
 			t.Errorf("policy %s: items %q conflicts %d, want %q and 1", tt.policy, names(out), out.Counts.Conflicts, tt.items)

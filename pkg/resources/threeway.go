@@ -24,20 +24,20 @@ func (r *run) prepareThreeWay(s *identity.Set) prep {
 	case u != nil && d != nil:
 		on := r.normalized(o, d)
 		un := r.normalized(u, d)
-		m, err := merge.ThreeWayResult(on, un, d.Node, r.opts.Merge)
-		if err != nil {
-			return prep{err: d.Errorf("", "%v", err)}
-		}
-		m, effects, err := r.withFieldRules(m, on, un, u, d, false)
+		opts, err := r.mergeOptions(u, d, false)
 		if err != nil {
 			return prep{err: err}
+		}
+		m, err := merge.ThreeWay(on, un, d.Node, opts)
+		if err != nil {
+			return prep{err: d.Errorf("", "%v", err)}
 		}
 		out := m.Value
 		if out == nil { // dest cleared the whole resource: keep it as it was
 			out = d.Node
 		}
 		out, copied := r.finish(d.Node, out)
-		return prep{out: out, conflicts: m.Conflicts, values: m.ValueMerges, effects: effects, copied: copied}
+		return prep{out: out, conflicts: m.Conflicts, values: m.ValueMerges, effects: m.RuleEffects, copied: copied}
 	case u != nil && o == nil:
 		added := r.addCopy(u.Node)
 		return prep{added: added, addedHosted: r.hosted(u.Node, added)}
@@ -78,7 +78,7 @@ func (r *run) threeWay(s *identity.Set, p *prep) error {
 			r.counts.Deleted++
 			return nil
 		}
-		if r.opts.OnConflict == vocab.DestWins {
+		if r.opts.Merge.Policy == vocab.DestWins {
 			r.counts.Kept++ // dest's copy stays: the summary counts every resource once
 		} else {
 			r.drop[d] = true

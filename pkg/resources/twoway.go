@@ -18,25 +18,33 @@ func (r *run) prepareTwoWay(s *identity.Set) prep {
 	switch {
 	case src != nil && d != nil:
 		sn := r.normalized(src, d)
-		out, err := merge.TwoWayShared(sn, d.Node, r.opts.Merge)
+		opts, rulesErr := r.mergeOptions(src, d, true)
+		if rulesErr != nil {
+			// src's directive errors come first, as when the rules were read after the
+			// merge.
+			opts.FieldRules = nil
+		}
+		m, err := merge.TwoWay(sn, d.Node, opts)
 		if err != nil {
 			return prep{err: src.Errorf(fieldOf(err), "%v", err)}
 		}
-		m, effects, err := r.withFieldRules(merge.Result{Value: out}, nil, sn, src, d, true)
-		if err != nil {
-			return prep{err: err}
+		if rulesErr != nil {
+			return prep{err: rulesErr}
 		}
-		out = m.Value
-		p := prep{out: out, effects: effects}
+		out := m.Value
+		p := prep{out: out, effects: m.RuleEffects}
 		if out != nil {
 			p.out, p.copied = r.finish(d.Node, out)
 		}
 		return p
 	case src != nil:
-		clean, err := merge.TwoWayShared(src.Node, nil, r.opts.Merge)
+		opts := r.opts.Merge
+		opts.Share = true
+		m, err := merge.TwoWay(src.Node, nil, opts)
 		if err != nil {
 			return prep{err: src.Errorf(fieldOf(err), "%v", err)}
 		}
+		clean := m.Value
 		if clean != nil {
 			added := r.addCopy(clean)
 			return prep{out: clean, added: added, addedHosted: r.hosted(src.Node, added)}

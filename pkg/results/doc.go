@@ -27,7 +27,8 @@
 //     "Apply mode").
 //
 // Values in currentValue and proposedValue are plain values (Value); messages show them
-// compactly (Brief, merge.Short).
+// compactly (vocab.Render: Long for plan and apply changes, Short for field rule
+// effects).
 //
 // # Errors
 //

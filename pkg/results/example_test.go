@@ -24,10 +24,11 @@ kind: Deployment
 metadata: {name: web, namespace: prod}
 spec: {replicas: 5}
 `)
-	_, conflicts, err := merge.ThreeWay(original, updated, dest, merge.Options{})
+	res, err := merge.ThreeWay(original, updated, dest, merge.Options{})
 	if err != nil {
 		log.Fatal(err)
 	}
+	conflicts := res.Conflicts
 	c := conflicts[0]
 	at := results.At{Location: vocab.Location{Resource: vocab.ResourceRef(dest), File: "deploy.yaml"}, Path: c.Path.String()}
 	r := results.FieldConflict(at, c, vocab.UpdatedWins)

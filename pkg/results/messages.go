@@ -172,9 +172,9 @@ func HostCopy(at At, comment string) *framework.Result {
 func RuleEffect(at At, e merge.RuleEffect) *framework.Result {
 	msg := fmt.Sprintf("field rule %s (%s)", e.Rule.Policy, e.Rule.Source)
 	if !merge.Equal(e.Merged, e.Result) {
-		msg += fmt.Sprintf(": the merge gave %s, the output holds %s", merge.Short(e.Merged), merge.Short(e.Result))
+		msg += fmt.Sprintf(": the merge gave %s, the output holds %s", vocab.Render(e.Merged, vocab.Short), vocab.Render(e.Result, vocab.Short))
 	} else {
-		msg += fmt.Sprintf(": the output holds %s", merge.Short(e.Result))
+		msg += fmt.Sprintf(": the output holds %s", vocab.Render(e.Result, vocab.Short))
 	}
 	if n := len(e.Conflicts); n > 0 {
 		msg += fmt.Sprintf("; decided %d conflict", n)
@@ -247,13 +247,13 @@ func PlanChange(at At, c plan.Change, mode vocab.Mode) *framework.Result {
 func ChangeText(c plan.Change) string {
 	switch c.Op {
 	case plan.Changed:
-		return fmt.Sprintf("would change this field: %s -> %s", Brief(c.Current), Brief(c.Proposed))
+		return fmt.Sprintf("would change this field: %s -> %s", vocab.Render(c.Current, vocab.Long), vocab.Render(c.Proposed, vocab.Long))
 	case plan.Added:
-		return fmt.Sprintf("would add %s", Brief(c.Proposed))
+		return fmt.Sprintf("would add %s", vocab.Render(c.Proposed, vocab.Long))
 	case plan.Deleted:
-		return fmt.Sprintf("would delete %s", Brief(c.Current))
+		return fmt.Sprintf("would delete %s", vocab.Render(c.Current, vocab.Long))
 	default:
-		return fmt.Sprintf("would reorder the elements: %s -> %s", Brief(c.Current), Brief(c.Proposed))
+		return fmt.Sprintf("would reorder the elements: %s -> %s", vocab.Render(c.Current, vocab.Long), vocab.Render(c.Proposed, vocab.Long))
 	}
 }
 
@@ -336,23 +336,23 @@ func ApplyChange(at At, c plan.Change) *framework.Result {
 	var s string
 	switch c.Op {
 	case plan.Changed:
-		s = fmt.Sprintf("apply would change this field: %s -> %s", Brief(c.Current), Brief(c.Proposed))
+		s = fmt.Sprintf("apply would change this field: %s -> %s", vocab.Render(c.Current, vocab.Long), vocab.Render(c.Proposed, vocab.Long))
 		if c.OverwritesBase() {
-			s += fmt.Sprintf(" (overwrites a change made on the live object since the last apply, which set %s)", Brief(c.Base))
+			s += fmt.Sprintf(" (overwrites a change made on the live object since the last apply, which set %s)", vocab.Render(c.Base, vocab.Long))
 		}
 	case plan.Added:
-		s = fmt.Sprintf("apply would add %s", Brief(c.Proposed))
+		s = fmt.Sprintf("apply would add %s", vocab.Render(c.Proposed, vocab.Long))
 	case plan.Deleted:
-		s = fmt.Sprintf("apply would delete %s", Brief(c.Current))
+		s = fmt.Sprintf("apply would delete %s", vocab.Render(c.Current, vocab.Long))
 		if c.OverwritesBase() {
-			s += fmt.Sprintf(" (in the last-applied configuration as %s, gone from the config; changed on the live object since)", Brief(c.Base))
+			s += fmt.Sprintf(" (in the last-applied configuration as %s, gone from the config; changed on the live object since)", vocab.Render(c.Base, vocab.Long))
 		} else if c.InBase {
 			s += " (in the last-applied configuration, gone from the config)"
 		} else {
 			s += " (not set by the last apply; the config's patch clears it: a retainKeys or replace strategy, or an explicit null)"
 		}
 	case plan.Reordered:
-		s = fmt.Sprintf("apply would reorder the elements: %s -> %s", Brief(c.Current), Brief(c.Proposed))
+		s = fmt.Sprintf("apply would reorder the elements: %s -> %s", vocab.Render(c.Current, vocab.Long), vocab.Render(c.Proposed, vocab.Long))
 	}
 	at.Path = c.Path.String()
 	return withValues(at.result(framework.Info, s), c.Current, c.Proposed)
@@ -369,13 +369,13 @@ func ApplyRefusedField(at At, c plan.Change) *framework.Result {
 	switch {
 	case c.Op == plan.Added && c.InBase:
 		what = fmt.Sprintf("the apply would add this field again, which was removed from the live object since the last apply (last applied %s, config %s)",
-			Brief(c.Base), Brief(c.Proposed))
+			vocab.Render(c.Base, vocab.Long), vocab.Render(c.Proposed, vocab.Long))
 	case !c.InBase:
 		what = fmt.Sprintf("the apply would %s this field, which the last apply did not set: the live object has it from elsewhere (live %s, config %s)",
-			c.Op, Brief(c.Current), Brief(c.Proposed))
+			c.Op, vocab.Render(c.Current, vocab.Long), vocab.Render(c.Proposed, vocab.Long))
 	default:
 		what = fmt.Sprintf("the apply would %s this field, which was changed on the live object since the last apply (last applied %s, live %s, config %s)",
-			c.Op, Brief(c.Base), Brief(c.Current), Brief(c.Proposed))
+			c.Op, vocab.Render(c.Base, vocab.Long), vocab.Render(c.Current, vocab.Long), vocab.Render(c.Proposed, vocab.Long))
 	}
 	at.Path = c.Path.String()
 	return withValues(at.result(framework.Error, "conflict: "+what+refusedSuffix), c.Current, nil)
@@ -392,17 +392,4 @@ func ApplyRefusedObject(at At, reason string) *framework.Result {
 func ApplyCreate(at At) *framework.Result {
 	at.Path = ""
 	return at.result(framework.Info, "apply would create this resource (with the last-applied annotation kubectl apply sets)")
-}
-
-// Brief renders a value compactly for a message (JSON; strings as they are), cut to 80
-// characters.
-func Brief(v interface{}) string {
-	s, ok := v.(string)
-	if !ok {
-		s = plan.ScalarText(v)
-	}
-	if len(s) > 80 {
-		s = s[:77] + "..."
-	}
-	return s
 }

@@ -74,7 +74,7 @@ func TestValueMergedMessages(t *testing.T) {
 			"merged inside the image reference: from dest the repository (quay.io/argoproj/argocd -> registry.example.com/mirror/argoproj/argocd); changed on both sides: the tag, reported as a conflict",
 			"conflict: changed on both sides: the tag (original v3.4.0, updated v3.5.0, dest v3.4.1); dest wins"},
 	} {
-		r, err := merge.ThreeWayResult(o, u, yaml.MustParse("image: "+tc.dest), merge.Options{ValueMerge: true, Policy: vocab.DestWins})
+		r, err := merge.ThreeWay(o, u, yaml.MustParse("image: "+tc.dest), merge.Options{ValueMerge: true, Policy: vocab.DestWins})
 		if err != nil || len(r.ValueMerges) != 1 {
 			t.Fatalf("%s: %v, %d values merged inside", tc.dest, err, len(r.ValueMerges))
 		}

@@ -47,7 +47,8 @@ func TestKptfilePipelineMergesByFunctionIdentity(t *testing.T) {
   - image: gcr.io/kpt-fn/gatekeeper:v0.2.1
 `)
 	lists := schema.New(schema.Options{OpenAPI: true})
-	out, conflicts, err := merge.ThreeWay(original, updated, dest, merge.Options{Lists: lists})
+	res3, err := merge.ThreeWay(original, updated, dest, merge.Options{Lists: lists})
+	out, conflicts := res3.Value, res3.Conflicts
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -123,7 +124,8 @@ func TestKptfilePipelineImageTagBumpKeepsLocalConfig(t *testing.T) {
     configMap: {app: web, team: payments} # ours
   - image: localhost:5000/fn/check@sha256:aaaa
 `)
-	out, conflicts, err := merge.ThreeWay(original, updated, dest, merge.Options{Lists: schema.New(schema.Options{OpenAPI: true})})
+	res3, err := merge.ThreeWay(original, updated, dest, merge.Options{Lists: schema.New(schema.Options{OpenAPI: true})})
+	out, conflicts := res3.Value, res3.Conflicts
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -51,7 +51,8 @@ replicas:
 patches:
 - path: patch.yaml
 `)
-	out, conflicts, err := merge.ThreeWay(original, updated, dest, merge.Options{Lists: schema.New(schema.Options{OpenAPI: true})})
+	res3, err := merge.ThreeWay(original, updated, dest, merge.Options{Lists: schema.New(schema.Options{OpenAPI: true})})
+	out, conflicts := res3.Value, res3.Conflicts
 	if err != nil {
 		t.Fatal(err)
 	}

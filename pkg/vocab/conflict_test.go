@@ -39,8 +39,8 @@ func TestConflictDescribeCutsLongValues(t *testing.T) {
 	if got != want {
 		t.Errorf("Describe() = %q, want %q", got, want)
 	}
-	if got := Cut(strings.Repeat("é", 40)); len(got) > 60 || !strings.HasSuffix(got, "...") {
-		t.Errorf("Cut gave %q (%d bytes)", got, len(got))
+	if got := cut(strings.Repeat("é", 40)); len(got) > 60 || !strings.HasSuffix(got, "...") {
+		t.Errorf("cut gave %q (%d bytes)", got, len(got))
 	}
 }
 

@@ -14,8 +14,9 @@
 //     with the Role whose value the output holds (ConflictPolicy.Winner);
 //   - Conflict, one field original, updated and dest hold three different ways, with
 //     its Kind, the three values, the Winner (a Role) and, when it is a part of a value
-//     merged inside, the Part; Conflicts, a list of them that is an error; OneLine and
-//     Cut, the renderings their messages show values with;
+//     merged inside, the Part; Conflicts, a list of them that is an error;
+//   - Render, the one renderer of a value (a *yaml.RNode or a plain decoded value) on
+//     one line, in a Form: Whole for selectors, Short and Long for messages;
 //   - Location (resource, file, index) and ItemError, bad input tied to its place, with
 //     LocationOf and ResourceRef, the one reader of an item's place;
 //   - Counts, the resource outcomes of a 3-way or 2-way run, which pkg update's report
