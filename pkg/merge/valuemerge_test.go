@@ -68,7 +68,7 @@ func TestValueMergeRules(t *testing.T) {
 					t.Fatal(err)
 				}
 				if after := [3]string{str(o), str(u), str(d)}; after != in {
-					t.Fatal("ThreeWayResult changed its inputs")
+					t.Fatal("ThreeWay changed its inputs")
 				}
 				want, winner := c.Want, "updated"
 				if policy == vocab.DestWins {
