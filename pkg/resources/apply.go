@@ -98,7 +98,6 @@ func (r *run) applyRules(s *identity.Set, p *prep) error {
 	case config != nil && live != nil:
 		a := p.applied
 		if a.refused != nil {
-			r.apply.Refused++
 			r.counts.Conflicts++
 			for i := range a.refused.Fields {
 				f := a.refused.Fields[i]
@@ -111,19 +110,17 @@ func (r *run) applyRules(s *identity.Set, p *prep) error {
 		}
 		r.hostCopied(live, p.copied)
 		r.replace[live] = p.out
-		r.apply.Applied++
 		r.counts.Merged++
 		if string(a.result.Patch) != "{}" {
-			r.apply.Changed++
+			r.changes.Resources++
 		}
 		for _, c := range a.result.Plan {
-			r.apply.Count(c)
+			r.changes.Count(c)
 			r.notes = append(r.notes, results.ApplyChange(at(live), c))
 		}
 	case config != nil:
 		n := r.place(config, p.applied.created, p.applied.createdHosted)
 		r.added = append(r.added, n)
-		r.apply.Created++
 		r.counts.Added++
 		loc := vocab.LocationOf(n)
 		if loc.File == "" {
@@ -131,7 +128,6 @@ func (r *run) applyRules(s *identity.Set, p *prep) error {
 		}
 		r.notes = append(r.notes, results.ApplyCreate(results.At{Location: loc}))
 	case live != nil:
-		r.apply.Kept++
 		r.counts.Kept++
 	}
 	return nil

@@ -20,7 +20,7 @@ import (
 // conflict's path on that item is left out (the conflict reports it). It records the
 // changes in o.Changes and returns one info result per change (results.PlanChange) and
 // the counts.
-func (r *run) mergePlan(o *Outcome) (framework.Results, results.PlanCounts) {
+func (r *run) mergePlan(o *Outcome) (framework.Results, results.ChangeCounts) {
 	covered := map[*roles.Item][]string{}
 	for _, c := range o.Conflicts {
 		path := ""
@@ -36,7 +36,7 @@ func (r *run) mergePlan(o *Outcome) (framework.Results, results.PlanCounts) {
 	sort.Slice(merged, func(i, j int) bool { return merged[i].Position < merged[j].Position })
 	skip := func(k string) bool { return host.IsAnnotation(k, r.opts.Roles.Annotation) }
 	var out framework.Results
-	var counts results.PlanCounts
+	var counts results.ChangeCounts
 	for _, d := range merged {
 		m := o.Merged[d]
 		cur, _ := results.Value(d.Node).(map[string]interface{})
@@ -51,7 +51,7 @@ func (r *run) mergePlan(o *Outcome) (framework.Results, results.PlanCounts) {
 				continue
 			}
 			changed = true
-			counts.Count(c.Op)
+			counts.Count(c)
 			o.Changes = append(o.Changes, FieldChange{Item: d, Change: c})
 			out = append(out, results.PlanChange(at(d), c, r.opts.Roles.Mode))
 		}

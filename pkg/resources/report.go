@@ -26,7 +26,7 @@ func (r *run) report(o *Outcome) framework.Results {
 	var res framework.Results
 	switch {
 	case r.opts.Roles.Mode == vocab.Apply:
-		res = framework.Results{results.ApplySummary(r.apply, r.opts.Plan)}
+		res = framework.Results{results.ApplySummary(r.counts, r.changes, r.opts.Plan)}
 		res = append(res, conflicts...)
 		res = append(res, r.notes...)
 		res = append(res, r.warnings...)

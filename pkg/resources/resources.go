@@ -54,8 +54,8 @@ type Outcome struct {
 	// Results are the summary, the conflicts, the warnings and the notes (package
 	// results' shapes); with Options.Plan, the plan.
 	Results framework.Results
-	// Counts are the resource outcomes (apply mode maps its own onto them: applied as
-	// merged, created as added).
+	// Counts are the resource outcomes (apply mode counts its own in them: applied as
+	// merged, created as added, live only as kept, refused as conflicts).
 	Counts vocab.Counts
 	// Conflicts are the conflicts found, each with its result (also in Results); under
 	// vocab.FailOnConflict the caller fails the run on any.
@@ -168,7 +168,7 @@ type run struct {
 	drop      map[*roles.Item]bool        // dest items deleted
 	added     []*yaml.RNode
 	counts    vocab.Counts
-	apply     results.ApplyCounts
+	changes   results.ChangeCounts
 	conflicts []Conflict
 	warnings  framework.Results
 	notes     framework.Results // info results (field rules; apply's field changes)

@@ -11,8 +11,8 @@
 // *framework.Result (docs/function.md, "Output"):
 //
 //   - one info result summarising the run (Summary, PlanSummary, ApplySummary): counts
-//     of merged, added, deleted and kept resources and of conflicts (vocab.Counts,
-//     PlanCounts, ApplyCounts);
+//     of merged, added, deleted and kept resources and of conflicts (vocab.Counts)
+//     and of field changes (ChangeCounts);
 //   - one result per conflict, with resourceRef, file and field.path and the three
 //     values in the message: a warning saying who won (FieldConflict for a field,
 //     DeletedUpstreamChangedLocally for a resource; currentValue is dest's,

@@ -199,33 +199,43 @@ func Refused(n int, isPlan bool) *framework.Result {
 		Message: fmt.Sprintf("onConflict is error and the merge found %d conflicts; nothing was written", n)}
 }
 
-// PlanCounts are a plan's field changes, by operation.
-type PlanCounts struct {
+// ChangeCounts count what a run changes below the level of whole resources: how many
+// merged (in apply mode, applied) resources change at all, and their field changes by
+// operation (plan.Op), over a 3-way or 2-way plan (plan: true) or an apply run. The
+// resource outcomes themselves are vocab.Counts.
+type ChangeCounts struct {
+	// Resources is how many merged or applied resources change at all (a plan's "would
+	// change"; in apply mode the objects whose patch is not empty).
+	Resources int
 	// Changed, Added, Deleted and Reordered count the field changes by operation.
 	Changed, Added, Deleted, Reordered int
-	// Resources is how many merged resources would change at all.
-	Resources int
+	// Overwrites is how many of the changes overwrite a change made on the live object
+	// since the last apply (plan.Change.OverwritesBase; only apply mode has that base).
+	Overwrites int
 }
 
-// Count counts one change under its operation (Changed, Added, Deleted, Reordered); it
-// does not count Resources.
-func (p *PlanCounts) Count(op plan.Op) {
-	switch op {
+// Count counts one field change under its operation, and as an overwrite when it
+// overwrites its base's value; it does not count Resources.
+func (c *ChangeCounts) Count(ch plan.Change) {
+	switch ch.Op {
 	case plan.Changed:
-		p.Changed++
+		c.Changed++
 	case plan.Added:
-		p.Added++
+		c.Added++
 	case plan.Deleted:
-		p.Deleted++
+		c.Deleted++
 	case plan.Reordered:
-		p.Reordered++
+		c.Reordered++
+	}
+	if ch.OverwritesBase() {
+		c.Overwrites++
 	}
 }
 
 // PlanSummary is the info result heading a 3-way or 2-way plan, e.g. "3way plan,
 // nothing written: 2 merged (1 would change), 1 added, 0 deleted, 3 kept, 1 conflicts;
 // fields: 2 changed, 1 added, 0 deleted, 0 reordered".
-func PlanSummary(mode vocab.Mode, c vocab.Counts, p PlanCounts) *framework.Result {
+func PlanSummary(mode vocab.Mode, c vocab.Counts, p ChangeCounts) *framework.Result {
 	msg := fmt.Sprintf("%s plan, nothing written: %d merged (%d would change), %d added, %d deleted, %d kept, %d conflicts; fields: %d changed, %d added, %d deleted, %d reordered",
 		mode, c.Merged, p.Resources, c.Added, c.Deleted, c.Kept, c.Conflicts, p.Changed, p.Added, p.Deleted, p.Reordered)
 	if c.StayedDeleted > 0 {
@@ -272,58 +282,27 @@ func PlanDelete(at At, mode vocab.Mode) *framework.Result {
 	return at.result(framework.Info, string(mode)+" plan: would delete this resource (deleted upstream)")
 }
 
-// ApplyCounts are the outcomes of an apply run.
-type ApplyCounts struct {
-	// Applied objects had a config and a live object (kubectl would patch them).
-	Applied int
-	// Changed is how many applied objects the patch would change (the refreshed
-	// annotation counts as a change).
-	Changed int
-	// Created objects had a config only (kubectl would create them).
-	Created int
-	// Kept objects were live only (kubectl apply leaves them alone; it only prunes with
-	// --prune, which this function does not do).
-	Kept int
-	// Field changes over all applied objects, by operation, and how many of the changes
-	// overwrite a live change made since the last apply.
-	FieldsChanged, FieldsAdded, FieldsDeleted, FieldsReordered, Overwrites int
-	// Refused are objects kubectl apply --overwrite=false (onConflict: error) refuses.
-	Refused int
-}
-
-// Count counts one field change of an applied object.
-func (c *ApplyCounts) Count(ch plan.Change) {
-	switch ch.Op {
-	case plan.Changed:
-		c.FieldsChanged++
-	case plan.Added:
-		c.FieldsAdded++
-	case plan.Deleted:
-		c.FieldsDeleted++
-	case plan.Reordered:
-		c.FieldsReordered++
-	}
-	if ch.OverwritesBase() {
-		c.Overwrites++
-	}
-}
-
 // ApplySummary is an apply run's info result, e.g. "apply: 2 applied (1 would change), 1
 // created, 3 kept; fields: 1 changed, 2 added, 1 deleted, 0 reordered; 1 overwrite a
 // change made on the live object since the last apply"; a plan's begins "apply plan,
-// nothing written:".
-func ApplySummary(c ApplyCounts, isPlan bool) *framework.Result {
+// nothing written:". c are the resource outcomes as apply mode counts them: Merged
+// objects were applied (a config and a live object: kubectl would patch them), Added
+// created (a config only), Kept live only (kubectl apply leaves them alone; it prunes
+// only with --prune, which this function does not do), and Conflicts refused by
+// kubectl apply --overwrite=false (onConflict: error); ch are the applied objects'
+// changes.
+func ApplySummary(c vocab.Counts, ch ChangeCounts, isPlan bool) *framework.Result {
 	head := "apply:"
 	if isPlan {
 		head = "apply plan, nothing written:"
 	}
 	msg := fmt.Sprintf("%s %d applied (%d would change), %d created, %d kept; fields: %d changed, %d added, %d deleted, %d reordered",
-		head, c.Applied, c.Changed, c.Created, c.Kept, c.FieldsChanged, c.FieldsAdded, c.FieldsDeleted, c.FieldsReordered)
-	if c.Overwrites > 0 {
-		msg += fmt.Sprintf("; %d overwrite a change made on the live object since the last apply", c.Overwrites)
+		head, c.Merged, ch.Resources, c.Added, c.Kept, ch.Changed, ch.Added, ch.Deleted, ch.Reordered)
+	if ch.Overwrites > 0 {
+		msg += fmt.Sprintf("; %d overwrite a change made on the live object since the last apply", ch.Overwrites)
 	}
-	if c.Refused > 0 {
-		msg += fmt.Sprintf("; %d refused (onConflict: error, as kubectl apply --overwrite=false)", c.Refused)
+	if c.Conflicts > 0 {
+		msg += fmt.Sprintf("; %d refused (onConflict: error, as kubectl apply --overwrite=false)", c.Conflicts)
 	}
 	return &framework.Result{Severity: framework.Info, Message: msg}
 }

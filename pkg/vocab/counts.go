@@ -1,9 +1,9 @@
 package vocab
 
-// Counts are the resource outcomes of a 3-way or 2-way run (apply mode maps its own onto
-// them: applied as merged, created as added), as the run's summary counts them
-// ("3way merge: 12 merged, 1 added, ..."); pkg update's report carries them per package
-// under these JSON names.
+// Counts are the resource outcomes of a run, as its summary counts them ("3way merge: 12
+// merged, 1 added, ..."); apply mode counts its own in them: applied as merged, created
+// as added, live only as kept, refused as conflicts. pkg update's report carries them
+// per package under these JSON names.
 type Counts struct {
 	// Merged resources had fields merged (3-way: in updated and dest; 2-way: in src and
 	// dest).
