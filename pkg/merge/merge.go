@@ -74,8 +74,9 @@ type Result struct {
 	Value *yaml.RNode
 	// Conflicts are every 3-way conflict found, in document order, each already decided
 	// by Options.Policy, but those a field rule decided; a conflicting part of a value
-	// merged inside is one vocab.Conflict with its vocab.Part. Nil in 2-way.
-	Conflicts []vocab.Conflict
+	// merged inside is one vocab.Conflict with its vocab.Part. Nil in 2-way. A caller that
+	// refuses a merge with conflicts can return them: vocab.Conflicts is an error.
+	Conflicts vocab.Conflicts
 	// ValueMerges are the values original, updated and dest held three different ways
 	// that the merge merged inside, in document order, also those whose every changed
 	// part conflicts, but those at or below a field rule's path; nil without
