@@ -123,6 +123,38 @@ func TestApplyModeThroughProcessor(t *testing.T) {
 	}
 }
 
+// TestApplyModeOwnRoleNames: the role annotation values config and live select apply
+// mode's roles as updated and dest do; the output is the same, byte for byte, but for
+// the role annotations it keeps as written.
+func TestApplyModeOwnRoleNames(t *testing.T) {
+	want, err := run(t, applyInput)
+	if err != nil {
+		t.Fatal(err)
+	}
+	input := strings.ReplaceAll(applyInput, "merge-source: updated", "merge-source: config")
+	input = strings.ReplaceAll(input, "merge-source: dest", "merge-source: live")
+	if input == applyInput || strings.Contains(input, "merge-source: dest") || strings.Contains(input, "merge-source: updated") {
+		t.Fatal("the input's role annotations were not all renamed")
+	}
+	got, err := run(t, input)
+	if err != nil {
+		t.Fatalf("apply with config and live failed: %v\n%s", err, resultsOf(got))
+	}
+	if g, w := items(t, got), items(t, want); len(g) != len(w) {
+		t.Fatalf("%d items, want %d", len(g), len(w))
+	} else {
+		for i := range w {
+			want := strings.NewReplacer("merge-source: dest", "merge-source: live", "merge-source: updated", "merge-source: config").Replace(w[i].MustString())
+			if g[i].MustString() != want {
+				t.Errorf("item %d:\n%s\nwant:\n%s", i, g[i].MustString(), want)
+			}
+		}
+	}
+	if resultsOf(got) != resultsOf(want) {
+		t.Errorf("results differ:\n%s\nwant:\n%s", resultsOf(got), resultsOf(want))
+	}
+}
+
 // An invalid last-applied annotation fails the run: no items, an error naming the
 // resource, the file and the field.
 func TestApplyModeInvalidAnnotation(t *testing.T) {

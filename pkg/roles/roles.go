@@ -105,7 +105,6 @@ func (it *Item) Errorf(field, format string, args ...interface{}) *vocab.ItemErr
 // path. Each names the item (an inline one as "functionConfig spec.<role>[i]") and the
 // field.
 func Assign(items []*yaml.RNode, opts Options) ([]Item, error) {
-	valid := opts.Mode.Roles()
 	dirs := roleDirs(opts)
 	out := make([]Item, len(items), len(items)+len(opts.Original)+len(opts.Updated)+len(opts.Src))
 	errs := make([]error, len(items))
@@ -122,11 +121,12 @@ func Assign(items []*yaml.RNode, opts Options) ([]Item, error) {
 		special := vocab.IsKptfile(n) || vocab.IsLocalConfig(n)
 		switch {
 		case annotated != "":
-			it.Role = vocab.Role(annotated)
-			if !opts.Mode.Has(it.Role) {
-				errs[i] = invalidRole(&it, opts, annotated, valid)
+			role, ok := opts.Mode.ParseRole(annotated)
+			if !ok {
+				errs[i] = invalidRole(&it, opts, annotated)
 				return
 			}
+			it.Role = role
 			if dir := dirFor(dirs, it.Role); dir != "" && under(it.File, dir) {
 				it.RelFile, it.RoleDir = relTo(it.File, dir), dir
 			}
@@ -178,14 +178,12 @@ func Assign(items []*yaml.RNode, opts Options) ([]Item, error) {
 	return out, nil
 }
 
-func invalidRole(it *Item, opts Options, value string, valid []vocab.Role) error {
-	names := make([]string, len(valid))
-	for i, r := range valid {
-		names[i] = string(r)
-	}
-	msg := fmt.Sprintf("role %q is not a role of mode %s; valid roles: %s", value, opts.Mode, strings.Join(names, ", "))
-	for _, m := range []vocab.Mode{vocab.ThreeWay, vocab.TwoWay} {
-		if m != opts.Mode && m.Has(vocab.Role(value)) {
+// invalidRole is the error of an item whose role annotation holds value, no role of
+// opts.Mode: it lists the mode's roles and names another mode that has the role.
+func invalidRole(it *Item, opts Options, value string) error {
+	msg := fmt.Sprintf("role %q is not a role of mode %s; valid roles: %s", value, opts.Mode, opts.Mode.RoleNames())
+	for _, m := range []vocab.Mode{vocab.ThreeWay, vocab.TwoWay, vocab.Apply} {
+		if _, ok := m.ParseRole(value); ok && m != opts.Mode {
 			msg += fmt.Sprintf(" (%q is a role of mode %s: set mode: %s, or change the annotation)", value, m, m)
 			break
 		}

@@ -145,3 +145,37 @@ func TestAddDir(t *testing.T) {
 		}
 	}
 }
+
+// TestAssignApplyNames: in apply mode the role annotation takes apply's own names,
+// config (the local config: role updated) and live (the live object: role dest), as
+// well as updated and dest; in 3-way they are no roles.
+func TestAssignApplyNames(t *testing.T) {
+	items := func() []*yaml.RNode {
+		return []*yaml.RNode{
+			at(t, "ConfigMap", "a", "local/a.yaml", "config.kubernetes.io/merge-source: config"),
+			at(t, "ConfigMap", "a", "live/a.yaml", "config.kubernetes.io/merge-source: live"),
+			at(t, "ConfigMap", "b", "local/b.yaml", "config.kubernetes.io/merge-source: updated"),
+			at(t, "ConfigMap", "b", "live/b.yaml", "config.kubernetes.io/merge-source: dest"),
+		}
+	}
+	cfg := defaults()
+	cfg.Mode = vocab.Apply
+	got, err := Assign(items(), cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []vocab.Role{vocab.Config, vocab.Live, vocab.Config, vocab.Live}
+	for i, w := range want {
+		if got[i].Role != w {
+			t.Errorf("item %d: role %q, want %q", i, got[i].Role, w)
+		}
+	}
+	_, err = Assign([]*yaml.RNode{at(t, "ConfigMap", "a", "p/a.yaml", "config.kubernetes.io/merge-source: prod")}, cfg)
+	if err == nil || !strings.Contains(err.Error(), "valid roles: updated (or config), dest (or live)") {
+		t.Errorf("apply mode's error does not list its role names: %v", err)
+	}
+	_, err = Assign([]*yaml.RNode{at(t, "ConfigMap", "a", "p/a.yaml", "config.kubernetes.io/merge-source: live")}, defaults())
+	if err == nil || !strings.Contains(err.Error(), `role "live" is not a role of mode 3way`) {
+		t.Errorf("live is a role in 3-way mode: %v", err)
+	}
+}

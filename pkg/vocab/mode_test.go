@@ -42,3 +42,34 @@ func TestApplyRolesAreUpdatedAndDest(t *testing.T) {
 		t.Errorf("Config %q, Live %q: want the role values updated and dest", Config, Live)
 	}
 }
+
+// TestParseRole: each mode reads its roles' names, and apply mode also its own names
+// config and live; no other mode reads those.
+func TestParseRole(t *testing.T) {
+	for _, tt := range []struct {
+		mode  Mode
+		value string
+		want  Role
+		ok    bool
+	}{
+		{Apply, "config", Updated, true},
+		{Apply, "live", Dest, true},
+		{Apply, "updated", Updated, true},
+		{Apply, "dest", Dest, true},
+		{Apply, "original", "original", false},
+		{ThreeWay, "live", "live", false},
+		{TwoWay, "config", "config", false},
+		{ThreeWay, "original", Original, true},
+		{TwoWay, "src", Src, true},
+	} {
+		if got, ok := tt.mode.ParseRole(tt.value); got != tt.want || ok != tt.ok {
+			t.Errorf("%s.ParseRole(%q) = %q, %v; want %q, %v", tt.mode, tt.value, got, ok, tt.want, tt.ok)
+		}
+	}
+	for m, want := range map[Mode]string{ThreeWay: "original, updated, dest", TwoWay: "src, dest",
+		Apply: "updated (or config), dest (or live)", "4way": ""} {
+		if got := m.RoleNames(); got != want {
+			t.Errorf("%s.RoleNames() = %q, want %q", m, got, want)
+		}
+	}
+}
