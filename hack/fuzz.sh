@@ -5,9 +5,11 @@
 #
 # With FUZZ_SMOKE=1 (make fuzz-smoke, part of make test and CI): the seeds and the committed
 # corpus are replayed first and must pass (a regression fails the build); a failure the
-# short search then finds for the first time is printed as NEW FINDING, its input saved
-# under testdata/fuzz, and does not fail the build, so that CI's verdict depends on the
-# commit, not on the fuzzer's luck. make fuzz (the long runs) fails on any finding.
+# short search then finds for the first time is printed as NEW FINDING, its input moved
+# from testdata/fuzz (where Go saves it, and where the unit tests that follow would replay
+# it) to LOGDIR/findings, and does not fail the build, so that CI's verdict depends on the
+# commit, not on the fuzzer's luck. make fuzz (the long runs) fails on any finding and
+# leaves its input under testdata/fuzz.
 #
 # A watchdog fails a target whose execution count has not moved for FUZZ_STALL seconds
 # (default 180): a fuzzer that stalls proves nothing. Minimization is bounded by
@@ -105,6 +107,8 @@ for t in "${targets[@]}"; do
 	fi
 	echo "== $1 ($2) for $run_length"
 	log="$logdir/$1.log"
+	corpus="$2/testdata/fuzz/$1"
+	before=$(ls "$corpus" 2>/dev/null)
 	start=$SECONDS
 	run_watched "$2" "$log" "$1" "$run_length"
 	rc=$?
@@ -130,7 +134,14 @@ for t in "${targets[@]}"; do
 		echo "NO SEARCH: $1 spent its $run_length on the baseline coverage of its corpus (seeds, testdata/fuzz and the inputs Go cached under $(go env GOCACHE)/fuzz) and ran no new input; give it longer"
 	fi
 	if [ "$rc" -ne 0 ] && [ "$rc" -ne 124 ] && [ "${FUZZ_SMOKE:-}" = 1 ]; then
-		echo "NEW FINDING by $1 (input saved under $2/testdata/fuzz/$1, log $log): fix it and commit the input; not failing this smoke run"
+		mkdir -p "$logdir/findings/$1"
+		for f in $(ls "$corpus" 2>/dev/null); do
+			if ! grep -qxF "$f" <<<"$before"; then
+				mv "$corpus/$f" "$logdir/findings/$1/"
+			fi
+		done
+		rmdir "$corpus" 2>/dev/null
+		echo "NEW FINDING by $1 (input moved to $logdir/findings/$1, log $log): fix it and commit the input under $corpus; not failing this smoke run"
 		found=1
 	elif [ "$rc" -ne 0 ]; then
 		failed+=("$1")
