@@ -12,6 +12,7 @@ import (
 	"sigs.k8s.io/kustomize/kyaml/yaml"
 
 	"github.com/krm-merge/krm-merge/internal/bounds"
+	"github.com/krm-merge/krm-merge/internal/jsonvalue"
 	"github.com/krm-merge/krm-merge/pkg/fieldpath"
 	"github.com/krm-merge/krm-merge/pkg/vocab"
 )
@@ -216,7 +217,7 @@ func Apply(live, config *yaml.RNode, opts Options) (*Result, error) {
 	p := &projector{ignore: opts.Ignore}
 	out := p.node(live.YNode(), config.YNode(), result, sch.Meta, atRoot)
 	check, err := objectValue(yaml.NewRNode(out), opts.Ignore)
-	if err != nil || !equal(check, result) {
+	if err != nil || !jsonvalue.Equal(check, result) {
 		return nil, fail("", "internal error: the projection onto the live YAML differs from the patched object (please report this with the input)")
 	}
 	return &Result{Object: yaml.NewRNode(out), PatchType: sch, LastApplied: lastApplied, Patch: patch, Plan: plan}, nil

@@ -8,6 +8,7 @@ import (
 
 	"sigs.k8s.io/kustomize/kyaml/yaml"
 
+	"github.com/krm-merge/krm-merge/internal/jsonvalue"
 	"github.com/krm-merge/krm-merge/pkg/plan"
 )
 
@@ -104,7 +105,7 @@ func TestNoOverwriteSetsLiveOnlyField(t *testing.T) {
 	if !reflect.DeepEqual(paths, []string{"spec.replicas"}) {
 		t.Fatalf("conflicts %v, want [spec.replicas]", paths)
 	}
-	if c := ce.Fields[0]; c.Op != plan.Changed || c.InBase || !equal(c.Current, 5) || !equal(c.Proposed, 3) {
+	if c := ce.Fields[0]; c.Op != plan.Changed || c.InBase || !jsonvalue.Equal(c.Current, 5) || !jsonvalue.Equal(c.Proposed, 3) {
 		t.Errorf("conflict %+v, want a change of the live-only 5 to 3", c)
 	}
 	for _, cfg := range []string{

@@ -3,6 +3,7 @@ package apply
 import (
 	"sort"
 
+	"github.com/krm-merge/krm-merge/internal/jsonvalue"
 	"k8s.io/apimachinery/pkg/util/strategicpatch"
 	"sigs.k8s.io/kustomize/kyaml/yaml"
 )
@@ -85,13 +86,13 @@ func keepComments(n, d *yaml.Node) *yaml.Node {
 
 func (p *projector) scalar(d, u *yaml.Node, r interface{}) *yaml.Node {
 	if kindIs(d, yaml.ScalarNode) {
-		if v, err := scalarValue(d, nil); err == nil && equal(v, r) {
+		if v, err := scalarValue(d, nil); err == nil && jsonvalue.Equal(v, r) {
 			c := *d
 			return &c
 		}
 	}
 	if kindIs(u, yaml.ScalarNode) {
-		if v, err := scalarValue(u, nil); err == nil && equal(v, r) {
+		if v, err := scalarValue(u, nil); err == nil && jsonvalue.Equal(v, r) {
 			c := *u
 			return keepComments(&c, d)
 		}

@@ -13,7 +13,6 @@ import (
 	"sigs.k8s.io/kustomize/kyaml/yaml"
 	sigsyaml "sigs.k8s.io/yaml"
 
-	"github.com/krm-merge/krm-merge/internal/jsonvalue"
 	"github.com/krm-merge/krm-merge/pkg/fieldpath"
 	"github.com/krm-merge/krm-merge/pkg/vocab"
 )
@@ -145,10 +144,6 @@ func fromJSON(b []byte) (interface{}, error) {
 	}
 	return v, nil
 }
-
-// equal reports whether two values are the same JSON value; numbers compare by value
-// (int64 2 equals float64 2). It is jsonvalue.Equal, the plan differ's own comparison.
-func equal(a, b interface{}) bool { return jsonvalue.Equal(a, b) }
 
 // fromValue builds fresh YAML for a value: maps with sorted keys, block style; the
 // encoder quotes strings that would otherwise read as another type.

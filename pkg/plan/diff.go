@@ -48,7 +48,7 @@ type Change struct {
 // an HPA, kubectl edit, another tool changed the live object since the last apply), and
 // the run overwrites or deletes that change.
 func (c Change) OverwritesBase() bool {
-	return (c.Op == Changed || c.Op == Deleted) && c.InBase && !equal(c.Base, c.Current)
+	return (c.Op == Changed || c.Op == Deleted) && c.InBase && !jsonvalue.Equal(c.Base, c.Current)
 }
 
 // List says how the elements of one list are paired.
@@ -128,7 +128,7 @@ func (d *differ) walk(path fieldpath.Path, cur, prop, base interface{}, hasBase 
 			return
 		}
 	}
-	if !equal(cur, prop) {
+	if !jsonvalue.Equal(cur, prop) {
 		d.add(Changed, path, cur, prop, base, hasBase)
 	}
 }
@@ -178,7 +178,7 @@ func (d *differ) maps(path fieldpath.Path, cur, prop map[string]interface{}, bas
 }
 
 func (d *differ) lists(path fieldpath.Path, cur, prop []interface{}, base interface{}, hasBase bool, lm List) {
-	if equal(cur, prop) {
+	if jsonvalue.Equal(cur, prop) {
 		return
 	}
 	bl, _ := base.([]interface{})
@@ -249,7 +249,7 @@ func (d *differ) elements(path fieldpath.Path, cur, prop, base []interface{}, ha
 			d.add(Added, sel(v), nil, v, bv, inBase && hasBase)
 		}
 	}
-	if !equal(curOrder, propOrder) {
+	if !jsonvalue.Equal(curOrder, propOrder) {
 		d.add(Reordered, path, readable(curOrder), readable(propOrder), nil, false)
 	}
 }
@@ -311,6 +311,3 @@ func allScalars(l []interface{}) bool {
 // scalarText renders a value for a field path selector ([name=x], [=x]): vocab.Render
 // in its Whole form.
 func scalarText(v interface{}) string { return vocab.Render(v, vocab.Whole) }
-
-// equal reports whether two values are the same value (jsonvalue.Equal).
-func equal(a, b interface{}) bool { return jsonvalue.Equal(a, b) }
