@@ -3,6 +3,7 @@ package config
 import (
 	"encoding/json"
 	"fmt"
+	"slices"
 	"strings"
 
 	"sigs.k8s.io/kustomize/kyaml/yaml"
@@ -247,7 +248,7 @@ func (l *loader) checkTopLevel(node *yaml.Node, allowed []string) {
 			continue
 		}
 		seen[k.Value] = true
-		if contains(allowed, k.Value) {
+		if slices.Contains(allowed, k.Value) {
 			continue
 		}
 		hint := ""

@@ -17,16 +17,6 @@ func oneLine(s string) string {
 	return strings.Join(lines, " ")
 }
 
-// contains reports whether list holds s.
-func contains(list []string, s string) bool {
-	for _, x := range list {
-		if x == s {
-			return true
-		}
-	}
-	return false
-}
-
 // deAnchor returns a copy of n with every alias replaced by what it names (and YAML
 // merge keys applied), leaving n unchanged. yaml.v3 first decodes the text, which
 // refuses alias bombs ("excessive aliasing"), so the expansion is bounded.

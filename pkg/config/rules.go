@@ -2,6 +2,7 @@ package config
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 
 	"sigs.k8s.io/kustomize/kyaml/yaml"
@@ -81,7 +82,7 @@ func (l *loader) entryFields(f string, entry *yaml.Node, valid []string) map[str
 	for i := 0; i+1 < len(entry.Content); i += 2 {
 		k := entry.Content[i].Value
 		switch {
-		case !contains(valid, k):
+		case !slices.Contains(valid, k):
 			msg := fmt.Sprintf("unknown key %q in %s; valid keys: %s", k, f, strings.Join(valid, ", "))
 			if s := suggest(k, valid); s != "" {
 				msg += fmt.Sprintf("; did you mean %q?", s)
@@ -202,7 +203,7 @@ func (l *loader) mergeKey(f string, entry *yaml.Node) (schema.ListOverride, bool
 			o.Path = append(o.Path, s.Name)
 		}
 	}
-	if !contains(validListTypes, listType) {
+	if !slices.Contains(validListTypes, listType) {
 		msg := fmt.Sprintf("%s.listType %q is invalid; valid values: %s", f, listType, strings.Join(validListTypes, ", "))
 		if s := suggest(listType, validListTypes); s != "" {
 			msg += fmt.Sprintf("; did you mean %q?", s)

@@ -2,6 +2,7 @@ package config
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/krm-merge/krm-merge/pkg/vocab"
@@ -51,7 +52,7 @@ func (c *Config) validate(r reporter) {
 // checkValues checks each value on its own: the enums and the defaults Load fills.
 func (c *Config) checkValues(r reporter) {
 	enum := func(key, value string, valid []string) {
-		if !contains(valid, value) {
+		if !slices.Contains(valid, value) {
 			r.fail(r.field(key), value, valid, "%s %q is invalid; valid values: %s (start from config.Defaults() or config.Load)",
 				key, value, strings.Join(valid, ", "))
 		}
@@ -154,7 +155,7 @@ func (c *Config) checkKeys(r reporter) {
 
 	// Keys of another mode.
 	for _, k := range paths {
-		if contains(modePathKeys[c.Mode], k) {
+		if slices.Contains(modePathKeys[c.Mode], k) {
 			continue
 		}
 		why := fmt.Sprintf("it selects the %s role of %s", keyRole[k], modesWith(modePathKeys, k))
@@ -165,7 +166,7 @@ func (c *Config) checkKeys(r reporter) {
 			k, modeName, why, modeName, joinAnd(modePathKeys[c.Mode], ""))
 	}
 	for _, k := range inline {
-		if contains(modeInlineKeys[c.Mode], k) {
+		if slices.Contains(modeInlineKeys[c.Mode], k) {
 			continue
 		}
 		why := fmt.Sprintf("it holds the %s role of %s", keyRole[k], modesWith(modeInlineKeys, k))
@@ -274,7 +275,7 @@ var (
 func modesWith(table map[vocab.Mode][]string, k string) string {
 	var modes []string
 	for _, m := range validModes {
-		if contains(table[vocab.Mode(m)], k) {
+		if slices.Contains(table[vocab.Mode(m)], k) {
 			modes = append(modes, m)
 		}
 	}

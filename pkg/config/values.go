@@ -3,6 +3,7 @@ package config
 import (
 	"fmt"
 	"regexp"
+	"slices"
 	"strings"
 
 	"sigs.k8s.io/kustomize/kyaml/yaml"
@@ -145,7 +146,7 @@ func (l *loader) setString(name, s string) {
 
 // checkEnum reports whether s is one of valid, and records a problem if not.
 func (l *loader) checkEnum(name, s string, valid []string) bool {
-	if contains(valid, s) {
+	if slices.Contains(valid, s) {
 		return true
 	}
 	msg := fmt.Sprintf("%s %q is invalid; valid values: %s", name, s, strings.Join(valid, ", "))

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io/fs"
 	"path"
+	"slices"
 	"sort"
 	"strings"
 
@@ -165,7 +166,7 @@ func (u *updater) mergeResources(rel string, src *source, paths []string, o, up,
 	}
 	outPaths := append([]string(nil), paths...)
 	for p := range byFile {
-		if !contains(paths, p) {
+		if !slices.Contains(paths, p) {
 			outPaths = append(outPaths, p)
 		}
 	}
@@ -229,15 +230,6 @@ func (u *updater) mergeResources(rel string, src *source, paths []string, o, up,
 
 // keepHook, when set (by tests), sees how each written KRM file was made.
 var keepHook func(path string, r keepbytes.Result)
-
-func contains(list []string, s string) bool {
-	for _, x := range list {
-		if x == s {
-			return true
-		}
-	}
-	return false
-}
 
 // describe is a resource as results name it: "apiVersion kind [namespace/]name".
 func describe(n *yaml.RNode) string {
