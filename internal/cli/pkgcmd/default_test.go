@@ -201,7 +201,7 @@ func TestHelpShowsDefaults(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, want := range []string{
-		"(default mark, or the --config file's onConflict)",
+		"(default the --config file's onConflict if it sets one, else mark)",
 		`(default "text")`, `(default "64MiB")`,
 		"stops the update by default (--on-conflict mark)",
 		"2 when it stopped at\nconflict markers",

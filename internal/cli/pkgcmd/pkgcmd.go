@@ -100,6 +100,7 @@ Exit status: 0 when the update is done (or planned, or concluded); 2 when it sto
 conflict markers (--on-conflict mark, the default): everything else is written, resolve
 the markers and run --continue, or --abort; 1 on an error, including conflicts under
 --on-conflict error (then nothing is written).
+
 git must be installed; the krm-merge container image has none.`
 
 const updateExample = `  # take release v0.4.4 of the package fetched into my-project
@@ -154,7 +155,7 @@ func updateCommand() *cobra.Command {
 	}
 	fl := cmd.Flags()
 	fl.StringVar(&f.config, "config", "", "merge options: a functionConfig file (fn.krm-merge.dev/v1alpha1 ResourceMerge or ConfigMap), as for the function (default none: the function's defaults, onConflict aside)")
-	fl.StringVar(&f.onConflict, "on-conflict", "", "what a conflict does: mark (markers in the files; the update stops, exit 2, until --continue or --abort), updated (upstream wins, as kpt pkg update), dest (your copy wins) or error (exit 1, nothing written) (default mark, or the --config file's onConflict)")
+	fl.StringVar(&f.onConflict, "on-conflict", "", "what a conflict does: mark (markers in the files; the update stops, exit 2, until --continue or --abort), updated (upstream wins, as kpt pkg update), dest (your copy wins) or error (exit 1, nothing written) (default the --config file's onConflict if it sets one, else mark)")
 	fl.BoolVar(&f.cont, "continue", false, "conclude an update stopped at conflict markers, once they are resolved: record the new release")
 	fl.BoolVar(&f.abort, "abort", false, "undo an update stopped at conflict markers: DIR exactly as before it")
 	fl.StringVar(&f.output, "output", "text", "output format: text or json")
