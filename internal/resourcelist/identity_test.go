@@ -139,7 +139,9 @@ func copyTree(t *testing.T, src, dst string) {
 	}
 }
 
-const data = "../../../shared/data"
+// data holds the real upstream releases, committed at testdata/upstream in the
+// repository root.
+const data = "../../testdata/upstream"
 
 // upgrades are the e2e upgrades: three directories of one package.
 func upgrades(t *testing.T) map[string]string {
@@ -157,7 +159,7 @@ func upgrades(t *testing.T) map[string]string {
 			copyTree(t, "../../examples/storefront/package/local", filepath.Join(dir, "dest"))
 		} else {
 			if _, err := os.Stat(filepath.Join(data, v[0])); err != nil {
-				t.Fatalf("shared data missing: %v", err)
+				t.Fatalf("upstream test data missing (testdata/upstream at the repository root): %v", err)
 			}
 			copyTree(t, filepath.Join(data, v[0]), filepath.Join(dir, "original"))
 			copyTree(t, filepath.Join(data, v[1]), filepath.Join(dir, "updated"))
