@@ -6,9 +6,11 @@ import (
 	"os/exec"
 	"strings"
 	"testing"
+	"time"
 
 	"sigs.k8s.io/kustomize/kyaml/yaml"
 
+	"github.com/krm-merge/krm-merge/internal/fuzzguard"
 	"github.com/krm-merge/krm-merge/internal/gittest"
 )
 
@@ -197,11 +199,14 @@ func FuzzFunctionAgainstGit(f *testing.F) {
 	if _, err := exec.LookPath("git"); err != nil {
 		f.Skip("git is not on PATH")
 	}
+	fuzzguard.Setup(f)
 	for _, s := range []int64{1, 2, 3, 42, 1 << 40} {
 		f.Add(s)
 	}
 	dir := f.TempDir()
 	f.Fuzz(func(t *testing.T, seed int64) {
+		// git runs three times: gitfetch's FuzzExport budget
+		defer fuzzguard.GuardFor(t, 6*time.Second, seed)()
 		c := genGitCase(rand.New(rand.NewSource(seed)))
 		if kind, problem := runGitCase(t, dir, c); problem != "" {
 			t.Fatalf("seed %d (%s, list %v, onConflict dest %v): %s\ninput:\n%s", seed, kind, c.list, c.dest, problem, c.input())
