@@ -98,3 +98,37 @@ func TestTabFirstValueIsWritten(t *testing.T) {
 		})
 	}
 }
+
+// TestTabFirstBlockPassesThrough: an item with no role holding a value that starts
+// with a tab in a block with an indentation indicator (which yaml.v3 reads, keeping the
+// literal style, and writes without the indicator, as text it cannot read) comes out
+// as text that reads back as the same value, through framework.Execute (re-encoded)
+// and the binary's path (its input bytes kept).
+func TestTabFirstBlockPassesThrough(t *testing.T) {
+	in := "apiVersion: config.kubernetes.io/v1\nkind: ResourceList\nitems:\n" +
+		"- apiVersion: v1\n  kind: ConfigMap\n  metadata:\n    name: c\n  data:\n    f: |2\n      \tt\n      1\n"
+	var outs []string
+	rl, err := run(t, in)
+	if err != nil {
+		t.Fatal(err)
+	}
+	outs = append(outs, rl.MustString())
+	out, errw, err := binaryPath(t, in)
+	if err != nil {
+		t.Fatalf("%v: %s", err, errw)
+	}
+	outs = append(outs, out)
+	for i, out := range outs {
+		rl, err := yaml.Parse(out)
+		if err != nil {
+			t.Fatalf("output %d does not read back: %v\n%s", i, err, out)
+		}
+		its := items(t, rl)
+		if len(its) != 1 {
+			t.Fatalf("output %d: %d items", i, len(its))
+		}
+		if f, err := its[0].Pipe(yaml.Lookup("data", "f")); err != nil || f == nil || f.YNode().Value != "\tt\n1\n" {
+			t.Fatalf("output %d: data.f = %v\n%s", i, f, out)
+		}
+	}
+}

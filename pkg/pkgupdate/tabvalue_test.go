@@ -4,14 +4,16 @@ import (
 	"context"
 	"path/filepath"
 	"strconv"
+	"strings"
 	"testing"
 
 	"sigs.k8s.io/kustomize/kyaml/yaml"
 )
 
-// A multi-line value whose first line starts with a tab, changed on both sides (merged
-// inside, as git merge-file merges it), or a conflict alone, is written into the
-// package as text that reads back: yaml.v3 writes such a value as a literal block it
+// A multi-line value whose first line starts with a tab, held in a block with an
+// indentation indicator, changed on both sides (merged inside, as git merge-file
+// merges it), or a conflict alone, is written into the package as text that reads
+// back: yaml.v3 writes such a value as a literal block it
 // cannot read ("found a tab character where an indentation space is expected"),
 // which failed the update.
 func TestTabFirstValueUpdates(t *testing.T) {
@@ -20,8 +22,15 @@ func TestTabFirstValueUpdates(t *testing.T) {
 		{"conflict alone", "", "\t\n", "line 199", "\t\n"},
 	} {
 		t.Run(c.name, func(t *testing.T) {
+			// A value starting with a tab is written as a file can hold it in a block:
+			// with an indentation indicator (yaml.v3 reads it, and keeps the literal
+			// style on the merged value, which it then writes without the indicator).
 			cm := func(v string) string {
-				return "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: c\ndata:\n  f: " + strconv.Quote(v) + "\n"
+				f := strconv.Quote(v) + "\n"
+				if strings.HasPrefix(v, "\t") && strings.HasSuffix(v, "\n") {
+					f = "|2\n    " + strings.ReplaceAll(strings.TrimSuffix(v, "\n"), "\n", "\n    ") + "\n"
+				}
+				return "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: c\ndata:\n  f: " + f
 			}
 			kf := "apiVersion: kpt.dev/v1\nkind: Kptfile\nmetadata:\n  name: app\n"
 			repo := upstreamRepo(t, "catalog/app",
