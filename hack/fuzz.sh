@@ -48,6 +48,7 @@ targets=(
 	"FuzzRepeatedKeys ./pkg/function"
 	"FuzzMalformedInput ./pkg/function"
 	"FuzzAppendItem ./internal/yamlenc"
+	"FuzzFunctionAgainstGit ./pkg/function 50000x" # each execution runs git three times and the function
 	"FuzzExport ./internal/gitfetch 50000x" # each execution runs git: ~30 ms
 )
 if [ -n "${FUZZ_TARGETS:-}" ]; then # e.g. FUZZ_TARGETS="FuzzRead FuzzLoad": only these
