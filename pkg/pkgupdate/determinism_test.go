@@ -258,3 +258,35 @@ func keysOf(m map[string]string) []string {
 	sort.Strings(out)
 	return out
 }
+
+// A nameless kustomization deleted upstream and changed locally is marked under mark
+// with its own original as the base, never another file's kustomization, in every run.
+func TestNamelessDeletedUpstreamMarkedWithItsOwnBase(t *testing.T) {
+	v1 := map[string]string{
+		"base/kustomization.yaml":    namelessKust("cm.yaml"),
+		"overlay/kustomization.yaml": namelessKust("../base"),
+		"other/kustomization.yaml":   namelessKust("../elsewhere"),
+	}
+	v2 := map[string]string{"overlay/kustomization.yaml": ""}
+	local := map[string]string{"overlay/kustomization.yaml": namelessKust("../base", "../local")}
+	dirs := writeTrees(t, v1, v2, local)
+	var first string
+	for i := 0; i < 20; i++ {
+		got, pr, err := mergeFiles(dirs, vocab.MarkConflicts)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(pr.Conflicts) != 1 {
+			t.Fatalf("conflicts %+v, want overlay's only", pr.Conflicts)
+		}
+		marked := got["overlay/kustomization.yaml"]
+		if base := side(t, marked, 'b'); base != v1["overlay/kustomization.yaml"] {
+			t.Fatalf("run %d: the base side is\n%s\nwant overlay's original\n%s\nin\n%s", i, base, v1["overlay/kustomization.yaml"], marked)
+		}
+		if i == 0 {
+			first = marked
+		} else if marked != first {
+			t.Fatalf("run %d differs from run 0:\n%s", i, textmerge.Unified([]byte(first), []byte(marked), 1))
+		}
+	}
+}
