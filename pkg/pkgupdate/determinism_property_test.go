@@ -15,7 +15,8 @@ import (
 // A generated kustomize tree: a nameless kustomization in each of some directories
 // (with a namespace, which kpt records with an empty-named upstream identifier, or
 // without), each with its own comments, and in some of them a ConfigMap named labels
-// (one name in several files). Every comment names its file in brackets.
+// (one name in several files), and a Kptfile (each named pkg). Every comment names its
+// file in brackets.
 type genKust struct {
 	dir        string
 	namespace  bool
@@ -23,6 +24,7 @@ type genKust struct {
 	line       string // a line comment on the first resource
 	resources  []string
 	cm         string // the ConfigMap's value; "" for no ConfigMap
+	kptfile    string // a Kptfile's foot comment; "" for no Kptfile
 }
 
 func (k *genKust) file() string { return k.dir + "/kustomization.yaml" }
@@ -60,6 +62,10 @@ func (k *genKust) files(into map[string]string) {
 	if k.cm != "" {
 		into[k.dir+"/cm.yaml"] = k.renderCM()
 	}
+	if k.kptfile != "" { // every one named pkg
+		f := k.dir + "/Kptfile"
+		into[f] = "apiVersion: kpt.dev/v1\nkind: Kptfile\nmetadata:\n  name: pkg\ninfo:\n  description: " + k.dir + "\n\n# " + k.kptfile + " [" + f + "]\n"
+	}
 }
 
 var genWord = rapid.StringMatching(`[a-z]{2,8}`)
@@ -77,6 +83,9 @@ func genTree(t *rapid.T) []*genKust {
 		}
 		if rapid.Bool().Draw(t, d+" configmap") {
 			k.cm = genWord.Draw(t, d+" value")
+		}
+		if rapid.Bool().Draw(t, d+" Kptfile") {
+			k.kptfile = genWord.Draw(t, d+" Kptfile comment")
 		}
 		out = append(out, k)
 	}
@@ -111,12 +120,15 @@ func change(t *rapid.T, tree []*genKust, side string) []*genKust {
 		if c.cm != "" && rapid.Bool().Draw(t, label+" changes the value") {
 			c.cm = side + k.cm
 		}
+		if c.kptfile != "" && side == "upstream" && rapid.Bool().Draw(t, label+" changes the Kptfile's comment") {
+			c.kptfile = side + k.kptfile
+		}
 		out[i] = &c
 	}
 	return out
 }
 
-var commentTag = regexp.MustCompile(`\[([a-z/]+\.yaml)\]`)
+var commentTag = regexp.MustCompile(`\[([a-z/]+\.yaml|[a-z/]+/Kptfile)\]`)
 
 // For any kustomize tree with several nameless kustomizations, each with its own
 // comments, and any upstream and local changes: the update writes the same bytes in
