@@ -68,13 +68,13 @@ func copyPackage(t *testing.T, dir string) string {
 // under updated and under mark, on one core and on all: each kustomization keeps its
 // own comments (base its trailing block, overlay its head), and only the genuine
 // conflict is reported and marked. Each run is a whole Update through git (a second
-// apiece on a busy machine): the merge step alone runs 50 times in
-// TestNamelessDocumentsMergeDeterministic.
+// apiece on a busy machine), so there are few; the merge step alone, where the output
+// is decided, runs 50 times in TestNamelessDocumentsMergeDeterministic.
 func TestNamelessDocumentsDeterministic(t *testing.T) {
 	dirs, cache := markPackages(t, 1, namelessLocal, namelessV1, namelessV2)
-	runs := 8
+	runs := 3
 	if testing.Short() {
-		runs = 3
+		runs = 2
 	}
 	for _, procs := range []int{0, 1} {
 		for _, policy := range []vocab.ConflictPolicy{DefaultMergeOptions().OnConflict, vocab.MarkConflicts} {
