@@ -140,32 +140,34 @@ func (c *comments) alias(n, of *yaml.RNode) {
 	}
 }
 
-// baseDoc returns the document of base (original's tree) that is the same resource as
-// it, a dest item of the run over items (its input, it at it.Position), by their
-// identity.DocKeys keys; nil when base has none.
-func baseDoc(base *pkgio.Tree, items []*yaml.RNode, it *roles.Item) *yaml.RNode {
+// baseDocs returns the lookup of the documents of base (original's tree) by the dest
+// items of the run over items (its input): for a dest item (at it.Position in items),
+// base's document with the same identity.DocKeys key, nil when base has none.
+func baseDocs(base *pkgio.Tree, items []*yaml.RNode) func(it *roles.Item) *yaml.RNode {
 	var dest []identity.Doc
-	at := -1
+	at := map[int]int{} // position in items to index in dest
 	for i, n := range items {
 		file := roles.Clean(vocab.LocationOf(n).File)
 		if !strings.HasPrefix(file, roleDest+"/") {
 			continue
 		}
-		if i == it.Position {
-			at = len(dest)
-		}
+		at[i] = len(dest)
 		dest = append(dest, identity.Doc{File: strings.TrimPrefix(file, roleDest+"/"), Node: n})
-	}
-	if at < 0 {
-		return nil
 	}
 	bd, _ := treeDocs(base)
 	keys := identity.NewDocKeys(bd, dest)
-	want := keys.Keys(dest)[at]
+	destKeys := keys.Keys(dest)
+	byKey := map[identity.ID]*yaml.RNode{}
 	for i, k := range keys.Keys(bd) {
-		if k == want {
-			return bd[i].Node
+		if byKey[k] == nil {
+			byKey[k] = bd[i].Node
 		}
 	}
-	return nil
+	return func(it *roles.Item) *yaml.RNode {
+		i, ok := at[it.Position]
+		if !ok {
+			return nil
+		}
+		return byKey[destKeys[i]]
+	}
 }
