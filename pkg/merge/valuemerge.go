@@ -98,6 +98,10 @@ func (e *threeWay) mergeInside(o, u, d *yaml.Node, sch schema.Node, path *at) (o
 			value, parts, ok = e.mergeImage(on.Value, un.Value, dn.Value)
 			kind = ImageValue
 		}
+		if !ok && !multiLine(on.Value) && !multiLine(un.Value) && !multiLine(dn.Value) {
+			value, parts, ok = e.mergeFoundImage(on.Value, un.Value, dn.Value)
+			kind = ImageValue
+		}
 		if !ok && (multiLine(on.Value) || multiLine(un.Value) || multiLine(dn.Value)) {
 			value, parts = e.mergeLines(on.Value, un.Value, dn.Value)
 			kind, ok = TextValue, true
@@ -194,7 +198,8 @@ func span(s textmerge.Span) vocab.Span { return vocab.Span{Start: s.Start, Len: 
 func (e *threeWay) mergeList(o, u, d *yaml.Node, sch schema.Node) (*yaml.Node, []vocab.Part) {
 	in := valueIDs{}
 	oc, uc, dc := o.Content, u.Content, d.Content
-	regions := textmerge.MergeSeq(in.all(oc), in.all(dc), in.all(uc))
+	oid, uid, did := in.all(oc), in.all(uc), in.all(dc)
+	regions := textmerge.MergeSeq(oid, did, uid)
 	elem := sch.Elements()
 	content := make([]*yaml.Node, 0, max(len(dc)+len(uc)-len(oc), len(dc)))
 	var parts []vocab.Part
@@ -214,6 +219,12 @@ func (e *threeWay) mergeList(o, u, d *yaml.Node, sch schema.Node) (*yaml.Node, [
 				content = append(content, e.blend(nil, us[k], de, fromD, elem))
 			}
 		default:
+			if els, ps, ok := e.mergeFoundElements(r, oc, uc, dc, oid, uid, did, sch); ok {
+				content = append(content, els...)
+				parts = append(parts, ps...)
+				b, di, ui = r.Base.End(), r.Dest.End(), r.Updated.End()
+				continue
+			}
 			content = append(content, pick(e, bs, us, ds)...)
 		}
 		parts = append(parts, vocab.Part{Kind: vocab.ElementsPart, Change: partChange(r.Kind),
@@ -293,6 +304,11 @@ func (e *threeWay) mergeLines(o, u, d string) (string, []vocab.Part) {
 		case textmerge.UpdatedChanged:
 			write(us)
 		case textmerge.Conflicting:
+			if m, ps, ok := e.mergeFoundLines(r, bs, us, ds); ok {
+				b.WriteString(m)
+				parts = append(parts, ps...)
+				continue
+			}
 			write(pick(e, bs, us, ds))
 		default:
 			write(ds)
