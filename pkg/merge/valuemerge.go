@@ -22,6 +22,14 @@ import (
 //     (compared by its normalized name, written as the side it comes from writes it),
 //     the tag and the digest (one part, "tag and digest", where both differ among the
 //     three: a digest pins the content a tag names);
+//   - an image reference found by its value (image.go, foundImages): any other
+//     single-line string, an element of an atomic list or a line of a multi-line
+//     string whose three versions differ in one token, three references of one image
+//     (the same image name, a tag or digest on each, a registry host or a digest on
+//     one); the token is merged as above, the rest is common. In a list or a text, a
+//     conflicting run whose sides hold as many elements or lines is merged position by
+//     position where every position both sides changed is such a reference (parts
+//     marked vocab.Part.Within); otherwise the run stays one conflict;
 //   - an atomic list (a list no merge key or set pairs): runs of elements compared as
 //     whole values (MergeSeq, git merge-file's rules: changes to adjacent elements
 //     overlap);
@@ -40,7 +48,8 @@ import (
 type ValueKind string
 
 const (
-	// ImageValue is an image reference (a string field named image).
+	// ImageValue is an image reference: a string field named image, or a single-line
+	// string elsewhere whose three versions differ in one reference of one image.
 	ImageValue ValueKind = "image reference"
 	// ListValue is an atomic list.
 	ListValue ValueKind = "list"
