@@ -18,19 +18,20 @@ const (
 	briefMax  = 60
 	briefLead = 16
 	briefTail = 12
-	segLead   = 10
+	segLead   = 8
 	segLen    = (briefMax - 9) / 2
 )
 
 // briefAll renders the values of one message, each on one line (oneLine): a value of
 // briefMax bytes or fewer whole; a longer one cut to briefMax bytes so that it shows the
-// places where the values differ (diffPoints), with "..." where text is left out: one
-// window from briefLead bytes before its first such place, when its last fits in too;
-// else two windows of segLen bytes, around the first place and the last (elide). So
-// `gcr.io/knative-releases/.../apiserver_receive_adapter@sha256:aaa...` beside the same
-// reference at another digest and a mirror's copy shows `gcr.io/knative-releases/k...
-// er@sha256:aaaaaaaaaaaaaaa...`: the registry where it differs from the mirror's, the
-// digest where it differs from the other. Absent values are "<absent>".
+// places where it differs from the other values (diffPoints), with "..." where text is
+// left out: one window from briefLead bytes before the first place, when the last fits
+// in too; else two windows of segLen bytes, around the first place and the last
+// (elide). So `gcr.io/knative-releases/.../apiserver_receive_adapter@sha256:aaa...`
+// beside the same reference at another digest and a mirror's copy shows
+// `gcr.io/knative-releases/knat...@sha256:aaaaaaaaaaaaaaaaa...`: the registry where it
+// differs from the mirror's, the digest where it differs from the other. Absent values
+// are "<absent>".
 func briefAll(ns ...*yaml.RNode) []string {
 	full := make([]string, len(ns))
 	present := make([]bool, len(ns))
@@ -49,71 +50,47 @@ func briefAll(ns ...*yaml.RNode) []string {
 	return out
 }
 
-// diffPoints returns, sorted and once each, the byte offsets in full[i] where two of
-// the present values begin to differ: for each pair a, b of different values that share
-// a beginning or an end, the end of their common beginning, placed in full[i] where
-// full[i] holds the same text there as a (or b) does, in their common beginning or
-// common end (mapPoint).
+// diffPoints returns, sorted, the byte offsets in full[i] to show, at most two
+// clusters (a place within clusterGap bytes after another is shown with it): where
+// full[i] begins to differ from each other present value, always; then where each later
+// run of differing tokens begins (diffStarts), the last first, while the places still
+// make two clusters or fewer.
 func diffPoints(i int, full []string, present []bool) []int {
-	seen := map[int]bool{}
-	var pts []int
-	for a := range full {
-		for b := a + 1; b < len(full); b++ {
-			if !present[a] || !present[b] || full[a] == full[b] {
-				continue
-			}
-			p := prefixLen(full[a], full[b])
-			if p == 0 && suffixLen(full[a], full[b], 0) == 0 {
-				continue // nothing in common: no place to show
-			}
-			for _, from := range []string{full[a], full[b]} {
-				if x, ok := mapPoint(from, full[i], p); ok && !seen[x] {
-					seen[x] = true
-					pts = append(pts, x)
-				}
-			}
+	var keep, more []int
+	for j := range full {
+		if j == i || !present[j] || full[j] == full[i] {
+			continue
+		}
+		at, _ := diffStarts(full[i], full[j])
+		if len(at) > 0 {
+			keep = append(keep, at[0])
+			more = append(more, at[1:]...)
 		}
 	}
+	sort.Sort(sort.Reverse(sort.IntSlice(more)))
+	for _, p := range more {
+		if len(clusters(append(append([]int(nil), keep...), p))) <= 2 {
+			keep = append(keep, p)
+		}
+	}
+	return clusters(keep)
+}
+
+// clusterGap is how far after a place shown another counts as shown with it: a window
+// of segLen bytes from segLead before the first, less the up to 3 bytes each cut moves
+// back to a UTF-8 sequence start, still holds a 4-byte sequence starting there.
+const clusterGap = segLen - segLead - 3 - 3 - 3
+
+// clusters sorts pts and drops each within clusterGap bytes after the last one kept.
+func clusters(pts []int) []int {
 	sort.Ints(pts)
-	return pts
-}
-
-// prefixLen returns the length in bytes of the beginning a and b share.
-func prefixLen(a, b string) int {
-	n := min(len(a), len(b))
-	i := 0
-	for i < n && a[i] == b[i] {
-		i++
+	var out []int
+	for _, p := range pts {
+		if len(out) == 0 || p-out[len(out)-1] >= clusterGap {
+			out = append(out, p)
+		}
 	}
-	return i
-}
-
-// suffixLen returns the length in bytes of the end a and b share beyond the first
-// skip bytes of each.
-func suffixLen(a, b string, skip int) int {
-	n := min(len(a), len(b)) - skip
-	i := 0
-	for i < n && a[len(a)-1-i] == b[len(b)-1-i] {
-		i++
-	}
-	return i
-}
-
-// mapPoint places offset x of from in to: the same offset inside their common
-// beginning, the same distance from the end inside their common end; ok is false
-// elsewhere (where from and to differ).
-func mapPoint(from, to string, x int) (int, bool) {
-	if from == to {
-		return x, true
-	}
-	pre := prefixLen(from, to)
-	if x <= pre {
-		return x, true
-	}
-	if suf := suffixLen(from, to, pre); x >= len(from)-suf {
-		return x - len(from) + len(to), true
-	}
-	return 0, false
+	return out
 }
 
 // elide cuts s, longer than briefMax, to briefMax bytes showing the places pts (sorted
@@ -127,6 +104,9 @@ func elide(s string, pts []int) string {
 	}
 	first, last := pts[0], pts[len(pts)-1]
 	start := runeStart(s, max(0, first-briefLead))
+	if start <= 3 {
+		start = 0
+	}
 	room := briefMax - 3
 	if start > 0 {
 		room -= 3
@@ -136,6 +116,9 @@ func elide(s string, pts []int) string {
 	}
 	// two windows: the head around the first place, the tail around the last
 	a := runeStart(s, max(0, first-segLead))
+	if a <= 3 { // an ellipsis would take as much as it leaves out
+		a = 0
+	}
 	aEnd := runeStart(s, a+segLen)
 	if a == 0 {
 		aEnd = runeStart(s, segLen+3)

@@ -30,14 +30,14 @@ func TestBriefShowsTheDifference(t *testing.T) {
 		want []string
 	}{
 		{"a digest bumped, a mirror: registry and digest shown", []string{o, u, d}, []string{
-			"gcr.io/knative-releases/knat...er@sha256:aaaaaaaaaaaaaaa...",
-			"gcr.io/knative-releases/knat...er@sha256:bbbbbbbbbbbbbbb...",
-			"registry.example.com/mirror/...er@sha256:aaaaaaaaaaaaaaa...",
+			"gcr.io/knative-releases/knat...@sha256:aaaaaaaaaaaaaaaaa...",
+			"gcr.io/knative-releases/knat...@sha256:bbbbbbbbbbbbbbbbb...",
+			"registry.example.com/mirror/...@sha256:aaaaaaaaaaaaaaaaa...",
 		}},
 		{"a tag and digest bumped, a mirror", []string{nginx, nginx2, strings.Replace(nginx, "registry.k8s.io", "registry.example.com/mirror", 1)}, []string{
 			"registry.k8s.io/ingress-nginx/controller:v1.12.0@sha256:e...",
 			"registry.k8s.io/ingress-nginx/controller:v1.13.0@sha256:d...",
-			"registry.example.com/mirror/...oller:v1.12.0@sha256:e6b8...",
+			"registry.example.com/mirror/...@sha256:e6b8de175acda6ca9...",
 		}},
 		{"the digest alone differs: one window", []string{o, u}, []string{
 			"..._adapter@sha256:aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa...",
@@ -74,9 +74,9 @@ func TestConflictMessageShowsTheChangedDigest(t *testing.T) {
 	o, u, d := knativeRefs()
 	c := Conflict{Kind: BothChanged, Winner: Updated, Original: scalar(o), Updated: scalar(u), Dest: scalar(d)}
 	got := c.Describe()
-	want := "changed on both sides (original gcr.io/knative-releases/knat...er@sha256:aaaaaaaaaaaaaaa..., " +
-		"updated gcr.io/knative-releases/knat...er@sha256:bbbbbbbbbbbbbbb..., " +
-		"dest registry.example.com/mirror/...er@sha256:aaaaaaaaaaaaaaa...)"
+	want := "changed on both sides (original gcr.io/knative-releases/knat...@sha256:aaaaaaaaaaaaaaaaa..., " +
+		"updated gcr.io/knative-releases/knat...@sha256:bbbbbbbbbbbbbbbbb..., " +
+		"dest registry.example.com/mirror/...@sha256:aaaaaaaaaaaaaaaaa...)"
 	if got != want {
 		t.Errorf("Describe() = %q, want %q", got, want)
 	}

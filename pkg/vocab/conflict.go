@@ -55,7 +55,7 @@ func (c Conflict) String() string {
 // field.path), e.g. `changed on both sides (original 1, updated 2, dest 3)`. Values are
 // on one line, each longer than 60 bytes cut to 60 around the places where the values
 // differ (briefAll: `...path: /docs pathType: Exact...`; a mirrored reference with a
-// bumped digest `registry.example.com/mirror/...er@sha256:aaaaaaaaaaaaaaa...`), so that
+// bumped digest `registry.example.com/mirror/...@sha256:aaaaaaaaaaaaaaaaa...`), so that
 // the message shows the difference and not the common part.
 //
 // A conflicting Part is described by its place and its three versions instead, e.g.
