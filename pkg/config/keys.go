@@ -114,7 +114,9 @@ var keyDocs = []KeyDoc{
 			"Exits 0, unless onConflict is error and there are conflicts. All modes."},
 	{Name: KeyValueMerge, Type: "boolean", Default: "true", Valid: validBools,
 		Meaning: "Merge inside a value changed on both sides before calling it a conflict: an image reference " +
-			"(a string field named image) by repository, tag and digest; an atomic list by runs of elements and a " +
+			"(a string field named image, or any string, list element or line of a multi-line string whose three " +
+			"versions differ in one token that is a reference of one image on all three sides) by repository, tag " +
+			"and digest; an atomic list by runs of elements and a " +
 			"multi-line string by lines, with git merge-file's rules (changes to adjacent elements or lines overlap). " +
 			"A part changed on both sides differently is a conflict onConflict decides for that part alone; each value " +
 			"merged is an info result. false: such a value is one conflict (kyaml's rule). 3way mode."},

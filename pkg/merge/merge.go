@@ -48,8 +48,9 @@ type Options struct {
 	PositionalHost bool
 	// ValueMerge makes the 3-way merge merge inside a value changed on both sides
 	// before calling it a conflict (docs/merge-semantics.md, "Merging inside a
-	// value"): an image reference (a string field named image) by repository, tag and
-	// digest; an atomic list by runs of elements and a multi-line string by lines, with
+	// value"): an image reference (a string field named image, or a string, list
+	// element or line whose three versions differ in one token that is a reference of
+	// one image) by repository, tag and digest; an atomic list by runs of elements and a multi-line string by lines, with
 	// git merge-file's rules. A part both sides changed differently is a conflict of
 	// that part alone (vocab.Conflict.Part); Result.ValueMerges lists the values
 	// merged. The zero value leaves it off: such a value is one conflict, as in kyaml's

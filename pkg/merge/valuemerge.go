@@ -22,6 +22,14 @@ import (
 //     (compared by its normalized name, written as the side it comes from writes it),
 //     the tag and the digest (one part, "tag and digest", where both differ among the
 //     three: a digest pins the content a tag names);
+//   - an image reference found by its value (image.go, foundImages): any other
+//     single-line string, an element of an atomic list or a line of a multi-line
+//     string whose three versions differ in one token, three references of one image
+//     (the same image name, a tag or digest on each, a registry host or a digest on
+//     one); the token is merged as above, the rest is common. In a list or a text, a
+//     conflicting run whose sides hold as many elements or lines is merged position by
+//     position where every position both sides changed is such a reference (parts
+//     marked vocab.Part.Within); otherwise the run stays one conflict;
 //   - an atomic list (a list no merge key or set pairs): runs of elements compared as
 //     whole values (MergeSeq, git merge-file's rules: changes to adjacent elements
 //     overlap);
@@ -40,7 +48,8 @@ import (
 type ValueKind string
 
 const (
-	// ImageValue is an image reference (a string field named image).
+	// ImageValue is an image reference: a string field named image, or a single-line
+	// string elsewhere whose three versions differ in one reference of one image.
 	ImageValue ValueKind = "image reference"
 	// ListValue is an atomic list.
 	ListValue ValueKind = "list"
@@ -96,6 +105,10 @@ func (e *threeWay) mergeInside(o, u, d *yaml.Node, sch schema.Node, path *at) (o
 		var value string
 		if path != nil && path.kind == fieldpath.Field && path.name == "image" {
 			value, parts, ok = e.mergeImage(on.Value, un.Value, dn.Value)
+			kind = ImageValue
+		}
+		if !ok && !multiLine(on.Value) && !multiLine(un.Value) && !multiLine(dn.Value) {
+			value, parts, ok = e.mergeFoundImage(on.Value, un.Value, dn.Value)
 			kind = ImageValue
 		}
 		if !ok && (multiLine(on.Value) || multiLine(un.Value) || multiLine(dn.Value)) {
@@ -194,7 +207,8 @@ func span(s textmerge.Span) vocab.Span { return vocab.Span{Start: s.Start, Len: 
 func (e *threeWay) mergeList(o, u, d *yaml.Node, sch schema.Node) (*yaml.Node, []vocab.Part) {
 	in := valueIDs{}
 	oc, uc, dc := o.Content, u.Content, d.Content
-	regions := textmerge.MergeSeq(in.all(oc), in.all(dc), in.all(uc))
+	oid, uid, did := in.all(oc), in.all(uc), in.all(dc)
+	regions := textmerge.MergeSeq(oid, did, uid)
 	elem := sch.Elements()
 	content := make([]*yaml.Node, 0, max(len(dc)+len(uc)-len(oc), len(dc)))
 	var parts []vocab.Part
@@ -214,6 +228,12 @@ func (e *threeWay) mergeList(o, u, d *yaml.Node, sch schema.Node) (*yaml.Node, [
 				content = append(content, e.blend(nil, us[k], de, fromD, elem))
 			}
 		default:
+			if els, ps, ok := e.mergeFoundElements(r, oc, uc, dc, oid, uid, did, sch); ok {
+				content = append(content, els...)
+				parts = append(parts, ps...)
+				b, di, ui = r.Base.End(), r.Dest.End(), r.Updated.End()
+				continue
+			}
 			content = append(content, pick(e, bs, us, ds)...)
 		}
 		parts = append(parts, vocab.Part{Kind: vocab.ElementsPart, Change: partChange(r.Kind),
@@ -293,6 +313,11 @@ func (e *threeWay) mergeLines(o, u, d string) (string, []vocab.Part) {
 		case textmerge.UpdatedChanged:
 			write(us)
 		case textmerge.Conflicting:
+			if m, ps, ok := e.mergeFoundLines(r, bs, us, ds); ok {
+				b.WriteString(m)
+				parts = append(parts, ps...)
+				continue
+			}
 			write(pick(e, bs, us, ds))
 		default:
 			write(ds)

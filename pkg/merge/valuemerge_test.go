@@ -36,20 +36,24 @@ func summary(v merge.ValueMerge) string {
 	return v.Path.String() + ": " + strings.Join(parts, ", ")
 }
 
-// valueMergeCases reads testdata/valuemerge.yaml.
+// valueMergeCases reads testdata/valuemerge.yaml, then testdata/valuemerge-images.yaml.
 func valueMergeCases(t testing.TB) []valueMergeCase {
-	b, err := os.ReadFile("testdata/valuemerge.yaml")
-	if err != nil {
-		t.Fatal(err)
-	}
 	var cases []valueMergeCase
-	if err := yaml.Unmarshal(b, &cases); err != nil {
-		t.Fatal(err)
+	for _, file := range []string{"testdata/valuemerge.yaml", "testdata/valuemerge-images.yaml"} {
+		b, err := os.ReadFile(file)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var more []valueMergeCase
+		if err := yaml.Unmarshal(b, &more); err != nil {
+			t.Fatal(err)
+		}
+		cases = append(cases, more...)
 	}
 	return cases
 }
 
-// TestValueMergeRules runs the rule cases of testdata/valuemerge.yaml under both
+// TestValueMergeRules runs the rule cases of testdata/valuemerge*.yaml under both
 // policies with valueMerge on, and checks that with it off every value all three hold
 // differently is one whole conflict again.
 func TestValueMergeRules(t *testing.T) {

@@ -99,3 +99,29 @@ func TestValueMergedMessages(t *testing.T) {
 		}
 	}
 }
+
+// TestConflictMessageShowsTheDigests: a conflict between long image references that
+// differ in the digest (upstream bumped it; dest mirrored the image and pinned another
+// digest) shows each digest in the message, each value at most 60 bytes, and the
+// result's structured fields carry dest's and updated's whole values.
+func TestConflictMessageShowsTheDigests(t *testing.T) {
+	ref := "/knative.dev/eventing/cmd/apiserver_receive_adapter@sha256:"
+	o := "gcr.io/knative-releases" + ref + strings.Repeat("a", 64)
+	u := "gcr.io/knative-releases" + ref + strings.Repeat("b", 64)
+	d := "registry.example.com/mirror" + ref + strings.Repeat("c", 64)
+	r, err := merge.ThreeWay(yaml.MustParse("value: "+o), yaml.MustParse("value: "+u), yaml.MustParse("value: "+d),
+		merge.Options{Policy: vocab.UpdatedWins})
+	if err != nil || len(r.Conflicts) != 1 {
+		t.Fatalf("%v, %d conflicts", err, len(r.Conflicts))
+	}
+	c := FieldConflict(At{}, r.Conflicts[0], vocab.UpdatedWins)
+	want := "conflict: changed on both sides (original gcr.io/knative-releases/knat...@sha256:aaaaaaaaaaaaaaaaa..., " +
+		"updated gcr.io/knative-releases/knat...@sha256:bbbbbbbbbbbbbbbbb..., " +
+		"dest registry.example.com/mirror/...@sha256:ccccccccccccccccc...); updated wins"
+	if c.Message != want {
+		t.Errorf("message\n%s\nwant\n%s", c.Message, want)
+	}
+	if c.Field.CurrentValue != d || c.Field.ProposedValue != u {
+		t.Errorf("current %v, proposed %v: want the whole values", c.Field.CurrentValue, c.Field.ProposedValue)
+	}
+}

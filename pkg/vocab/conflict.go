@@ -53,9 +53,10 @@ func (c Conflict) String() string {
 
 // Describe renders what disagrees, without path or winner (a result carries the path in
 // field.path), e.g. `changed on both sides (original 1, updated 2, dest 3)`. Values are
-// on one line and cut to 60 characters; where long values share their beginning, each is
-// shown from shortly before the first place they differ (`...path: /docs pathType:
-// Exact...`), so that the message shows the difference and not the common part.
+// on one line, each longer than 60 bytes cut to 60 around the places where the values
+// differ (briefAll: `...path: /docs pathType: Exact...`; a mirrored reference with a
+// bumped digest `registry.example.com/mirror/...@sha256:aaaaaaaaaaaaaaaaa...`), so that
+// the message shows the difference and not the common part.
 //
 // A conflicting Part is described by its place and its three versions instead, e.g.
 // `changed on both sides: the tag (original v3.4.0, updated v3.5.0, dest v3.4.1)`.

@@ -30,12 +30,13 @@ func TestConflictString(t *testing.T) {
 }
 
 // TestConflictDescribeCutsLongValues: values longer than 60 bytes that share a long
-// beginning are shown from shortly before their first difference.
+// beginning are shown up to their difference, at the end here (a value that shares
+// nothing with them, "short", places nothing).
 func TestConflictDescribeCutsLongValues(t *testing.T) {
 	common := strings.Repeat("x", 70)
 	c := Conflict{Kind: BothChanged, Original: scalar(common + "a"), Updated: scalar(common + "b"), Dest: scalar("short")}
 	got := c.Describe()
-	want := "changed on both sides (original ..." + strings.Repeat("x", 16) + "a, updated ..." + strings.Repeat("x", 16) + "b, dest short)"
+	want := "changed on both sides (original ..." + strings.Repeat("x", 56) + "a, updated ..." + strings.Repeat("x", 56) + "b, dest short)"
 	if got != want {
 		t.Errorf("Describe() = %q, want %q", got, want)
 	}

@@ -52,8 +52,13 @@ type Part struct {
 	// Change says who changed it.
 	Change PartChange
 	// OriginalAt, UpdatedAt and DestAt are, for elements and lines, where the part is
-	// in each source (0-based element or line indexes); zero for image parts.
+	// in each source (0-based element or line indexes); for an image part found in an
+	// element or a line (Within), that element or line; zero for the other image parts.
 	OriginalAt, UpdatedAt, DestAt Span
+	// Within is, for a part of an image reference found in one element of an atomic
+	// list or one line of a multi-line string, ElementsPart or LinesPart (the spans
+	// say which element or line, Len 1 on each side); "" for every other part.
+	Within PartKind
 	// Original, Updated and Dest are the part as each source holds it: an image
 	// component ("" where the reference has none), a run of elements as a flow list
 	// ("[a, b]"), or a run of lines with their line ends.
@@ -63,10 +68,15 @@ type Part struct {
 // Where names the part in a message by its place in dest (where the output's field
 // path points): "the tag"; "element [2]" or "elements [2..3]" (positions as field
 // paths number them), "line 3" or "lines 3-5" (from 1); where original has no element
-// or line there (an insertion), "an insertion at [2]" or "an insertion at line 3".
+// or line there (an insertion), "an insertion at [2]" or "an insertion at line 3"; a
+// part of an image reference in an element or a line (Within), "the tag in element
+// [2]", "the digest in line 3".
 func (p Part) Where() string {
 	d := p.DestAt
 	switch {
+	case p.Within != "":
+		in := Part{Kind: p.Within, OriginalAt: p.OriginalAt, UpdatedAt: p.UpdatedAt, DestAt: p.DestAt}
+		return "the " + string(p.Kind) + " in " + in.Where()
 	case p.Kind == ElementsPart && p.OriginalAt.Len == 0:
 		return fmt.Sprintf("an insertion at [%d]", d.Start)
 	case p.Kind == ElementsPart && d.Len == 1:
