@@ -184,7 +184,7 @@ func (u *updater) markResources(rel string, src *source, paths []string, o, up, 
 			}
 			continue
 		}
-		m := textmerge.MarkDifferences(vb.data, vl.data, vu.data, lab)
+		m := markSides(t, vl, vu, vb, o.Files[relTo(rel, t)], up.Files[relTo(rel, t)], lab)
 		mode := vl.mode
 		if !vl.exists {
 			mode = vu.mode
@@ -195,7 +195,7 @@ func (u *updater) markResources(rel string, src *source, paths []string, o, up, 
 		}
 		changes = append(changes, fc)
 		u.addMarks(t, m, markedFile{Path: t, UpstreamAbsent: !vu.exists, YAML: true,
-			Separators: max(separators(vl.data), separators(vu.data))})
+			Separators: max(separators(vl.data), separators(m.Updated), separators(m.Base))})
 		markedHere[t] = true
 	}
 	for i := first; i < len(pr.Conflicts); i++ {
@@ -204,6 +204,38 @@ func (u *updater) markResources(rel string, src *source, paths []string, o, up, 
 		}
 	}
 	return nil
+}
+
+// markSides writes the file target's runs L, U and B (vl, vu, vb) with markers
+// (textmerge.MarkDifferences), the upstream and base sides taken from the files of
+// the updated and original releases as fetched (uf, of; nil where a release has no
+// such file, or no KRM file there). Each side's choice alone parses where that run
+// does: when every upstream (or base) side taken from its file would not (a release
+// indented otherwise than the local copy), that side is the run's lines instead.
+func markSides(target string, vl, vu, vb fileVersion, of, uf *pkgio.File, lab textmerge.Labels) textmerge.Marked {
+	s := textmerge.Sides{Dest: vl.data, Updated: vu.data, Base: vb.data}
+	if uf != nil && uf.KRM() {
+		s.UpdatedText = uf.Data
+	}
+	if of != nil && of.KRM() {
+		s.BaseText = of.Data
+	}
+	m := textmerge.MarkDifferences(s, lab)
+	parses := func(data []byte) bool {
+		_, err := pkgio.Parse(data, target)
+		return err == nil
+	}
+	again := false
+	if s.UpdatedText != nil && !parses(m.Updated) && parses(vu.data) {
+		s.UpdatedText, again = nil, true
+	}
+	if s.BaseText != nil && !parses(m.Base) && parses(vb.data) {
+		s.BaseText, again = nil, true
+	}
+	if again {
+		m = textmerge.MarkDifferences(s, lab)
+	}
+	return m
 }
 
 // markedText ends the message of a conflict written with markers.
