@@ -1,6 +1,7 @@
 package textmerge
 
 import (
+	"bytes"
 	"sort"
 	"strings"
 )
@@ -12,7 +13,9 @@ import (
 // deleted). A change of n lines for n is n pieces of one for one; any other change is
 // aligned again by its lines' keys (lineKey: a YAML line without its comment, or its
 // mapping key), so that a line whose value or comment changed pairs with its
-// counterpart even when lines were inserted or deleted next to it.
+// counterpart even when lines were inserted or deleted next to it; lines on one side
+// that continue such a pair (indented under it: a block, a wrapped value) are one
+// indivisible piece with it.
 type alignment struct {
 	pieces []hunk
 }
@@ -55,10 +58,45 @@ func (al *alignment) add(h hunk, a, b [][]byte) {
 			pair(s.a1 - s.a0)
 			continue
 		}
-		al.pieces = append(al.pieces, hunk{h.a0 + s.a0, h.a0 + s.a1, h.b0 + s.b0, h.b0 + s.b1})
+		p := hunk{h.a0 + s.a0, h.a0 + s.a1, h.b0 + s.b0, h.b0 + s.b1}
+		if n := len(al.pieces) - 1; i > 0 && continues(a, b, al.pieces[n], p) {
+			al.pieces[n].a1, al.pieces[n].b1 = p.a1, p.b1 // the lines that continue a paired line are one with it
+		} else {
+			al.pieces = append(al.pieces, p)
+		}
 		i, j = s.a1, s.b1
 	}
 	pair(na - i)
+}
+
+// continues reports whether the lines of p (of a and of b) continue the line before
+// them, q, a line of a paired with one of b: each is blank, indented more than q's
+// line on its side, or an item of a sequence ("- ") at its indentation under a line
+// that is none (kyaml writes a mapping's sequence so).
+func continues(a, b [][]byte, q, p hunk) bool {
+	if q.a1 != p.a0 || q.b1 != p.b0 || q.a1-q.a0 != 1 || q.b1-q.b0 != 1 {
+		return false
+	}
+	under := func(head []byte, lines [][]byte) bool {
+		hi, hs := indent(head)
+		for _, l := range lines {
+			if len(bytes.TrimSpace(l)) == 0 {
+				continue
+			}
+			li, ls := indent(l)
+			if li < hi || li == hi && (!bytes.HasPrefix(ls, []byte("- ")) || bytes.HasPrefix(hs, []byte("- "))) {
+				return false
+			}
+		}
+		return true
+	}
+	return under(a[q.a0], a[p.a0:p.a1]) && under(b[q.b0], b[p.b0:p.b1])
+}
+
+// indent is line's indentation in spaces and the rest of it.
+func indent(line []byte) (int, []byte) {
+	rest := bytes.TrimLeft(line, " ")
+	return len(line) - len(rest), rest
 }
 
 // keyIDs numbers the keys of lines (lineKey) in keys.
