@@ -33,12 +33,18 @@ import (
 // original has none; a resource deleted upstream but changed locally is original's
 // document in dest's place). Outside the conflicts the three are the same, so every run
 // of lines where L and U differ (textmerge.MarkDifferences) surrounds a conflict's
-// lines: its local side is L's lines, its base B's, its upstream side U's, and choosing
-// every local side gives L byte for byte, every upstream side U; each side alone
-// parses. A text file's conflicts are git merge-file --diff3's hunks
-// (textmerge.MergeMarked). A conflict markers cannot hold (a binary file changed on
-// both sides, a file on one side and a directory on the other) keeps the local copy and
-// writes upstream's beside it (besideName).
+// lines, and only those are hunks. A hunk's local side is L's lines, so choosing every
+// local side gives L byte for byte. Its upstream side is the updated release's file as
+// fetched, the lines U's lines there stand for (U aligned with that file); its base
+// side the original release's lines for B's, or, where B writes the old value in
+// another style, those the upstream side's lines stand for in the original file: each
+// side is its file's own text, comments and styles, as git merge-file --diff3 writes
+// it from the three files (markSides). Each side alone parses where its run does
+// (markSides falls back to a run's lines for a side that would not). A text file's
+// conflicts are git merge-file --diff3's hunks (textmerge.MergeMarked). A conflict
+// markers cannot hold (a binary file changed on both sides, a file on one side and a
+// directory on the other) keeps the local copy and writes upstream's beside it
+// (besideName).
 
 // Labels of the markers: the local copy, then the releases merged from and to.
 const localLabel = "local"
@@ -58,7 +64,8 @@ type markedFile struct {
 	// *.yaml text file whose two sides parse).
 	YAML bool `json:"yaml,omitempty"`
 	// Separators is how many "=======" lines the file holds of its own (the most of
-	// its two sides), which Continue does not take for markers.
+	// its three sides, each chosen in every hunk), which Continue does not take for
+	// markers.
 	Separators int `json:"separators,omitempty"`
 }
 
