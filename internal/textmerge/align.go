@@ -163,14 +163,14 @@ func (al *alignment) at(p int, high bool) (q int, h hunk, ok bool) {
 	return p + off, hunk{}, true
 }
 
-// span maps the run of a's lines [s, e) to b's: lines of b inserted at its ends are
-// left out of a run of lines, and are the run an empty run stands for (what replaced
-// nothing there). When an end of the run is inside an indivisible piece, ok is false
-// and [c0, c1) is the run widened to hold every such piece.
+// span maps the run of a's lines [s, e) to b's, lines of b inserted at its ends
+// included (as git's conflict hunks hold the changes that touch them; for an empty run,
+// they are what replaced nothing there). When an end of the run is inside an
+// indivisible piece, ok is false and [c0, c1) is the run widened to hold every such
+// piece.
 func (al *alignment) span(s, e int) (t0, t1 int, ok bool, c0, c1 int) {
-	empty := s == e
-	t0, h0, ok0 := al.at(s, !empty)
-	t1, h1, ok1 := al.at(e, empty)
+	t0, h0, ok0 := al.at(s, false)
+	t1, h1, ok1 := al.at(e, true)
 	if ok0 && ok1 {
 		return t0, t1, true, s, e
 	}

@@ -42,8 +42,8 @@ func MarkDifferences(s Sides, labels Labels) Marked {
 	ut, bt := splitLines(s.UpdatedText), splitLines(s.BaseText)
 	in := interner{}
 	locs := diff(in.ids(d), in.ids(u))
-	du, db := align(d, u), align(d, b)
-	ud, bd := du.inverse(), db.inverse()
+	du, db := &alignment{pieces: locs}, align(d, b) // a hunk holds whole changes of dest to updated
+	ud := du.inverse()
 	var uu, bb, ub *alignment
 	if s.UpdatedText != nil {
 		uu = align(u, ut)
@@ -59,17 +59,23 @@ func MarkDifferences(s Sides, labels Labels) Marked {
 		h := sideHunk{dest: Span{locs[i].a0, locs[i].a1 - locs[i].a0}}
 		i++
 		for {
-			// hunks that touch are one
+			// hunks that touch are one: the changes after this one, and the hunk before,
+			// when this one grew to reach it
 			for i < len(locs) && locs[i].a0 <= h.dest.End() {
 				h.dest = spanOf(h.dest.Start, max(h.dest.End(), locs[i].a1))
 				i++
 			}
-			c0, c1, done := h.fill(du, ud, db, bd, uu, bb, ub, u, b, ut, bt)
+			if n := len(hs) - 1; n >= 0 && h.dest.Start <= hs[n].end {
+				h.dest = spanOf(hs[n].start, h.dest.End())
+				hs = hs[:n]
+			}
+			c0, c1, done := h.fill(du, ud, db, uu, bb, ub, u, b, ut, bt)
 			if done {
 				break
 			}
 			h.dest = spanOf(min(h.dest.Start, c0), max(h.dest.End(), c1))
 		}
+		h.start, h.end = h.dest.Start, h.dest.End()
 		h.trim(d)
 		hs = append(hs, h)
 	}
@@ -82,16 +88,17 @@ type sideHunk struct {
 	dest              Span
 	updated, base     Span
 	updFrom, baseFrom [][]byte
+	start, end        int // the dest lines the hunk was found for, before trim
 }
 
 func spanOf(start, end int) Span { return Span{start, end - start} }
 
 // fill finds h's updated and base sides for its dest lines (see MarkDifferences):
-// du and db align dest with updated and base (ud, bd the other way), uu and bb
-// updated and base with their texts (nil: none), ub the updated text with the base
-// text. When an end of the hunk falls inside a change the alignments cannot split,
-// done is false and [c0, c1) is where in dest the hunk must reach.
-func (h *sideHunk) fill(du, ud, db, bd, uu, bb, ub *alignment, u, b, ut, bt [][]byte) (c0, c1 int, done bool) {
+// du and db align dest with updated and base (ud the other way), uu and bb updated
+// and base with their texts (nil: none), ub the updated text with the base text. When
+// an end of the hunk falls inside a change the alignments cannot split, done is false
+// and [c0, c1) is where in dest the hunk must reach.
+func (h *sideHunk) fill(du, ud, db, uu, bb, ub *alignment, u, b, ut, bt [][]byte) (c0, c1 int, done bool) {
 	u0, u1, ok, _, _ := du.span(h.dest.Start, h.dest.End())
 	if !ok { // not reached: hunks begin and end where dest and updated agree
 		return h.dest.Start, h.dest.End(), true

@@ -140,9 +140,10 @@ func checkMarked(t *testing.T, m Marked, s Sides) {
 	}
 }
 
-// Random versions and texts: what checkMarked checks holds; and where the texts are
-// the versions themselves, the sides are the versions' lines (every updated side
-// gives updated).
+// Random versions (updated: lines of dest replaced, inserted, deleted; base: each run
+// where they differ its own) and texts: what checkMarked checks holds; and where the
+// texts are the versions themselves, every updated side gives updated and every base
+// side base.
 func TestMarkDifferencesRandom(t *testing.T) {
 	r := rand.New(rand.NewSource(11))
 	fresh := func() string { return fmt.Sprintf("k%d: %d # c%d", r.Intn(5), r.Intn(4), r.Intn(3)) }
@@ -152,13 +153,18 @@ func TestMarkDifferencesRandom(t *testing.T) {
 	}
 	for i := 0; i < 400; i++ {
 		d := gittest.Mutate(r, items, 1+r.Intn(3), fresh, false)
-		u := append([]string(nil), d...)
-		b := append([]string(nil), d...)
-		for k := range d {
-			if r.Intn(5) == 0 {
-				u[k], b[k] = fresh(), fresh()
+		u := gittest.Mutate(r, d, 1+r.Intn(3), fresh, false)
+		var b []string // d with each run where d and u differ replaced by 0 to 2 lines of its own
+		in := interner{}
+		next := 0
+		for _, h := range diff(in.ids(splitLines(join(d, true))), in.ids(splitLines(join(u, true)))) {
+			b = append(b, d[next:h.a0]...)
+			for n := r.Intn(3); n > 0; n-- {
+				b = append(b, fresh())
 			}
+			next = h.a1
 		}
+		b = append(b, d[next:]...)
 		s := Sides{Dest: join(d, true), Updated: join(u, true), Base: join(b, true)}
 		if i%2 == 0 {
 			s.UpdatedText = join(gittest.Mutate(r, u, r.Intn(3), fresh, false), true)
@@ -168,8 +174,9 @@ func TestMarkDifferencesRandom(t *testing.T) {
 		}
 		m := MarkDifferences(s, labels)
 		checkMarked(t, m, s)
-		if i%2 == 1 && !bytes.Equal(m.Updated, s.Updated) {
-			t.Fatalf("case %d: with updated as its own text, every updated side %q, want %q\n%s", i, m.Updated, s.Updated, m.Text)
+		if i%2 == 1 && (!bytes.Equal(m.Updated, s.Updated) || !bytes.Equal(m.Base, s.Base)) {
+			t.Fatalf("case %d: with each version as its own text, every updated side %q, want %q; every base side %q, want %q\n%s",
+				i, m.Updated, s.Updated, m.Base, s.Base, m.Text)
 		}
 		if t.Failed() {
 			t.Fatalf("case %d: %+v\n%s", i, s, m.Text)
