@@ -28,10 +28,11 @@ type Sides struct {
 // side is likewise BaseText's lines for Base's (aligned with Dest); where that
 // alignment cannot say (Base writes the conflict's value in another style, a block
 // as one double-quoted line), BaseText's lines for the updated side's, through the
-// diff of UpdatedText and BaseText. An end of a hunk that falls inside a change the
-// alignment cannot split (lines replaced by a different number of lines) widens the
-// hunk to the whole change. Lines all three sides begin or end with are left out of
-// the hunk. A side whose version has lines there but whose text has none (no such
+// diff of UpdatedText and BaseText. A side holds the lines its text has inserted at
+// the hunk's ends, as git's hunks hold the changes that touch them. An end of a hunk
+// that falls inside a change the alignment cannot split (lines replaced by a different
+// number of lines) widens the hunk to the whole change, and hunks that then touch are
+// one. Lines all three sides begin or end with are left out of the hunk. A side whose version has lines there but whose text has none (no such
 // text, or the lines are elsewhere in it) is its version's lines.
 //
 // Choosing every updated side gives Dest with UpdatedText's lines in each hunk;
