@@ -89,6 +89,22 @@ func genConflict(r *rand.Rand, i int) genConflictFile {
 	var render func(fs []field, vals func(field) string) string
 	var fs []field
 	name := fmt.Sprintf("r%d", i)
+	if r.Intn(3) == 0 { // lines of a multi-line string: the header, with a local comment, stays out
+		lines := []string{"one", "two", "three", "four", "five"}[:3+r.Intn(3)]
+		c := 1 + r.Intn(len(lines)-1)
+		render := func(changed string) string {
+			s := "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: " + name + "\ndata:\n  script: |\n"
+			for k, l := range lines {
+				if k == c {
+					l = changed
+				}
+				s += "    " + l + "\n"
+			}
+			return s + "  plain: x\n"
+		}
+		return genConflictFile{v1: render(lines[c]), v2: render(word() + " up"), line: "    " + lines[c] + "\n",
+			localLine: "    " + word() + " mine\n", key: "script"}
+	}
 	if r.Intn(2) == 0 {
 		for k := 0; k < 3+r.Intn(4); k++ {
 			fs = append(fs, field{key: fmt.Sprintf("k%d", k), v1: word()})
@@ -147,12 +163,19 @@ func genConflict(r *rand.Rand, i int) genConflictFile {
 }
 
 // TestMarkSidesAsGitWritesThem, a differential test against git: generated ConfigMaps
-// and Deployments, one field changed differently on each side with a line comment of
-// each side's own, marked by an update; for each file, `git merge-file --diff3` on the
+// and Deployments, one field (or one line of a multi-line string, its header with a
+// local comment) changed differently on each side with a line comment of each side's
+// own, marked by an update; for each file, `git merge-file --diff3` on the
 // three files (local: every local side chosen; base: the original release's file as
 // fetched; upstream: the updated release's) writes one conflict hunk there, and its
 // three sides are the marked hunk's, byte for byte.
 func TestMarkSidesAsGitWritesThem(t *testing.T) {
+	kinds := map[string]int{}
+	defer func() {
+		if !t.Failed() && (kinds["script"] == 0 || kinds["replicas"]+kinds["image"]+kinds["value"] == 0) {
+			t.Errorf("the cases hold no multi-line string or no Deployment: %v", kinds)
+		}
+	}()
 	for _, seed := range []int64{1, 2, 3} {
 		t.Run(fmt.Sprint(seed), func(t *testing.T) {
 			r := rand.New(rand.NewSource(seed))
@@ -163,6 +186,7 @@ func TestMarkSidesAsGitWritesThem(t *testing.T) {
 				g := genConflict(r, i)
 				p := fmt.Sprintf("r%d.yaml", i)
 				v1[p], v2[p], gen[p] = g.v1, g.v2, g
+				kinds[g.key]++
 			}
 			dirs, cache := markPackages(t, 1, nil, release{tag: "v1", files: v1}, release{tag: "v2", files: v2})
 			dir := dirs[0]
@@ -171,7 +195,11 @@ func TestMarkSidesAsGitWritesThem(t *testing.T) {
 				if !strings.Contains(s, g.line) {
 					t.Fatalf("%s: the local copy lacks %q:\n%s", p, g.line, s)
 				}
-				writeFiles(t, dir, map[string]string{p: strings.Replace(s, g.line, g.localLine, 1)})
+				s = strings.Replace(s, g.line, g.localLine, 1)
+				if g.key == "script" {
+					s = strings.Replace(s, "  script: |\n", "  script: | # local note\n", 1)
+				}
+				writeFiles(t, dir, map[string]string{p: s})
 			}
 			git(t, filepath.Dir(dir), "commit", "-qam", "customise")
 			if _, err := update(dir, cache, vocab.MarkConflicts); err == nil {
