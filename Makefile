@@ -7,13 +7,17 @@ IMAGE ?= ghcr.io/krm-merge/krm-merge:$(VERSION)
 
 export GOTOOLCHAIN := local
 
-.PHONY: help build test unit e2e vet demo tools image image-test bench bench-smoke fuzz fuzz-smoke clean
+.PHONY: help build install test unit e2e vet demo tools image image-test bench bench-smoke fuzz fuzz-smoke clean
 
 help: ## list the targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | sed 's/:.*## /\t/' | column -t -s $$'\t'
 
 build: ## build ./bin/krm-merge
 	CGO_ENABLED=0 go build -trimpath -ldflags "-s -w -X main.version=$(VERSION)" -o $(BIN)/krm-merge .
+
+install: ## install krm-merge into GOBIN, else GOPATH/bin (~/go/bin): put that on PATH
+	CGO_ENABLED=0 go install -trimpath -ldflags "-s -w -X main.version=$(VERSION)" .
+	@echo "installed $$(d=$$(go env GOBIN); echo $${d:-$$(go env GOPATH)/bin})/krm-merge"
 
 tools: $(BIN)/kustomize ## install the tools the tests need into ./bin (kustomize v5.7.1)
 

@@ -78,6 +78,6 @@ func main() {
 	cmd.AddCommand(pkgcmd.New())
 	cmd.CompletionOptions.DisableDefaultCmd = true // "completion" stays a possible file argument
 	if err := cmd.Execute(); err != nil {
-		os.Exit(1)
+		os.Exit(pkgcmd.ExitCode(err)) // 1, or pkg update's status for an update stopped at conflict markers
 	}
 }

@@ -4,6 +4,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 )
@@ -185,9 +186,14 @@ func TestApplyExample(t *testing.T) {
 
 // TestDemoIngressNginx runs `make demo`'s script (hack/demo.sh) with the binary under
 // test and checks what examples/ingress-nginx/README.md says it shows: the three images
-// merged inside (the mirror kept, upstream's tags and digests taken), the one conflict
-// marked with each side parsing, --continue recording the new release. Needs kpt, not the
-// shared real data (the example bundles both releases).
+// merged inside (the mirror kept, upstream's tags and digests taken); the one conflict
+// stopping the update under the default policy (exit 2, no "Error:" line, the file and
+// both ways on named), its hunk printed; the person's edit shown as a diff that keeps
+// the local side; --continue recording the new release; and, in the last step, each
+// change under the Job it belongs to (ours kept in admission-create, upstream's new
+// ttlSecondsAfterFinished in admission-patch). The marker sides' text is not checked
+// (only which side the edit keeps). Needs kpt, not the shared real data (the example
+// bundles both releases).
 func TestDemoIngressNginx(t *testing.T) {
 	requireKpt(t)
 	t.Parallel()
@@ -199,26 +205,94 @@ func TestDemoIngressNginx(t *testing.T) {
 	if err != nil {
 		t.Fatalf("hack/demo.sh: %v\n%s", err, out)
 	}
-	for _, want := range []string{
-		"resources: 20 merged, 0 added, 0 deleted, 0 kept; conflicts: 1",
-		"spec.template.spec.containers[name=controller].image: merged inside the image reference: from updated the tag and digest",
-		"from dest the repository (registry.k8s.io/ingress-nginx/controller -> registry.example.com/mirror/ingress-nginx/controller)",
-		"spec.ttlSecondsAfterFinished: changed on both sides (original <absent>, updated 0, dest 300); marked in the file",
-		":<<<<<<< local\n",
-		"-  ttlSecondsAfterFinished: 300 # keep the pods for debugging\n",
-		">>>>>>> controller-v1.13.0",
-		"Update of ingress-nginx concluded: the new release is recorded.",
-		"+        image: registry.example.com/mirror/ingress-nginx/controller:v1.13.0@sha256:dc75a7baec7a3b827a5d7ab0acd10ab507904c7dad692365b3e3b596eca1afd2",
-		"+        image: registry.example.com/mirror/ingress-nginx/kube-webhook-certgen:v1.6.0@sha256:c9f76a75fd00e975416ea1b73300efd413116de0de8570346ed90766c5b5cefb",
-		"+      automountServiceAccountToken: true",
-		"+  ttlSecondsAfterFinished: 0", // the other job: no conflict there
-		"+    ref: controller-v1.13.0\n  +    commit: ",
+	step := demoSteps(t, out)
+	for _, tc := range []struct{ step, want string }{
+		{"2", "  Job ingress-nginx-admission-create:\n"},
+		{"3", "resources: 20 merged, 0 added, 0 deleted, 0 kept; conflicts: 1"},
+		{"3", "spec.template.spec.containers[name=controller].image: merged inside the image reference: from updated the tag and digest"},
+		{"3", "from dest the repository (registry.k8s.io/ingress-nginx/controller -> registry.example.com/mirror/ingress-nginx/controller)"},
+		{"3", "batch/v1 Job ingress-nginx/ingress-nginx-admission-create: spec.ttlSecondsAfterFinished: changed on both sides (original <absent>, updated 0, dest 300); marked in the file"},
+		{"3", "Stopped at the conflicts above, marked in deploy.yaml;"},
+		{"3", "  krm-merge pkg update ingress-nginx --continue\n"},
+		{"3", "  krm-merge pkg update ingress-nginx --abort\n"},
+		{"3", "(exit status 2: "},
+		{"4", "-      serviceAccountName: ingress-nginx-admission\n"},
+		{"4", ":<<<<<<< local\n"},
+		{"4", ":>>>>>>> controller-v1.13.0\n"},
+		{"5", "--- ingress-nginx/deploy.yaml (as marked)\n"},
+		{"5", "+++ ingress-nginx/deploy.yaml (as resolved)\n"},
+		{"5", "  -<<<<<<< local\n"},
+		{"5", "\n     ttlSecondsAfterFinished: 300"}, // the local side, kept: a context line
+		{"5", "  ->>>>>>> controller-v1.13.0\n"},
+		{"5", "Update of ingress-nginx concluded: the new release is recorded."},
+		{"6", "+        image: registry.example.com/mirror/ingress-nginx/controller:v1.13.0@sha256:dc75a7baec7a3b827a5d7ab0acd10ab507904c7dad692365b3e3b596eca1afd2"},
+		{"6", "+        image: registry.example.com/mirror/ingress-nginx/kube-webhook-certgen:v1.6.0@sha256:c9f76a75fd00e975416ea1b73300efd413116de0de8570346ed90766c5b5cefb"},
+		{"6", "+      automountServiceAccountToken: true"},
+		{"6", "+    ref: controller-v1.13.0\n  +    commit: "},
 	} {
-		if !strings.Contains(out, want) {
-			t.Errorf("the demo's output lacks %q; output:\n%s", want, out)
+		if !strings.Contains(step[tc.step], tc.want) {
+			t.Errorf("step %s of the demo lacks %q; output:\n%s", tc.step, tc.want, out)
 		}
+	}
+	if strings.Contains(out, "Error:") {
+		t.Errorf("the demo printed an Error: line (a marked update is no error):\n%s", out)
 	}
 	if strings.Contains(out, "+        image: registry.k8s.io/") {
 		t.Errorf("an image left the mirror:\n%s", out)
 	}
+	// In the resolution's diff, every removed line is a marker or another side's: the
+	// local side stays whole.
+	for _, l := range strings.Split(step["5"], "\n") {
+		if strings.HasPrefix(l, "  +") && !strings.HasPrefix(l, "  +++") {
+			t.Errorf("the resolution added a line, want only the markers and the other sides removed: %q", l)
+		}
+	}
+	// The last step says which Job each ttlSecondsAfterFinished line is in: ours
+	// (300) in admission-create, unchanged by the update; upstream's 0 in admission-patch.
+	if got := ownerOf(step["6"], "+  ttlSecondsAfterFinished: 0"); got != "Job ingress-nginx-admission-patch" {
+		t.Errorf("upstream's added ttlSecondsAfterFinished: 0 shown under %q, want the admission-patch Job:\n%s", got, step["6"])
+	}
+	if !keptOurs.MatchString(step["6"]) {
+		t.Errorf("the last step does not show our ttlSecondsAfterFinished: 300 kept in admission-create:\n%s", step["6"])
+	}
+}
+
+// keptOurs finds the last step's line of our ttlSecondsAfterFinished (grep -n) under
+// the admission-create Job.
+var keptOurs = regexp.MustCompile(`\n  Job ingress-nginx-admission-create:\n    \d+:  ttlSecondsAfterFinished: 300\b`)
+
+// demoSteps splits the demo's output at its "==> N. " headings: step number to text.
+func demoSteps(t *testing.T, out string) map[string]string {
+	t.Helper()
+	steps := map[string]string{}
+	parts := strings.Split(out, "\n==> ")
+	for _, p := range parts[1:] {
+		n, _, ok := strings.Cut(p, ".")
+		if !ok {
+			t.Fatalf("a step without a number: %.80q", p)
+		}
+		steps[n] = p
+	}
+	for _, n := range []string{"1", "2", "3", "4", "5", "6"} {
+		if steps[n] == "" {
+			t.Fatalf("the demo has no step %s:\n%s", n, out)
+		}
+	}
+	return steps
+}
+
+// ownerOf returns the heading ("  Kind name:" at two spaces) of the last section before
+// the first line of text that contains line; "" when there is none.
+func ownerOf(text, line string) string {
+	i := strings.Index(text, line)
+	if i < 0 {
+		return ""
+	}
+	owner := ""
+	for _, l := range strings.Split(text[:i], "\n") {
+		if strings.HasPrefix(l, "  ") && !strings.HasPrefix(l, "   ") && strings.HasSuffix(l, ":") {
+			owner = strings.TrimSuffix(strings.TrimPrefix(l, "  "), ":")
+		}
+	}
+	return owner
 }

@@ -3,10 +3,10 @@
 // behind.
 //
 // TestMain builds the function once from the repository root (E2E_FN_BINARY=path tests
-// that binary instead). Tests that need the real
-// upstream manifests (../shared/data from the repository root) skip when they are absent;
-// tests that need kpt skip when it is not on PATH, except under CI=true, where a missing
-// kpt fails the run.
+// that binary instead). Tests that need the real upstream manifests read them from
+// testdata/upstream at the repository root and fail when they are absent; tests that
+// need kpt skip when it is not on PATH, except under CI=true, where a missing kpt fails
+// the run.
 package e2e
 
 import (
@@ -79,13 +79,15 @@ func requireKpt(t *testing.T) {
 }
 
 // requireData returns the directory of the real upstream manifests
-// (<repo>/../shared/data), skipping the test when it is absent.
+// (<repo>/testdata/upstream, committed with the repository), failing the test when it
+// is absent: a clone always has it, so its absence is a broken checkout, not a reason
+// to skip.
 func requireData(t *testing.T) string {
 	t.Helper()
-	dir := filepath.Join(repoRoot, "..", "shared", "data")
+	dir := filepath.Join(repoRoot, "testdata", "upstream")
 	if st, err := os.Stat(dir); err != nil || !st.IsDir() {
-		t.Skipf("real upstream manifests not found at %s (../shared/data from the repository root); "+
-			"skipping this real-data test", dir)
+		t.Fatalf("real upstream manifests not found at %s (testdata/upstream in the repository): "+
+			"the checkout is incomplete", dir)
 	}
 	return dir
 }
@@ -93,8 +95,8 @@ func requireData(t *testing.T) string {
 // ---------------------------------------------------------------------------
 // Files
 
-// copyTree copies the regular files under src to dst, making them writable (the shared
-// data is read-only).
+// copyTree copies the regular files under src to dst, making them writable (a checkout's
+// files may be read-only).
 func copyTree(t *testing.T, src, dst string) {
 	t.Helper()
 	err := filepath.WalkDir(src, func(p string, d fs.DirEntry, err error) error {

@@ -70,7 +70,7 @@ func TestPkgUpdateBlueprintsProject(t *testing.T) {
 		}
 	}
 
-	r := mustUpdate(t, work, cache, target, "--output", "json")
+	r := mustUpdate(t, work, cache, target, "--output", "json", "--on-conflict", "updated") // kpt's policy, for the comparisons below
 	t.Logf("krm-merge pkg update %s took %v", target, r.took)
 	rep := parseReport(t, r)
 	if p := rep.Packages[0]; p.Counts.Conflicts != 0 || p.To.Ref != blueprintsNew || p.From.Ref != blueprintsOld {

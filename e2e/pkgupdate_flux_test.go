@@ -89,7 +89,7 @@ func TestPkgUpdateFluxBases(t *testing.T) {
 			if !strings.Contains(plan.stdout, "modified source-controller/kustomization.yaml") {
 				t.Errorf("--plan:\n%s", plan.stdout)
 			}
-			r := mustUpdate(t, work, cache, args...)
+			r := mustUpdate(t, work, cache, append(args, "--on-conflict", "updated")...) // kpt's policy, for the comparison below
 			t.Logf("krm-merge pkg update (flux bases, 7 controllers) took %v", r.took)
 
 			for _, c := range []string{"helm-controller", "image-automation-controller", "image-reflector-controller",

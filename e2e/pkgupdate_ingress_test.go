@@ -40,8 +40,8 @@ func TestPkgUpdateIngressNginx(t *testing.T) {
 	cache := t.TempDir()
 	target := "ingress@" + ingressNew
 
-	// --plan changes nothing and lists what would.
-	plan := mustUpdate(t, work, cache, target, "--plan")
+	// --plan changes nothing and lists what would (under the policy of the update below).
+	plan := mustUpdate(t, work, cache, target, "--plan", "--on-conflict", "dest")
 	unchanged(t, "--plan", pkg, before)
 	for _, want := range []string{"modified deploy.yaml", "modified Kptfile", "-    ref: " + ingressOld, "+    ref: " + ingressNew,
 		"spec.template.spec.containers[name=controller].image: changed on both sides", "nothing written"} {
@@ -116,7 +116,7 @@ func TestPkgUpdateIngressNginx(t *testing.T) {
 		kptDir := kptUpdate(t, pkgFrom(t, before), ingressNew)
 		krmDir := filepath.Join(t.TempDir(), "ingress")
 		copyTree(t, pkgFrom(t, before), krmDir)
-		mustUpdate(t, filepath.Dir(krmDir), cache, "ingress@"+ingressNew) // updated wins, as in kpt
+		mustUpdate(t, filepath.Dir(krmDir), cache, "ingress@"+ingressNew, "--on-conflict", "updated") // updated wins, as in kpt
 		compareWithKpt(t, beforeDocs, krmDocs(t, kptDir, nil), krmDocs(t, krmDir, nil),
 			func(key, field, before, kpt, krm string) string {
 				if why := mirrorKept(field, before, kpt, krm); why != "" {

@@ -115,7 +115,7 @@ func TestPkgUpdateFluxKptKustomizations(t *testing.T) {
 	beforeDocs := krmDocs(t, dir, nil)
 	cache := t.TempDir()
 
-	r := mustUpdate(t, work, cache, "bases@"+fluxNew, "--output", "json")
+	r := mustUpdate(t, work, cache, "bases@"+fluxNew, "--output", "json", "--on-conflict", "updated") // kpt's policy, for the comparison below
 	t.Logf("krm-merge pkg update bases@%s took %v", fluxNew, r.took)
 	rep := parseReport(t, r)
 	if len(rep.Packages) != 1 {

@@ -91,15 +91,18 @@ func TestPkgUpdateMarkContinueAbort(t *testing.T) {
 		policy[p] = readFile(t, filepath.Join(w2, "ingress", "deploy.yaml"))
 	}
 
-	mark := func() updateRun {
+	// a marked update is no error: exit 2, the files named and how to go on on
+	// stdout, no "Error:" line
+	mark := func(args ...string) updateRun {
 		t.Helper()
-		r := pkgUpdate(t, work, cache, target, "--on-conflict", "mark")
-		if r.code != 1 || !strings.Contains(r.stdout, "--continue") || !strings.Contains(r.stdout, "--abort") {
-			t.Fatalf("--on-conflict mark: exit %d, want 1 and how to go on\n%s\n%s", r.code, r.stdout, r.stderr)
+		r := pkgUpdate(t, work, cache, append([]string{target}, args...)...)
+		if r.code != 2 || !strings.Contains(r.stdout, "marked in deploy.yaml;") || !strings.Contains(r.stdout, "krm-merge pkg update ingress --continue\n") ||
+			!strings.Contains(r.stdout, "krm-merge pkg update ingress --abort\n") || r.stderr != "" {
+			t.Fatalf("pkg update %v: exit %d, want 2 and how to go on, nothing on stderr\n%s\n%s", args, r.code, r.stdout, r.stderr)
 		}
 		return r
 	}
-	mark()
+	mark("--on-conflict", "mark")
 	marked := readFile(t, deploy)
 	if n := strings.Count(marked, "<<<<<<< local\n"); n != 2 {
 		t.Errorf("%d conflict blocks, want 2 (ttlSecondsAfterFinished, the version label):\n%s", n, marked)
@@ -150,7 +153,7 @@ func TestPkgUpdateMarkContinueAbort(t *testing.T) {
 	mustUpdate(t, work, cache, "ingress", "--abort")
 	unchanged(t, "--abort", pkg, before)
 
-	// marked again, resolved (ours for both), concluded
+	// marked again (mark is the default), resolved (ours for both), concluded
 	mark()
 	writeFile(t, deploy, []byte(sides(readFile(t, deploy), "local")))
 	mustUpdate(t, work, cache, "ingress", "--continue")

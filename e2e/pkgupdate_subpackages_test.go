@@ -68,7 +68,7 @@ func TestPkgUpdateBlueprintsSubpackages(t *testing.T) {
 	wantUpstream(t, "team-b/Kptfile before", before["team-b/Kptfile"], repo, subPath, pinnedBranch, oldCommit)
 	wantUpstream(t, "team-c/Kptfile before", before["team-c/Kptfile"], mirror, subPath, blueprintsOld, mirrorOld)
 
-	r := mustUpdate(t, work, t.TempDir(), "acme-project@"+blueprintsNew, "--output", "json")
+	r := mustUpdate(t, work, t.TempDir(), "acme-project@"+blueprintsNew, "--output", "json", "--on-conflict", "updated") // kpt's policy, for the comparison below
 	t.Logf("krm-merge pkg update took %v", r.took)
 	rep := parseReport(t, r)
 	refs := map[string]string{}

@@ -1,6 +1,6 @@
 package e2e
 
-// `krm-merge pkg update` on real upstream releases (../shared/data), each committed and
+// `krm-merge pkg update` on real upstream releases (testdata/upstream), each committed and
 // tagged in a git repository built by the test, fetched with the real `kpt pkg get`,
 // customised and committed; then updated by krm-merge, and side by side by
 // `kpt pkg update`, and compared.

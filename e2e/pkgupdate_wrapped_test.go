@@ -268,7 +268,7 @@ func TestPkgUpdateWrappedCRDKptCopy(t *testing.T) {
 	commitAll(t, work, "customise")
 	before := snapshot(t, dir)
 
-	r := mustUpdate(t, work, t.TempDir(), "setup@"+kpNew)
+	r := mustUpdate(t, work, t.TempDir(), "setup@"+kpNew, "--on-conflict", "updated") // kpt's policy, for the comparison below
 	t.Logf("krm-merge pkg update took %v", r.took)
 	after := snapshot(t, dir)
 	if after["namespace.yaml"] != before["namespace.yaml"] {

@@ -13,13 +13,15 @@
 #      customises it as a user running an air-gapped cluster would: the three images
 #      pulled from a mirror (registry.example.com/mirror), the admission job's pods kept
 #      5 minutes after it finishes (ttlSecondsAfterFinished: 300), and commits;
-#   3. runs `krm-merge pkg update ingress-nginx@controller-v1.13.0 --on-conflict mark`:
-#      upstream's new image tags and digests arrive on the mirror (merged inside the
-#      image references), and the one genuine conflict (upstream now sets
-#      ttlSecondsAfterFinished: 0) is written into the file as git-style markers;
-#   4. resolves it by an edit (keeping ours) and runs `krm-merge pkg update --continue`,
-#      which records the new release in the Kptfile;
-#   5. shows what the update changed.
+#   3. runs `krm-merge pkg update ingress-nginx@controller-v1.13.0`: upstream's new image
+#      tags and digests arrive on the mirror (merged inside the image references), and
+#      the one genuine conflict (upstream now sets ttlSecondsAfterFinished on the same
+#      Job) stops the update, written into the file as git-style markers (exit 2);
+#   4. prints the marked hunk;
+#   5. resolves it as a person would, keeping our side (the edit is made by the script
+#      and shown as a diff of the file before and after it), and runs
+#      `krm-merge pkg update ingress-nginx --continue`, which records the new release;
+#   6. shows what the update changed, each change under the resource it belongs to.
 # Nothing in the repository is changed (except ./bin). Needs kpt, git and Go.
 set -euo pipefail
 
@@ -33,6 +35,70 @@ pkgpath=deploy/static/provider/cloud
 die() { echo "demo.sh: $*" >&2; exit 1; }
 step() { printf '\n==> %s\n' "$*"; }
 show() { printf '$ %s\n' "$*"; }
+
+# owners FILE: "LINE<TAB>Kind name" for every line of FILE, the resource the line is in
+# (documents split at ---; the name is metadata.name).
+owners() {
+  awk '
+    FNR == 1 { pass++; doc = 0; meta = 0 }
+    /^---/ { doc++; meta = 0; if (pass == 2) print FNR "\t"; next }
+    pass == 1 {
+      if (/^kind: /) kind[doc] = $2
+      if (/^metadata:/) meta = 1; else if (/^[^ #]/) meta = 0
+      if (meta && /^  name: /) name[doc] = $2
+      next
+    }
+    { print FNR "\t" kind[doc] " " name[doc] }
+  ' "$1" "$1"
+}
+
+# by_resource FILE PATTERN: the -U0 diff of FILE on stdin, its lines matching PATTERN
+# under the resource (of FILE as it is now) each belongs to.
+by_resource() {
+  awk -F '\t' -v want="$2" '
+    NR == FNR { own[$1] = $2; next }
+    /^(\+\+\+|---)/ { next }
+    /^@@/ { match($0, /\+[0-9]+/); n = substr($0, RSTART + 1, RLENGTH - 1) + 0; next }
+    /^\+/ { if ($0 ~ want) out(own[n], $0); n++; next }
+    /^-/ { if ($0 ~ want) out(own[n > 0 ? n : 1], $0) }
+    function out(o, l) { if (o != last) { print "  " o ":"; last = o } print "    " l }
+  ' <(owners "$1") -
+}
+
+# in_resource FILE: grep -n output of FILE on stdin, each line under its resource.
+in_resource() {
+  awk -F '\t' '
+    NR == FNR { own[$1] = $2; next }
+    { split($0, p, ":"); o = own[p[1]]; if (o != last) { print "  " o ":"; last = o } print "    " $0 }
+  ' <(owners "$1") -
+}
+
+# marked FILE: each conflict hunk of FILE (<<<<<<< to >>>>>>>) with its line numbers and
+# the 3 lines before it.
+marked() {
+  awk '
+    /^<<<<<<<( |$)/ {
+      if (hunks++) print "--"
+      for (i = NR - 3; i < NR; i++) if (i > 0) printf "%d-%s\n", i, prev[i % 3]
+      in_hunk = 1
+    }
+    in_hunk { printf "%d:%s\n", NR, $0 }
+    /^>>>>>>>( |$)/ { in_hunk = 0 }
+    { prev[NR % 3] = $0 }
+  ' "$1"
+}
+
+# keep_local FILE: FILE with every conflict resolved to its local side (the lines
+# between <<<<<<< and ||||||| or =======), whatever the other sides hold.
+keep_local() {
+  awk '
+    /^<<<<<<<( |$)/ { side = "local"; next }
+    side == "local" && (/^\|\|\|\|\|\|\|( |$)/ || /^=======$/) { side = "other"; next }
+    side == "other" && /^=======$/ { next }
+    side != "" && /^>>>>>>>( |$)/ { side = ""; next }
+    side != "other" { print }
+  ' "$1"
+}
 
 command -v kpt >/dev/null 2>&1 ||
   die "kpt is not on PATH. Install kpt v1 (e.g. the Debian package google-cloud-cli-kpt) and run again."
@@ -92,38 +158,46 @@ awk '
   job == 1 && !done && /^      serviceAccountName: ingress-nginx-admission$/ { print "  ttlSecondsAfterFinished: 300 # keep the pods for debugging"; done = 1 }
 ' "$deploy" >"$tmp/deploy.yaml" && cat "$tmp/deploy.yaml" >"$deploy"
 git commit -qam "mirror the images; keep the admission job's pods"
-show "git show --stat HEAD; git diff HEAD~1 -U0"
-git --no-pager diff HEAD~1 -U0 | grep -E '^[-+][^-+]' | sed 's/^/  /'
+show "git diff HEAD~1 -U0   (under the resource each change is in)"
+git --no-pager diff HEAD~1 -U0 -- "$deploy" | by_resource "$deploy" '^[-+]'
 
-step "3. krm-merge pkg update ingress-nginx@$new --on-conflict mark"
-show "krm-merge pkg update ingress-nginx@$new --on-conflict mark"
+step "3. krm-merge pkg update ingress-nginx@$new"
+show "krm-merge pkg update ingress-nginx@$new"
 status=0
-"$krm" pkg update "ingress-nginx@$new" --on-conflict mark || status=$?
-[ "$status" -eq 1 ] || die "pkg update exited $status; the demo expects 1 (a conflict marked)."
+"$krm" pkg update "ingress-nginx@$new" || status=$?
+[ "$status" -eq 2 ] || die "pkg update exited $status; the demo expects 2 (stopped at a conflict, marked in the file)."
+echo "(exit status $status: stopped at a conflict; nothing of ours was replaced)"
 
 step "4. The conflict, as it is in the file"
-show "grep -n -A6 '^ *<<<<<<<' $deploy"
-grep -n -A6 '^ *<<<<<<<' "$deploy" | sed 's/^/  /'
-echo "  (each side alone parses: choosing every 'local' side gives our file, every '$new' side upstream's)"
+echo "$deploy: each marked hunk, <<<<<<< to >>>>>>>, and the 3 lines before it (line numbers as grep -n shows them):"
+marked "$deploy" | sed 's/^/  /'
 
-step "5. Resolved by keeping ours, then --continue"
-# Keep the lines between <<<<<<< and |||||||, drop the base and upstream's side.
-awk '
-  /^ *<<<<<<< / { side = "local"; next }
-  /^ *\|\|\|\|\|\|\| / { side = "skip"; next }
-  /^ *=======$/ && side == "skip" { next }
-  /^ *>>>>>>> / { side = ""; next }
-  side != "skip" { print }
-' "$deploy" >"$tmp/resolved.yaml" && cat "$tmp/resolved.yaml" >"$deploy"
+step "5. A person resolves it: our value stays; then --continue"
+# The edit a person makes in an editor, done here by a script: keep the lines of the
+# local side (between <<<<<<< and ||||||| or =======), drop the markers, the old
+# release's side and upstream's side.
+cp "$deploy" "$tmp/deploy.marked.yaml"
+keep_local "$tmp/deploy.marked.yaml" >"$deploy"
+! grep -q '^ *<<<<<<<' "$deploy" || die "a conflict marker is left in $deploy."
+show "diff -u $deploy (as marked) $deploy (as resolved)"
+diff -u --label "$deploy (as marked)" --label "$deploy (as resolved)" "$tmp/deploy.marked.yaml" "$deploy" | sed 's/^/  /' || true
 show "krm-merge pkg update ingress-nginx --continue"
 "$krm" pkg update ingress-nginx --continue
 
 step "6. What the update changed in our copy (git diff HEAD)"
 git --no-pager diff HEAD --stat | sed 's/^/  /'
 echo
-git --no-pager diff HEAD -U0 -- "$deploy" | grep -E '^[-+] *(image|ttlSeconds|automount)' | sed 's/^/  /'
+show "git diff HEAD -U0 -- $deploy   (images, ttlSecondsAfterFinished, automountServiceAccountToken; under the resource each is in)"
+git --no-pager diff HEAD -U0 -- "$deploy" | by_resource "$deploy" '^[-+] *(image|ttlSeconds|automount)'
 echo
+show "git diff HEAD -U0 -- ingress-nginx/Kptfile"
 git --no-pager diff HEAD -U0 -- ingress-nginx/Kptfile | grep -E '^[-+] ' | sed 's/^/  /'
 echo
-echo "The mirror stayed and upstream's $new tags and digests arrived; our ttlSecondsAfterFinished"
-echo "won the one real conflict; the Kptfile records $new. Every other upstream change arrived."
+show "grep -n ttlSecondsAfterFinished $deploy   (under the resource each is in)"
+grep -n 'ttlSecondsAfterFinished' "$deploy" | in_resource "$deploy"
+echo
+echo "The mirror stayed and upstream's $new tags and digests arrived. Two Jobs make the"
+echo "admission webhook's certificate: in ingress-nginx-admission-create we had set"
+echo "ttlSecondsAfterFinished and upstream set it too - the conflict, resolved by keeping ours;"
+echo "ingress-nginx-admission-patch we had not changed, so upstream's new value arrived there"
+echo "without a conflict. The Kptfile records $new; every other upstream change arrived."

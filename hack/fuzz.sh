@@ -11,8 +11,14 @@
 # commit, not on the fuzzer's luck. make fuzz (the long runs) fails on any finding and
 # leaves its input under testdata/fuzz.
 #
-# A watchdog fails a target whose execution count has not moved for FUZZ_STALL seconds
-# (default 180): a fuzzer that stalls proves nothing. Minimization is bounded by
+# Each target's instrumented test binary is built first (go test -c -fuzz, which fills
+# the build cache the run then uses), untimed: on a loaded machine that build alone can
+# take many minutes. A watchdog then fails a target whose progress (the baseline-coverage
+# or execution count of its "fuzz: elapsed" lines) has not moved for FUZZ_STALL seconds
+# (default 180), counted from the first such line, so only the fuzzing itself is timed:
+# a fuzzer that stalls proves nothing. Before that first line only the link and the
+# start of the binary run, bounded by FUZZ_START seconds (default 900; a binary that
+# hangs before fuzzing fails too). Minimization is bounded by
 # FUZZ_MINIMIZE executions per input (default 1000x; see internal/fuzzguard for why a
 # time bound makes the count stall). A slow input (over internal/fuzzguard's budget) is a
 # finding like any other; a hanging one leaves a goroutine dump in LOGDIR.
@@ -29,6 +35,7 @@ set -uo pipefail
 length=${1:?usage: hack/fuzz.sh LENGTH [LOGDIR]}
 logdir=${2:-}
 stall=${FUZZ_STALL:-180}
+startup=${FUZZ_START:-900}
 minimize=${FUZZ_MINIMIZE:-1000x}
 targets=(
 	"FuzzRead ./internal/resourcelist"
@@ -41,6 +48,7 @@ targets=(
 	"FuzzRepeatedKeys ./pkg/function"
 	"FuzzMalformedInput ./pkg/function"
 	"FuzzAppendItem ./internal/yamlenc"
+	"FuzzFunctionAgainstGit ./pkg/function 50000x" # each execution runs git three times and the function
 	"FuzzExport ./internal/gitfetch 50000x" # each execution runs git: ~30 ms
 )
 if [ -n "${FUZZ_TARGETS:-}" ]; then # e.g. FUZZ_TARGETS="FuzzRead FuzzLoad": only these
@@ -68,22 +76,25 @@ progress() {
 }
 
 # run_watched runs one fuzz target with its output in $2 for $4 (a -fuzztime), killing
-# it when its progress stops for $stall seconds; it returns go test's status, or 124
+# it when its progress stops for $stall seconds after its first progress line, or when
+# no progress line appears within $startup seconds; it returns go test's status, or 124
 # for a stall.
 run_watched() {
 	local pkg=$1 log=$2 target=$3 fuzztime=$4
 	set -m # the job gets its own process group: go test, the test binary, its worker
 	go test -run '^$' -fuzz "^$target\$" -fuzztime "$fuzztime" -fuzzminimizetime "$minimize" \
 		-parallel 1 "$pkg" >"$log" 2>&1 &
-	local pid=$! last="" since=$SECONDS now
+	local pid=$! last="" since=$SECONDS now limit=$startup why
 	set +m
 	while kill -0 "$pid" 2>/dev/null; do
 		sleep 5
 		now=$(progress "$log")
 		if [ "$now" != "$last" ]; then
-			last=$now since=$SECONDS
-		elif [ $((SECONDS - since)) -ge "$stall" ]; then
-			echo "STALLED: $target made no progress for ${stall}s (last: ${last:-none}); killing it" >>"$log"
+			last=$now since=$SECONDS limit=$stall
+		elif [ $((SECONDS - since)) -ge "$limit" ]; then
+			why="made no progress for ${stall}s (last: $last)"
+			[ -z "$last" ] && why="started no fuzzing within ${startup}s of go test's start (its binary was built beforehand)"
+			echo "STALLED: $target $why; killing it" >>"$log"
 			kill -TERM -- -"$pid" 2>/dev/null
 			sleep 5
 			kill -KILL -- -"$pid" 2>/dev/null
@@ -107,6 +118,15 @@ for t in "${targets[@]}"; do
 	fi
 	echo "== $1 ($2) for $run_length"
 	log="$logdir/$1.log"
+	# The instrumented build, untimed; the run below finds it in the build cache.
+	bstart=$SECONDS
+	if ! go test -c -fuzz "^$1\$" -o "$logdir/$1.test" "$2" >"$log" 2>&1; then
+		cat "$log"
+		failed+=("$1 (build)")
+		continue
+	fi
+	rm -f "$logdir/$1.test"
+	echo "built $1's instrumented test binary in $((SECONDS - bstart))s"
 	corpus="$2/testdata/fuzz/$1"
 	before=$(ls "$corpus" 2>/dev/null)
 	start=$SECONDS

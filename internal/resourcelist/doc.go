@@ -2,9 +2,17 @@
 // encoded independently on all cores and the output is streamed, behind the same
 // framework.ResourceListProcessor as kyaml's framework.Execute.
 //
-// The bytes written are exactly those of framework.Execute with kyaml's
+// The output reads exactly as that of framework.Execute with kyaml's
 // kio.ByteReadWriter{KeepReaderAnnotations: true} (what command.Build runs for a
-// ResourceList on stdin). kyaml decodes the whole list as one YAML document and encodes
+// ResourceList on stdin), and has the same bytes but for two differences. What the
+// processor did not change keeps its input bytes: an output item that reads as the
+// input item it came from is written with that item's input lines, and a changed one
+// with its input lines around its changes (keep.go; kyaml's writer re-encodes every
+// item, turning a block with a trailing space into a double-quoted string, escaping a
+// character past U+FFFF, adding indentation indicators); kyaml reads the output back
+// as its own (identity_test.go, FuzzRead). And a scalar yaml.v3 would write as text it
+// cannot read back (yamlenc.Unreadable) is written double-quoted, where kyaml writes
+// output no parser reads. kyaml decodes the whole list as one YAML document and encodes
 // it as one, on one core, holding a copy of every item. Here the input is cut into runs
 // of whole items at the item boundaries of the top-level `items:` list, each run is
 // decoded as `items:` followed by its own lines (the same text in the same context, so

@@ -61,7 +61,7 @@ func TestEncodeRunMatchesV3(t *testing.T) {
 
 	for i, run := range runs {
 		var got, want bytes.Buffer
-		if err := encodeRun(&got, run); err != nil {
+		if err := encodeRun(&got, run, 0, nil, false); err != nil {
 			t.Fatal(err)
 		}
 		if err := encodeV3(&want, run); err != nil {

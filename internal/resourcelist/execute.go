@@ -26,11 +26,15 @@ func Execute(p framework.ResourceListProcessor, input []byte, w io.Writer) error
 }
 
 // Process runs p on a list from Read and writes the result, as framework.Execute does
-// after reading. Errors: framework.Execute's after its read (kyaml's annotation
+// after reading, except that an output item keeps its input bytes where it reads as it
+// did (keep.go). Errors: framework.Execute's after its read (kyaml's annotation
 // migration, p's error, the writer's), the same values.
 func Process(p framework.ResourceListProcessor, l *List, w io.Writer) error {
 	rl := framework.ResourceList{Items: l.Items, FunctionConfig: l.FunctionConfig}
 	l.Items = nil
+	if l.in != nil {
+		l.in.encode(rl.Items) // as read: before the annotation migration changes them
+	}
 	preprocess := kio.PreprocessResourcesForInternalAnnotationMigration
 	if !l.aliases { // items share no node: prepare them on all cores
 		preprocess = preprocessParallel
@@ -40,6 +44,9 @@ func Process(p framework.ResourceListProcessor, l *List, w io.Writer) error {
 		return err
 	}
 	retErr := p.Process(&rl)
+	if l.in != nil {
+		l.in.match(rl.Items) // by the migration ids reconcile removes
+	}
 	if err := reconcile(rl.Items, nodeAnnos, !l.aliases); err != nil {
 		return err
 	}

@@ -9,10 +9,11 @@ import (
 )
 
 // FuzzRead: for any input, the fast path (resourcelist.Execute, falling back to kyaml's
-// reader when it declines, as the binary does) gives the same output bytes and the same
+// reader when it declines, as the binary does) gives the same output and the same
 // error as kyaml's framework.Execute, with a processor that only reads and writes and
 // with krm-merge itself. kyaml's reader is the oracle: where it accepts, the bytes must
-// match; where it fails, the fast path must fail the same way and never panic.
+// match, or (input bytes kept, keep.go) read back through kyaml as kyaml's output;
+// where it fails, the fast path must fail the same way and never panic.
 // Seeds: every e2e case package and example read as kpt reads it, and the odd inputs.
 // Inputs over 16 KiB are skipped, and the comparison through krm-merge runs for one
 // input in four (fuzzguard.Sample; all of them when seeds and corpus are replayed), so

@@ -38,7 +38,9 @@ func fast(p framework.ResourceListProcessor, in []byte) (out []byte, err error, 
 	return buf.Bytes(), err, true
 }
 
-// same checks that both paths give the same bytes and the same error.
+// same checks that both paths give the same error and the same output: the same
+// bytes, or (where the fast path keeps an item's input bytes that kyaml's writer
+// re-encodes, keep.go) bytes that kyaml reads and writes back as kyaml's own output.
 func same(t *testing.T, name string, p framework.ResourceListProcessor, in []byte) bool {
 	t.Helper()
 	// Each path gets its own copy of the input; processors may keep nothing between runs.
@@ -46,6 +48,13 @@ func same(t *testing.T, name string, p framework.ResourceListProcessor, in []byt
 	got, gerr, used := fast(p, append([]byte(nil), in...))
 	if fmt.Sprint(werr) != fmt.Sprint(gerr) {
 		t.Errorf("%s: errors differ:\nkyaml: %v\nfast:  %v", name, werr, gerr)
+	}
+	if !bytes.Equal(want, got) && used && len(want) > 0 {
+		a, aerr := slow(noop, got)
+		b, berr := slow(noop, want)
+		if aerr == nil && berr == nil && bytes.Equal(a, b) {
+			return used // kept input bytes, read as kyaml's
+		}
 	}
 	if !bytes.Equal(want, got) {
 		t.Errorf("%s: output differs (fast reader used: %v) at byte %d:\nkyaml:\n%s\nfast:\n%s", name, used,
@@ -139,7 +148,9 @@ func copyTree(t *testing.T, src, dst string) {
 	}
 }
 
-const data = "../../../shared/data"
+// data holds the real upstream releases, committed at testdata/upstream in the
+// repository root.
+const data = "../../testdata/upstream"
 
 // upgrades are the e2e upgrades: three directories of one package.
 func upgrades(t *testing.T) map[string]string {
@@ -157,7 +168,7 @@ func upgrades(t *testing.T) map[string]string {
 			copyTree(t, "../../examples/storefront/package/local", filepath.Join(dir, "dest"))
 		} else {
 			if _, err := os.Stat(filepath.Join(data, v[0])); err != nil {
-				t.Fatalf("shared data missing: %v", err)
+				t.Fatalf("upstream test data missing (testdata/upstream at the repository root): %v", err)
 			}
 			copyTree(t, filepath.Join(data, v[0]), filepath.Join(dir, "original"))
 			copyTree(t, filepath.Join(data, v[1]), filepath.Join(dir, "updated"))

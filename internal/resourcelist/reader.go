@@ -27,6 +27,10 @@ type List struct {
 	APIVersion, Kind string
 	// aliases is set when an item holds a YAML alias (items may then share nodes).
 	aliases bool
+	// in is each item's input text and encoding, for writing an output item that
+	// reads as an input item with that item's bytes (keep.go); nil when the input's
+	// items do not start at column 0.
+	in *inputs
 }
 
 // runBytes is the size of input text decoded as one run.
@@ -87,6 +91,18 @@ func Read(data []byte) (*List, error) {
 		return nil, ErrUnsupported // the caller checks it as read and reports where
 	}
 	l.Items, l.aliases = items, aliases
+	if lay.dash == 0 {
+		l.in = &inputs{text: make([][]byte, len(items))}
+		for i, start := range lay.starts {
+			end := lay.end
+			if i+1 < len(lay.starts) {
+				end = lay.starts[i+1]
+			}
+			if t := data[start:end]; len(t) > 0 && t[len(t)-1] == '\n' {
+				l.in.text[i] = t[:len(t):len(t)]
+			}
+		}
+	}
 	return l, nil
 }
 

@@ -53,7 +53,7 @@ func Run(p framework.ResourceListProcessor, r io.Reader, w, errw io.Writer, kyam
 			defer restore()
 		}
 	}
-	data = nil // the items hold their own strings: let the input go
+	data = nil // the items hold their own strings, and keep.go copies the texts it keeps: let the input go
 	defer func() {
 		if x := recover(); x != nil {
 			err = fmt.Errorf("internal error processing the ResourceList: %v (please report this with the input)", x)

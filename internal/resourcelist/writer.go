@@ -8,6 +8,7 @@ import (
 	"runtime"
 
 	"sigs.k8s.io/kustomize/kyaml/kio"
+	"sigs.k8s.io/kustomize/kyaml/kio/kioutil"
 	"sigs.k8s.io/kustomize/kyaml/yaml"
 
 	"github.com/krm-merge/krm-merge/internal/yamlenc"
@@ -20,10 +21,15 @@ const outRunItems = 64
 const sentinel = "krm-merge-resourcelist-items-7f3a9c"
 
 // Write writes l as kyaml's kio.ByteWriter{KeepReaderAnnotations: true} writes a
-// wrapped ResourceList: the same bytes. It changes l.Items as that writer changes its
-// copies of them (empty annotations and metadata are cleared) and drops its references
-// to them once written, so memory is returned while the output streams. Errors: the
-// encoder's and w's, as kyaml's writer returns them.
+// wrapped ResourceList, with two differences: an item that reads as an input item
+// keeps that item's input bytes, and a changed one its input bytes around its changes
+// (keep.go: the bytes read as kyaml's would); and a scalar yaml.v3 would write as
+// text it cannot read back is written double-quoted (yamlenc.MakeReadable), where
+// kyaml's writer writes output no parser reads. It changes l.Items as that writer
+// changes its copies of them (empty annotations and metadata are cleared; unreadable
+// scalars double-quoted) and drops its references to them once written, so memory is
+// returned while the output streams. Errors: the encoder's and w's, as kyaml's writer
+// returns them, naming the item.
 func Write(w io.Writer, l *List) error {
 	items := l.Items
 	for _, it := range items {
@@ -31,7 +37,17 @@ func Write(w io.Writer, l *List) error {
 			return err
 		}
 	}
+	if l.aliases { // items may share nodes: made readable here, not on all cores
+		for _, it := range items {
+			yamlenc.MakeReadable(it.YNode())
+		}
+	}
 	if len(items) == 0 || hasFootComment(items[len(items)-1].YNode()) {
+		if !l.aliases {
+			for _, it := range items {
+				yamlenc.MakeReadable(it.YNode())
+			}
+		}
 		return kyamlWrite(w, l)
 	}
 	head, tail, err := frame(l)
@@ -77,7 +93,7 @@ func Write(w io.Writer, l *List) error {
 			}
 			go func(k int, r run) {
 				var buf bytes.Buffer
-				err := encodeRun(&buf, items[r.from:r.to])
+				err := encodeRun(&buf, items[r.from:r.to], r.from, l.in, !l.aliases)
 				slots[k] <- done{&buf, err}
 			}(k, r)
 		}
@@ -151,33 +167,67 @@ func frame(l *List) (head, tail []byte, err error) {
 	return out[:i+1], out[i+len(mark):], nil
 }
 
-// encodeRun writes items as the lines of a list's items (without the `items:` line) to
-// buf: each item through yamlenc.AppendItem, which writes kyaml's bytes for the items
-// it accepts (no comments, anchors or flow collections, among others) about 30 times
-// faster, and the others through yaml.v3 (encodeV3). An item with foot comments goes
-// to yaml.v3 together with its successor, as a foot comment may be written where the
-// next item starts.
-func encodeRun(buf *bytes.Buffer, items []*yaml.RNode) error {
+// encodeRun writes items (output items first, first+1, ...) as the lines of a list's
+// items (without the `items:` line) to buf: each item through yamlenc.AppendItem,
+// which writes kyaml's bytes for the items it accepts (no comments, anchors or flow
+// collections, among others) about 30 times faster, and the others through yaml.v3
+// (encodeV3). An item with foot comments goes to yaml.v3 together with its successor,
+// as a foot comment may be written where the next item starts. An item encoded alone
+// is written with its input bytes where in keeps them (inputs.kept). With fix, each
+// item is first made readable (yamlenc.MakeReadable; items share no node).
+func encodeRun(buf *bytes.Buffer, items []*yaml.RNode, first int, in *inputs, fix bool) error {
 	out := buf.AvailableBuffer()
 	for i := 0; i < len(items); {
+		if fix {
+			yamlenc.MakeReadable(items[i].YNode())
+		}
+		start := len(out)
 		if b, ok := yamlenc.AppendItem(out, items[i].YNode()); ok {
 			out = b
+			if k := in.kept(first+i, out[start:]); k != nil {
+				out = append(out[:start], k...)
+			}
 			i++
 			continue
 		}
 		j := i + 1
 		for j < len(items) && hasFootComment(items[j-1].YNode()) {
 			j++
+			if fix {
+				yamlenc.MakeReadable(items[j-1].YNode())
+			}
 		}
 		var v3 bytes.Buffer
 		if err := encodeV3(&v3, items[i:j]); err != nil {
-			return err
+			return itemError(items[i], first+i, err)
 		}
-		out = append(out, v3.Bytes()...)
+		enc := v3.Bytes()
+		if j == i+1 {
+			if k := in.kept(first+i, enc); k != nil {
+				enc = k
+			}
+		}
+		out = append(out, enc...)
 		i = j
 	}
 	buf.Write(out)
 	return nil
+}
+
+// itemError names the output item (index i, its path annotation, kind and name) in a
+// write error.
+func itemError(it *yaml.RNode, i int, err error) error {
+	loc := fmt.Sprintf("output item %d", i)
+	if k := it.GetKind(); k != "" {
+		loc += " " + k
+	}
+	if n := it.GetName(); n != "" {
+		loc += " " + n
+	}
+	if p := it.GetAnnotations()[kioutil.PathAnnotation]; p != "" {
+		loc = p + ": " + loc
+	}
+	return fmt.Errorf("%s: writing: %w", loc, err)
 }
 
 // encodeV3 encodes items with kyaml's encoder (yaml.v3) as the items of a list and

@@ -2,7 +2,6 @@ package yamlenc
 
 import (
 	"fmt"
-	"os"
 	"path/filepath"
 	"sort"
 	"strings"
@@ -68,20 +67,18 @@ func checkRuns(t *testing.T, what string, items []*yaml.Node, n int) {
 	}
 }
 
-// TestSharedData: every document of the real upstream manifests, and a sample of
-// their nested mappings and sequences as items of their own (a different indentation,
-// the first key after "- "), that AppendItem accepts has yaml.v3's bytes. Logs the
-// acceptance rate and why items are declined.
-func TestSharedData(t *testing.T) {
-	if _, err := os.Stat(sharedData); err != nil {
-		t.Skipf("shared data not found at %s", sharedData)
-	}
+// TestUpstreamData: every document of the real upstream manifests (testdata/upstream),
+// and a sample of their nested mappings and sequences as items of their own (a
+// different indentation, the first key after "- "), that AppendItem accepts has
+// yaml.v3's bytes. Logs the acceptance rate and why items are declined.
+func TestUpstreamData(t *testing.T) {
+	dir := requireUpstream(t, "")
 	stride := 7 // nested nodes checked: one in stride (each costs a yaml.v3 encoding)
 	if testing.Short() {
 		stride = 50
 	}
-	st := checkFiles(t, readTree(t, sharedData), stride)
-	st.log(t, "shared/data")
+	st := checkFiles(t, readTree(t, dir), stride)
+	st.log(t, "testdata/upstream")
 }
 
 // TestRepoFiles: the same for the project's own YAML (e2e packages and expected

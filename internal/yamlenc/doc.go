@@ -57,6 +57,17 @@
 //   - keys yaml.v3 writes as complex keys ("? "): collections, multi-line scalars,
 //     scalars longer than 128 bytes; mappings with an odd number of Content nodes.
 //
-// Only internal/resourcelist calls it, for each output item; it falls back to yaml.v3
-// where AppendItem declines.
+// # Output that reads back
+//
+// yaml.v3 writes some values as text its own parser refuses or reads otherwise: a
+// block scalar (literal, as it writes every value holding "\n", or folded) whose value
+// starts with a tab ("found a tab character where an indentation space is expected"),
+// and folded values whose lines do not fold back. AppendItem writes what yaml.v3
+// writes; Unreadable finds such scalars and MakeReadable sets them double-quoted,
+// which escapes every character and always reads back (readable_test.go reads back
+// generated values in every style and context). The writers (internal/resourcelist,
+// package function for every host) call it before encoding.
+//
+// Only internal/resourcelist calls AppendItem, for each output item; it falls back to
+// yaml.v3 where AppendItem declines.
 package yamlenc

@@ -15,9 +15,20 @@ import (
 	"sigs.k8s.io/kustomize/kyaml/yaml"
 )
 
-// sharedData holds the real upstream manifests (../shared/data from the repository
-// root); tests that read it skip when it is absent.
-const sharedData = "../../../shared/data"
+// upstreamData holds the real upstream manifests, committed at testdata/upstream in
+// the repository root; tests that read it fail when it is absent.
+const upstreamData = "../../testdata/upstream"
+
+// requireUpstream returns upstreamData's subdirectory dir ("" for all of it), failing
+// t when it is not there.
+func requireUpstream(t testing.TB, dir string) string {
+	t.Helper()
+	p := filepath.Join(upstreamData, dir)
+	if st, err := os.Stat(p); err != nil || !st.IsDir() {
+		t.Fatalf("upstream test data not found at %s (testdata/upstream at the repository root)", p)
+	}
+	return p
+}
 
 // oracle is what kyaml's encoder writes for items as the items of `items:`, without
 // the first line "items:\n": the bytes AppendItem must reproduce.

@@ -3,7 +3,6 @@ package yamlenc
 import (
 	"fmt"
 	"math/rand/v2"
-	"os"
 	"strings"
 	"testing"
 
@@ -172,10 +171,8 @@ func TestDeclined(t *testing.T) {
 func TestPerturbed(t *testing.T) {
 	var items []*yaml.Node
 	items = append(items, genItems(t, gen.Options{Resources: 40, Mode: gen.ThreeWay, Seed: 7})...)
-	if _, err := os.Stat(sharedData); err == nil {
-		for _, f := range readTree(t, sharedData+"/ingress-nginx") {
-			items = append(items, f.docs...)
-		}
+	for _, f := range readTree(t, requireUpstream(t, "ingress-nginx")) {
+		items = append(items, f.docs...)
 	}
 	variants := 24
 	if testing.Short() {

@@ -9,17 +9,15 @@ import (
 	"sigs.k8s.io/kustomize/kyaml/yaml"
 )
 
-// kubePrometheus is kube-prometheus in the shared data (two tags); tests skip without it.
-const kubePrometheus = "../../../shared/data/kube-prometheus"
+// kubePrometheus is kube-prometheus (two tags) in the real upstream releases committed at
+// testdata/upstream in the repository root.
+const kubePrometheus = "../../testdata/upstream/kube-prometheus"
 
 // kpFile reads one manifest of a kube-prometheus tag, e.g. ("v0.17.0",
-// "setup/0servicemonitorCustomResourceDefinition.yaml"), skipping the test without the data.
+// "setup/0servicemonitorCustomResourceDefinition.yaml"), failing the test without the data.
 func kpFile(t *testing.T, tag, rel string) *yaml.RNode {
 	t.Helper()
 	b, err := os.ReadFile(filepath.Join(kubePrometheus, tag, "manifests", rel))
-	if os.IsNotExist(err) {
-		t.Skipf("kube-prometheus not found at %s", kubePrometheus)
-	}
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -31,7 +31,9 @@ var _ framework.ResourceListProcessor = Processor{}
 
 // Process merges rl.Items as rl.FunctionConfig says and replaces rl.Items and rl.Results;
 // with `plan: true` it leaves rl.Items as they are and adds the plan to rl.Results. The
-// results are scrubbed for a terminal (internal/scrub): a host prints them.
+// results are scrubbed for a terminal (internal/scrub): a host prints them; a value
+// yaml.v3 would write as text it cannot read back is written double-quoted
+// (readableResults).
 // Errors: a framework.Results holding at least one error result (bad functionConfig, bad
 // item, conflicts under onConflict=error, a recovered internal panic); rl.Items is then
 // empty.
@@ -45,6 +47,7 @@ func (p Processor) Process(rl *framework.ResourceList) (err error) {
 			rl.Results = append(rl.Results, results.FromError(err)...)
 		}
 		scrub.Results(rl.Results)
+		readableResults(rl.Results)
 		if err != nil {
 			err = rl.Results
 		}

@@ -3,7 +3,10 @@ package function
 import (
 	"strings"
 
+	"sigs.k8s.io/kustomize/kyaml/fn/framework"
 	"sigs.k8s.io/kustomize/kyaml/yaml"
+
+	"github.com/krm-merge/krm-merge/internal/yamlenc"
 )
 
 // writable returns an output item as a YAML encoder can write it and a parser read it
@@ -32,7 +35,12 @@ import (
 //     column 0, which no parser reads inside a nested map (found by FuzzRepeatedKeys).
 //     The comment goes to the value, where yaml.v3 writes it on the key's line or just
 //     below it: the line comment of a scalar, alias or flow value (joined before the
-//     value's own), else the head comment of a block value's first entry.
+//     value's own), else the head comment of a block value's first entry;
+//   - a scalar yaml.v3 writes as a block it cannot read back (yamlenc.Unreadable: a
+//     value starting with a tab in a literal or folded block, which a merge makes
+//     when it changes a multi-line value whose first line starts with one, or an
+//     input holds as `|2`): it is set to double-quoted style, which escapes the tab;
+//     the value is unchanged.
 //
 // Input: an output item (not changed). Output: the item itself when it is already
 // writable (the usual case, found by one walk), else a fixed copy.
@@ -55,6 +63,13 @@ func walkWritable(n *yaml.Node, defined map[string]bool, fix bool) bool {
 	}
 	found := false
 	for i, c := range n.Content {
+		if yamlenc.Unreadable(c) {
+			if !fix {
+				return true
+			}
+			found = true
+			c.Style = c.Style&^(yaml.LiteralStyle|yaml.FoldedStyle|yaml.SingleQuotedStyle) | yaml.DoubleQuotedStyle
+		}
 		if c.Kind == yaml.AliasNode {
 			if defined[c.Value] || c.Alias == nil {
 				continue
@@ -139,4 +154,58 @@ func headedBlock(n *yaml.Node) bool {
 		def = "!!seq"
 	}
 	return n.Tag != "" && n.ShortTag() != def
+}
+
+// readableResults makes the values of rs (field.currentValue and proposedValue, and
+// the strings inside a map or list value) ones yaml.v3 writes as text it reads back:
+// a string yamlenc.UnreadableString finds (a multi-line value starting with a tab,
+// which yaml.v3 writes as a literal block it then fails to read, failing the whole
+// run where kyaml's framework reads its results back) becomes a quotedString, in
+// place. Other values are left as they are.
+func readableResults(rs framework.Results) {
+	for _, r := range rs {
+		if r == nil || r.Field == nil {
+			continue
+		}
+		r.Field.CurrentValue = readableValue(r.Field.CurrentValue, 0)
+		r.Field.ProposedValue = readableValue(r.Field.ProposedValue, 0)
+	}
+}
+
+// readableValue is v with each string yamlenc.UnreadableString finds made a
+// quotedString, maps and lists walked up to results.MaxValueDepth levels (as deep as
+// results.Value decodes them).
+func readableValue(v interface{}, depth int) interface{} {
+	if depth > 1000 {
+		return v
+	}
+	switch x := v.(type) {
+	case string:
+		if yamlenc.UnreadableString(x) {
+			return quotedString(x)
+		}
+	case []interface{}:
+		for i := range x {
+			x[i] = readableValue(x[i], depth+1)
+		}
+	case map[string]interface{}:
+		for k, e := range x {
+			x[k] = readableValue(e, depth+1)
+		}
+	case map[interface{}]interface{}:
+		for k, e := range x {
+			x[k] = readableValue(e, depth+1)
+		}
+	}
+	return v
+}
+
+// quotedString is a string value of a result that yaml.v3 writes double-quoted (its
+// default, a literal block, would not read back: yamlenc.UnreadableString); JSON
+// writes it as any string.
+type quotedString string
+
+// MarshalYAML writes q as a double-quoted !!str scalar.
+func (q quotedString) MarshalYAML() (interface{}, error) {
+	return &yaml.Node{Kind: yaml.ScalarNode, Tag: "!!str", Style: yaml.DoubleQuotedStyle, Value: string(q)}, nil
 }

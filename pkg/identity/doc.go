@@ -9,7 +9,9 @@
 // item of each role that has it), in order of first appearance. An ID is group, kind,
 // namespace and name, plus the file path where it takes part; never the version.
 // Identity is one item's own ID, ClaimOf its identity override (a Claim), Upstream the
-// identity kpt records for a resource's upstream origin.
+// identity kpt records for a resource's upstream origin. DocKeys keys the documents of
+// several package trees (Docs: file and node) the way Index identifies items, for
+// pairing outside the field merge.
 //
 // # Rules
 //
@@ -27,7 +29,7 @@
 //
 // Package roles gives the items their roles first; package resources calls Index (with
 // schema's Namespaced for kinds' scopes) and applies the resource rules to each Set;
-// package pkgupdate pairs documents by Upstream. This package reads items and never
+// package pkgupdate pairs documents by DocKeys (comments, a marked conflict's base). This package reads items and never
 // changes them.
 //
 // # Errors

@@ -213,8 +213,8 @@ func mergeComment(n *yaml.RNode) (string, bool) {
 // its vocab.KptUpstreamIdentifier annotation as written (group, kind, namespace, name,
 // kpt's placeholders "~C" and "default" kept as they are), else, when n has none (or one
 // that is not four parts, which ClaimOf refuses), n's own group, kind, namespace and
-// name. Package pkgupdate pairs the documents of the three trees by it, to place their
-// comments; kpt gives every resource of a fetched release the annotation.
+// name. DocKeys refines it for pairing the documents of package trees: kpt's
+// annotation on a nameless resource names no name, and so no resource.
 func Upstream(n *yaml.RNode) ID {
 	if parts := strings.SplitN(n.GetAnnotations()[vocab.KptUpstreamIdentifier], "|", 4); len(parts) == 4 {
 		return ID{Group: parts[0], Kind: parts[1], Namespace: parts[2], Name: parts[3]}

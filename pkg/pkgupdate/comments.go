@@ -1,44 +1,74 @@
 package pkgupdate
 
 import (
+	"sort"
+	"strings"
+
 	"sigs.k8s.io/kustomize/kyaml/yaml"
 
 	"github.com/krm-merge/krm-merge/internal/pkgio"
 	"github.com/krm-merge/krm-merge/pkg/identity"
+	"github.com/krm-merge/krm-merge/pkg/roles"
+	"github.com/krm-merge/krm-merge/pkg/vocab"
 )
 
 // comments places the file-level comments of the output: each file's header and the
 // document comments around each resource, dest's, or upstream's where dest's equal
-// original's and upstream changed them.
+// original's and upstream changed them. Documents of the three trees are the same
+// resource when their identity.DocKeys keys are equal: a document without a name (a
+// kustomization, a Kptfile) only at its own path, so that a comment never moves to
+// another file's document.
 type comments struct {
-	o, u, d  *pkgio.Tree
-	destDoc  map[*yaml.RNode]*pkgio.Doc // dest input node and merged output node to dest's doc
-	destFile map[*pkgio.Doc]string
-	oDocs    map[identity.ID]*pkgio.Doc // resource identity (identity.Upstream) to original's doc
-	uDocs    map[identity.ID]*pkgio.Doc
+	o, u, d *pkgio.Tree
+	keys    *identity.DocKeys
+	destDoc map[*yaml.RNode]*pkgio.Doc // dest input node and merged output node to dest's doc
+	destKey map[*pkgio.Doc]identity.ID // dest's doc to its key
+	oDocs   map[identity.ID]*pkgio.Doc // key to original's doc
+	uDocs   map[identity.ID]*pkgio.Doc
 }
 
 func newComments(o, u, d *pkgio.Tree) *comments {
-	c := &comments{o: o, u: u, d: d, destDoc: map[*yaml.RNode]*pkgio.Doc{}, destFile: map[*pkgio.Doc]string{},
+	od, oDocs := treeDocs(o)
+	ud, uDocs := treeDocs(u)
+	dd, dDocs := treeDocs(d)
+	c := &comments{o: o, u: u, d: d, keys: identity.NewDocKeys(od, ud, dd),
+		destDoc: map[*yaml.RNode]*pkgio.Doc{}, destKey: map[*pkgio.Doc]identity.ID{},
 		oDocs: map[identity.ID]*pkgio.Doc{}, uDocs: map[identity.ID]*pkgio.Doc{}}
+	for i, k := range c.keys.Keys(dd) {
+		c.destDoc[dDocs[i].Node] = dDocs[i]
+		c.destKey[dDocs[i]] = k
+	}
 	for _, t := range []struct {
-		tree *pkgio.Tree
+		in   []identity.Doc
+		docs []*pkgio.Doc
 		keys map[identity.ID]*pkgio.Doc
-	}{{o, c.oDocs}, {u, c.uDocs}, {d, nil}} {
-		for _, f := range t.tree.Files {
-			for _, doc := range f.Docs {
-				if t.keys != nil {
-					if k := identity.Upstream(doc.Node); t.keys[k] == nil {
-						t.keys[k] = doc
-					}
-				} else {
-					c.destDoc[doc.Node] = doc
-					c.destFile[doc] = f.Path
-				}
+	}{{od, oDocs, c.oDocs}, {ud, uDocs, c.uDocs}} {
+		for i, k := range c.keys.Keys(t.in) {
+			if t.keys[k] == nil { // two with one key (which the merge refuses): the first in file order
+				t.keys[k] = t.docs[i]
 			}
 		}
 	}
 	return c
+}
+
+// treeDocs is t's documents, file by file in path order and each file's in document
+// order: as identity.DocKeys takes them, and as they are.
+func treeDocs(t *pkgio.Tree) ([]identity.Doc, []*pkgio.Doc) {
+	paths := make([]string, 0, len(t.Files))
+	for p := range t.Files {
+		paths = append(paths, p)
+	}
+	sort.Strings(paths)
+	var in []identity.Doc
+	var docs []*pkgio.Doc
+	for _, p := range paths {
+		for _, doc := range t.Files[p].Docs {
+			in = append(in, identity.Doc{File: p, Node: doc.Node})
+			docs = append(docs, doc)
+		}
+	}
+	return in, docs
 }
 
 // own is a document's comments (none for nil).
@@ -68,10 +98,18 @@ func header(f *pkgio.File) (string, bool) {
 // their comments.
 func (c *comments) docs(p string, nodes []*yaml.RNode) (string, []*pkgio.Doc) {
 	out := make([]*pkgio.Doc, len(nodes))
+	in := make([]identity.Doc, len(nodes))
+	for i, n := range nodes {
+		in[i] = identity.Doc{File: p, Node: n}
+	}
+	keys := c.keys.Keys(in) // an added document's; a merged one has its dest doc's
 	for i, n := range nodes {
 		doc := &pkgio.Doc{Node: n}
 		d := c.destDoc[n]
-		k := identity.Upstream(n)
+		k := keys[i]
+		if d != nil {
+			k = c.destKey[d]
+		}
 		od, ud := c.oDocs[k], c.uDocs[k]
 		switch {
 		case d != nil:
@@ -99,5 +137,37 @@ func (c *comments) docs(p string, nodes []*yaml.RNode) (string, []*pkgio.Doc) {
 func (c *comments) alias(n, of *yaml.RNode) {
 	if d := c.destDoc[of]; d != nil {
 		c.destDoc[n] = d
+	}
+}
+
+// baseDocs returns the lookup of the documents of base (original's tree) by the dest
+// items of the run over items (its input): for a dest item (at it.Position in items),
+// base's document with the same identity.DocKeys key, nil when base has none.
+func baseDocs(base *pkgio.Tree, items []*yaml.RNode) func(it *roles.Item) *yaml.RNode {
+	var dest []identity.Doc
+	at := map[int]int{} // position in items to index in dest
+	for i, n := range items {
+		file := roles.Clean(vocab.LocationOf(n).File)
+		if !strings.HasPrefix(file, roleDest+"/") {
+			continue
+		}
+		at[i] = len(dest)
+		dest = append(dest, identity.Doc{File: strings.TrimPrefix(file, roleDest+"/"), Node: n})
+	}
+	bd, _ := treeDocs(base)
+	keys := identity.NewDocKeys(bd, dest)
+	destKeys := keys.Keys(dest)
+	byKey := map[identity.ID]*yaml.RNode{}
+	for i, k := range keys.Keys(bd) {
+		if byKey[k] == nil {
+			byKey[k] = bd[i].Node
+		}
+	}
+	return func(it *roles.Item) *yaml.RNode {
+		i, ok := at[it.Position]
+		if !ok {
+			return nil
+		}
+		return byKey[destKeys[i]]
 	}
 }

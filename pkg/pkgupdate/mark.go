@@ -17,8 +17,8 @@ import (
 	"github.com/krm-merge/krm-merge/internal/textmerge"
 	"github.com/krm-merge/krm-merge/pkg/config"
 	"github.com/krm-merge/krm-merge/pkg/function"
-	"github.com/krm-merge/krm-merge/pkg/identity"
 	"github.com/krm-merge/krm-merge/pkg/resources"
+	"github.com/krm-merge/krm-merge/pkg/roles"
 	"github.com/krm-merge/krm-merge/pkg/vocab"
 )
 
@@ -371,27 +371,24 @@ func recordKptfile(data []byte, file string, r recording) ([]byte, error) {
 
 // run is function.Run for mergeResources. Under vocab.OriginalWins (the B run of
 // onConflict mark) a resource deleted upstream but changed locally, which that run
-// deletes as under updated, is original's document (found in u.base by identity.Upstream) in dest's
-// place, so that the markers show it as the base of that conflict.
+// deletes as under updated, is original's document (found in u.base by baseDocs) in
+// dest's place, so that the markers show it as the base of that conflict.
 func (u *updater) run(items []*yaml.RNode, cfg *config.Config) (*resources.Outcome, error) {
 	out, err := function.Run(items, cfg)
 	if err != nil || cfg.OnConflict != vocab.OriginalWins || u.base == nil {
 		return out, err
 	}
+	var base func(*roles.Item) *yaml.RNode
 	for _, c := range out.Conflicts {
 		if c.Field != nil || c.Item == nil {
 			continue
 		}
+		if base == nil {
+			base = baseDocs(u.base, items)
+		}
 		n := c.Item.Node
-		k := identity.Upstream(n)
-	search:
-		for _, f := range u.base.Files {
-			for _, doc := range f.Docs {
-				if identity.Upstream(doc.Node) == k {
-					n = doc.Node
-					break search
-				}
-			}
+		if b := base(c.Item); b != nil {
+			n = b
 		}
 		cp := n.Copy()
 		at := c.Item.Node.GetAnnotations()

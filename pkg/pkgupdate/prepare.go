@@ -53,11 +53,10 @@ func (u *updater) prepare(dir, rel string, src *source, f *fetched, pr *PackageR
 // prepareTree gives a fetched tree kpt pkg get's bookkeeping: every resource's (kptprep),
 // and the root Kptfile's (created as kpt creates it when the upstream has none).
 func prepareTree(t *pkgio.Tree, role, name string, upstream *yaml.RNode, ref string, lock kptfile.Git) error {
-	for _, f := range t.Files {
-		for _, d := range f.Docs {
-			if err := kptprep.Resource(d.Node); err != nil {
-				return fmt.Errorf("%s: %w", f.Path, err)
-			}
+	docs, _ := treeDocs(t) // in path order: the first error is the same in every run
+	for _, d := range docs {
+		if err := kptprep.Resource(d.Node); err != nil {
+			return fmt.Errorf("%s: %w", d.File, err)
 		}
 	}
 	for p := range t.Files {

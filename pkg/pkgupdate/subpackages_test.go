@@ -66,7 +66,7 @@ func TestSubpackagesMoveWithTheRoot(t *testing.T) {
 		check(t, filepath.Join(app, "test"), "v2", v2, "42")
 		check(t, filepath.Join(app, "test", "deep"), "v2", v2, "43")
 		check(t, filepath.Join(app, "other"), "v1", v1, "1")
-		check(t, filepath.Join(app, "foo"), "v1", v1, "1")
+		check(t, filepath.Join(app, "foo"), "v1", git(t, strings.TrimPrefix(foo, "file://"), "rev-parse", "v1"), "1")
 		to := map[string]string{}
 		for _, p := range rep.Packages {
 			to[p.Path] = p.To.Ref

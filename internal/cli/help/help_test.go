@@ -13,3 +13,13 @@ func TestHelpDocumentsEveryKey(t *testing.T) {
 		}
 	}
 }
+
+// The help says where pkg update's conflict policy differs from the function's default.
+func TestHelpGivesPkgUpdateDefault(t *testing.T) {
+	h := Text()
+	for _, want := range []string{"onConflict (string, default updated)", "Its --on-conflict defaults to mark, not\nto the function's updated"} {
+		if !strings.Contains(h, want) {
+			t.Errorf("--help lacks %q:\n%s", want, h)
+		}
+	}
+}

@@ -7,6 +7,12 @@
 // It needs the git CLI; in the function's container image, which has none, it fails with
 // gitfetch.ErrNoGit's message and changes nothing.
 //
-// Only the krm-merge command (package main) calls it, through New; Go programs call
-// pkgupdate.Update directly.
+// Its conflict policy defaults to mark (DefaultOnConflict: a conflict stops the update
+// with markers in the files), where pkgupdate's and the function's default is updated;
+// --on-conflict, then a --config file's onConflict, override it. An update stopped at
+// markers is no error for a person (no "Error:" line) and exits ExitMarked (2); every
+// error exits 1 (ExitCode).
+//
+// Only the krm-merge command (package main) calls it, through New and ExitCode; Go
+// programs call pkgupdate.Update directly.
 package pkgcmd

@@ -149,9 +149,9 @@ func TestMarkFlags(t *testing.T) {
 	if err := os.WriteFile(cfg, []byte("apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: m\ndata:\n  onConflict: mark\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	c, err := loadConfig(cfg)
-	if err != nil || c.OnConflict != "mark" {
-		t.Errorf("--config with onConflict mark: %v, %v", c, err)
+	c, sets, err := loadConfig(cfg)
+	if err != nil || c.OnConflict != "mark" || !sets {
+		t.Errorf("--config with onConflict mark: %v, %v, %v", c, sets, err)
 	}
 	stdout, _, err := run(t, "update", "--help")
 	if err != nil {

@@ -1,9 +1,7 @@
 package pkgcmd
 
 import (
-	"bytes"
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -14,8 +12,6 @@ import (
 	"strings"
 	"syscall"
 	"time"
-	"unicode"
-	"unicode/utf16"
 
 	"github.com/spf13/cobra"
 	"sigs.k8s.io/kustomize/kyaml/yaml"
@@ -71,17 +67,21 @@ The write is all or nothing: on any error DIR is unchanged, and a run interrupte
 writing is finished by the next one. A package with uncommitted changes in git is
 refused unless --allow-dirty.
 
-With --on-conflict mark, every conflict no value merge settles is written into its
-file as git-style markers around its lines (<<<<<<< local, ||||||| the old release
-with its lines, =======, >>>>>>> the new release), which editors' merge tools read;
-each side alone parses. A binary file changed on both sides, or a path that is a file
-on one side and a directory on the other, keeps the local copy and gets upstream's
-beside it (FILE.<new release>). Everything without a conflict is updated; the Kptfile
-keeps the old release, and the command exits 1 listing the markers. Resolve them, then
-run --continue (refused while a marker is left, a file does not parse or an upstream
-version is still beside its file) to record the new release, or --abort to put DIR
-back exactly as it was. Until then every other update of DIR, of a package above it
-or of one inside it is refused.
+A conflict (a field, a part of a value or lines changed differently on both sides)
+stops the update by default (--on-conflict mark): every conflict no value merge settles
+is written into its file as git-style markers around its lines (<<<<<<< local,
+||||||| the old release with its lines, =======, >>>>>>> the new release), which
+editors' merge tools read; each side alone parses. A binary file changed on both
+sides, or a path that is a file on one side and a directory on the other, keeps the
+local copy and gets upstream's beside it (FILE.<new release>). Everything without a
+conflict is updated; the Kptfile keeps the old release, and the command lists the
+markers, names the files holding them and exits 2. Resolve them, then run --continue
+(refused while a marker is left, a file does not parse or an upstream version is still
+beside its file) to record the new release, or --abort to put DIR back exactly as it
+was. Until then every other update of DIR, of a package above it or of one inside it
+is refused. --on-conflict updated takes upstream's value at every conflict, as kpt pkg
+update does (and the function by default); dest keeps yours; error writes nothing and
+fails. A --config file's onConflict is used when no --on-conflict is given.
 
 A directory without a Kptfile upstream (a kustomize base or plain manifests vendored
 from git) is updated with --repo, --from and the new version (DIR@VERSION or --to);
@@ -96,8 +96,11 @@ path that is a file on one side and a directory on the other is a conflict like 
 other, never a silent deletion. Names and values are printed with control characters
 escaped (\x1b); binary files are never printed.
 
-Exit status: 0 on success, 1 on an error, when --on-conflict error finds conflicts, or
-when --on-conflict mark wrote markers.
+Exit status: 0 when the update is done (or planned, or concluded); 2 when it stopped at
+conflict markers (--on-conflict mark, the default): everything else is written, resolve
+the markers and run --continue, or --abort; 1 on an error, including conflicts under
+--on-conflict error (then nothing is written).
+
 git must be installed; the krm-merge container image has none.`
 
 const updateExample = `  # take release v0.4.4 of the package fetched into my-project
@@ -106,13 +109,17 @@ const updateExample = `  # take release v0.4.4 of the package fetched into my-pr
   # what would change, without writing anything
   krm-merge pkg update my-project@project-blueprint-v0.4.4 --plan
 
-  # fail (in CI) when the upgrade conflicts with local changes
-  krm-merge pkg update my-project@v2 --on-conflict error --output json
-
-  # resolve conflicts by hand: markers in the files, then conclude (or undo)
-  krm-merge pkg update my-app@v2 --on-conflict mark
+  # a conflict stops the update (exit 2) with markers in the files; resolve them
+  # in an editor, then conclude (or undo)
+  krm-merge pkg update my-app@v2
   krm-merge pkg update my-app --continue
   krm-merge pkg update my-app --abort
+
+  # fail (in CI) when the upgrade conflicts with local changes; nothing written
+  krm-merge pkg update my-project@v2 --on-conflict error --output json
+
+  # upstream wins every conflict, as kpt pkg update does
+  krm-merge pkg update my-project@v2 --on-conflict updated
 
   # a kustomize base vendored from git without a Kptfile
   krm-merge pkg update bases --repo https://github.com/fluxcd/flux2 \
@@ -139,24 +146,25 @@ func updateCommand() *cobra.Command {
 			defer stop()
 			f.log = func(msg string) { fmt.Fprintln(c.ErrOrStderr(), pkgio.Escape(msg)) }
 			err := runUpdate(ctx, f, args[0], c.OutOrStdout())
-			if err != nil && f.output != "json" {
+			var marked *pkgupdate.MarkedError
+			if err != nil && f.output != "json" && !errors.As(err, &marked) { // the report says how to go on
 				printError(c.ErrOrStderr(), err)
 			}
 			return err
 		},
 	}
 	fl := cmd.Flags()
-	fl.StringVar(&f.config, "config", "", "merge options: a functionConfig file (fn.krm-merge.dev/v1alpha1 ResourceMerge or ConfigMap), as for the function")
-	fl.StringVar(&f.onConflict, "on-conflict", "", "conflict policy, overriding the config's onConflict: updated, dest, error, or mark (conflict markers in the files)")
+	fl.StringVar(&f.config, "config", "", "merge options: a functionConfig file (fn.krm-merge.dev/v1alpha1 ResourceMerge or ConfigMap), as for the function (default none: the function's defaults, onConflict aside)")
+	fl.StringVar(&f.onConflict, "on-conflict", "", "what a conflict does: mark (markers in the files; the update stops, exit 2, until --continue or --abort), updated (upstream wins, as kpt pkg update), dest (your copy wins) or error (exit 1, nothing written) (default the --config file's onConflict if it sets one, else mark)")
 	fl.BoolVar(&f.cont, "continue", false, "conclude an update stopped at conflict markers, once they are resolved: record the new release")
 	fl.BoolVar(&f.abort, "abort", false, "undo an update stopped at conflict markers: DIR exactly as before it")
 	fl.StringVar(&f.output, "output", "text", "output format: text or json")
 	fl.BoolVar(&f.plan, "plan", false, "print what the update would change and change nothing")
 	fl.BoolVar(&f.allowDirty, "allow-dirty", false, "update a package with uncommitted changes in git")
-	fl.StringVar(&f.repo, "repo", "", "upstream repository, for a directory without a Kptfile upstream")
+	fl.StringVar(&f.repo, "repo", "", "upstream repository of a directory without a Kptfile upstream (default none: a Kptfile's upstream names it, and --repo is refused there)")
 	fl.StringVar(&f.directory, "directory", "", "the package's directory in --repo (default the root)")
-	fl.StringVar(&f.from, "from", "", "the upstream version the directory was made from (with --repo)")
-	fl.StringVar(&f.to, "to", "", "the upstream version to update to (instead of DIR@VERSION)")
+	fl.StringVar(&f.from, "from", "", "the upstream version the directory was made from, required with --repo (default none: a Kptfile's upstreamLock records it)")
+	fl.StringVar(&f.to, "to", "", "the upstream version to update to, instead of DIR@VERSION (default the Kptfile's upstream.git.ref; required with --repo)")
 	fl.StringVar(&f.cacheDir, "cache-dir", "", "git cache directory (default $KRM_MERGE_CACHE_DIR, else ~/.cache/krm-merge/git)")
 	fl.StringVar(&f.maxFileSize, "max-file-size", "64MiB", "the size limit of every file read, in DIR and in the upstream releases: bytes, or with KiB, MiB or GiB")
 	fl.DurationVar(&f.gitTimeout, "git-timeout", 0, "the time limit of every git command and of the wait for the git cache's lock, e.g. 90s or 20m (default $KRM_MERGE_GIT_TIMEOUT, else 5m)")
@@ -246,17 +254,12 @@ func runUpdate(ctx context.Context, f *updateFlags, arg string, out io.Writer) e
 		}
 		version = f.to
 	}
-	cfg, err := loadConfig(f.config)
+	cfg, configSets, err := loadConfig(f.config)
 	if err != nil {
 		return err
 	}
-	if f.onConflict != "" {
-		switch p := vocab.ConflictPolicy(f.onConflict); p {
-		case vocab.UpdatedWins, vocab.DestWins, vocab.FailOnConflict, vocab.MarkConflicts:
-			cfg.OnConflict = p
-		default:
-			return fmt.Errorf("--on-conflict %q: want updated, dest, error or mark", f.onConflict)
-		}
+	if cfg.OnConflict, err = conflictPolicy(f.onConflict, cfg.OnConflict, configSets); err != nil {
+		return err
 	}
 	var rep *pkgupdate.Report
 	merge, err := mergeOptions(cfg)
@@ -356,53 +359,6 @@ func runConclude(ctx context.Context, f *updateFlags, arg string, out io.Writer)
 	return err
 }
 
-// writeJSON writes the report (or an empty one for dir) and the error as one JSON
-// document. encoding/json escapes C0 controls, U+2028 and U+2029; every other character
-// a terminal could act on (DEL, C1 controls, bidi and other format characters) is
-// escaped as \uXXXX too, so that the document can be shown on a terminal as it is; it
-// decodes to the same values.
-func writeJSON(out io.Writer, rep *pkgupdate.Report, dir string, err error) error {
-	doc := struct {
-		*pkgupdate.Report
-		Error string `json:"error,omitempty"`
-	}{Report: rep}
-	if rep == nil {
-		doc.Report = &pkgupdate.Report{Dir: dir}
-	}
-	if err != nil {
-		doc.Error = err.Error()
-	}
-	b, encErr := json.MarshalIndent(doc, "", "  ")
-	if encErr != nil {
-		return encErr
-	}
-	var w bytes.Buffer
-	for _, r := range string(b) { // valid UTF-8: encoding/json replaced invalid bytes
-		switch {
-		case r == '\n' || unicode.IsGraphic(r):
-			w.WriteRune(r)
-		case r > 0xffff:
-			r1, r2 := utf16.EncodeRune(r)
-			fmt.Fprintf(&w, `\u%04x\u%04x`, r1, r2)
-		default:
-			fmt.Fprintf(&w, `\u%04x`, r)
-		}
-	}
-	w.WriteByte('\n')
-	_, encErr = out.Write(w.Bytes())
-	return encErr
-}
-
-// printError writes "Error: " and err for a person, escaped line by line (pkgio.Escape:
-// a file name in it may hold escape bytes).
-func printError(w io.Writer, err error) {
-	lines := strings.Split(err.Error(), "\n")
-	for i := range lines {
-		lines[i] = pkgio.Escape(lines[i])
-	}
-	fmt.Fprintln(w, "Error:", strings.Join(lines, "\n"))
-}
-
 // mergeOptions are pkg update's merge settings from the loaded functionConfig cfg (its
 // plan acts as --plan). Errors: cfg sets what pkg update decides itself, each named:
 // a mode other than 3way, a role path, keepSources, inline sources.
@@ -431,118 +387,63 @@ func mergeOptions(cfg *config.Config) (*pkgupdate.MergeOptions, error) {
 		AssociativeKeys: cfg.AssociativeKeys, MergeKeys: cfg.MergeKeys, FieldRules: cfg.FieldRules}, nil
 }
 
+// DefaultOnConflict is the conflict policy of the pkg update command when neither
+// --on-conflict nor the --config file sets one: mark, so that nothing of the user's is
+// replaced without them seeing it (git stops at a conflict too). The function's
+// default, and pkgupdate.DefaultMergeOptions's, stays updated (kyaml's rule).
+const DefaultOnConflict = vocab.MarkConflicts
+
+// conflictPolicy is the update's conflict policy: flag (--on-conflict) when given, else
+// fromConfig when the --config file sets onConflict (configSets), else
+// DefaultOnConflict. Errors: a flag value other than updated, dest, error or mark.
+func conflictPolicy(flag string, fromConfig vocab.ConflictPolicy, configSets bool) (vocab.ConflictPolicy, error) {
+	switch p := vocab.ConflictPolicy(flag); {
+	case flag == "" && configSets:
+		return fromConfig, nil
+	case flag == "":
+		return DefaultOnConflict, nil
+	case p == vocab.UpdatedWins || p == vocab.DestWins || p == vocab.FailOnConflict || p == vocab.MarkConflicts:
+		return p, nil
+	default:
+		return "", fmt.Errorf("--on-conflict %q: want mark, updated, dest or error", flag)
+	}
+}
+
 // loadConfig reads a functionConfig file as the function reads its functionConfig;
-// "" is the defaults. Errors name the file and the field.
-func loadConfig(file string) (*config.Config, error) {
+// "" is the defaults. setsOnConflict reports whether the file gives onConflict (data
+// or spec, aliases followed), so that its value, even the function's default, wins over
+// the command's. Errors name the file and the field.
+func loadConfig(file string) (cfg *config.Config, setsOnConflict bool, err error) {
 	if file == "" {
-		return config.Defaults(), nil
+		return config.Defaults(), false, nil
 	}
 	b, err := os.ReadFile(file)
 	if err != nil {
-		return nil, fmt.Errorf("--config: %w", err)
+		return nil, false, fmt.Errorf("--config: %w", err)
 	}
 	n, err := yaml.Parse(string(b))
 	if err != nil {
-		return nil, fmt.Errorf("--config %s: %w", file, err)
+		return nil, false, fmt.Errorf("--config %s: %w", file, err)
 	}
-	cfg, err := function.LoadConfig(n)
+	cfg, err = function.LoadConfig(n)
 	if err != nil {
-		return nil, fmt.Errorf("--config %s: %w", file, err)
+		return nil, false, fmt.Errorf("--config %s: %w", file, err)
 	}
-	return cfg, nil
+	return cfg, setsKey(n, "onConflict"), nil
 }
 
-func short(commit string) string {
-	if len(commit) > 12 {
-		return commit[:12]
+// setsKey reports whether the functionConfig fc, which function.LoadConfig accepted,
+// gives key: under data in a ConfigMap, under spec in a ResourceMerge, YAML aliases
+// and merge keys expanded as the loader expands them.
+func setsKey(fc *yaml.RNode, key string) bool {
+	c := fc.Copy()
+	if err := c.DeAnchor(); err != nil { // the loader expanded them already
+		return false
 	}
-	return commit
-}
-
-// printReport writes the report for a person. Every name, path, field, value and diff
-// line comes from the package or the upstream and is escaped (pkgio.Escape; diff
-// lines keep their tabs): raw escape bytes could clear the screen and fake the plan.
-func printReport(w io.Writer, r *pkgupdate.Report, err error) {
-	esc := pkgio.Escape
-	if r.Recovered != "" {
-		fmt.Fprintf(w, "Recovered: %s.\n", r.Recovered)
-	}
-	for _, p := range r.Packages {
-		name := r.Dir
-		if p.Path != "." {
-			name = strings.TrimSuffix(r.Dir, "/") + "/" + p.Path
-		}
-		cache := ""
-		if p.From.Cached && p.To.Cached {
-			cache = " (from the git cache)"
-		}
-		fmt.Fprintf(w, "Package %q: %s%s %s (%s) -> %s (%s)%s\n", name, esc(p.Repo), esc(dirSuffix(p.Directory)),
-			esc(p.From.Ref), esc(short(p.From.Commit)), esc(p.To.Ref), esc(short(p.To.Commit)), cache)
-		c := p.Counts
-		fmt.Fprintf(w, "  resources: %d merged, %d added, %d deleted, %d kept", c.Merged, c.Added, c.Deleted, c.Kept)
-		if c.StayedDeleted > 0 {
-			fmt.Fprintf(w, ", %d stayed deleted locally", c.StayedDeleted)
-		}
-		fmt.Fprintf(w, "; conflicts: %d\n", len(p.Conflicts))
-		for _, rc := range p.Resources {
-			fmt.Fprintf(w, "  %-8s %s (%s)\n", rc.Action, esc(rc.Resource), esc(rc.File))
-		}
-		for _, cf := range p.Conflicts {
-			fmt.Fprintf(w, "  conflict %s\n", cf)
-		}
-		for _, n := range p.MergedInside {
-			fmt.Fprintf(w, "  merged   %s\n", n)
-		}
-		for _, n := range p.Warnings {
-			fmt.Fprintf(w, "  warning  %s\n", n)
-		}
-		if r.Plan {
-			for _, n := range p.Changes {
-				fmt.Fprintf(w, "  change   %s\n", n)
-			}
+	for _, form := range []string{"data", "spec"} {
+		if v, err := c.Pipe(yaml.Lookup(form, key)); err == nil && v != nil {
+			return true
 		}
 	}
-	if len(r.Files) > 0 {
-		fmt.Fprintln(w, "Files:")
-	}
-	for _, f := range r.Files {
-		fmt.Fprintf(w, "  %-8s %s\n", f.Action, esc(f.Path))
-		if f.Diff != "" {
-			for _, l := range strings.Split(strings.TrimSuffix(f.Diff, "\n"), "\n") {
-				fmt.Fprintf(w, "    %s\n", pkgio.EscapeLine(l))
-			}
-		}
-	}
-	if len(r.Marks) > 0 {
-		fmt.Fprintln(w, "Conflict markers:")
-		for _, m := range r.Marks {
-			fmt.Fprintf(w, "  %s\n", m)
-		}
-	}
-	var ce *pkgupdate.ConflictError
-	var me *pkgupdate.MarkedError
-	switch {
-	case errors.As(err, &ce):
-		fmt.Fprintf(w, "Nothing written: %d conflicts under --on-conflict error.\n", ce.Conflicts)
-	case errors.As(err, &me):
-		fmt.Fprintf(w, "Updated everything else; the Kptfile still records the old release. Resolve each conflict above "+
-			"(an editor's merge tool reads the markers), then run\n  krm-merge pkg update %s --continue\nor put the package back as it was with\n  krm-merge pkg update %s --abort\n",
-			pkgio.Escape(me.Dir), pkgio.Escape(me.Dir))
-	case r.Plan && len(r.Marks) > 0:
-		fmt.Fprintf(w, "Plan: %d files would change, %d conflicts would be marked; nothing written.\n", len(r.Files), len(r.Marks))
-	case err != nil:
-	case r.Plan:
-		fmt.Fprintf(w, "Plan: %d files would change; nothing written.\n", len(r.Files))
-	case len(r.Files) == 0:
-		fmt.Fprintln(w, "Already up to date: nothing changed.")
-	default:
-		fmt.Fprintf(w, "Updated %d package(s), %d files changed.\n", len(r.Packages), len(r.Files))
-	}
-}
-
-func dirSuffix(d string) string {
-	if d == "" || d == "/" {
-		return ""
-	}
-	return " " + d
+	return false
 }

@@ -33,7 +33,7 @@ func TestUsageErrors(t *testing.T) {
 		{[]string{"update"}, "accepts 1 arg"},
 		{[]string{"update", dir + "@"}, "no version after @"},
 		{[]string{"update", dir + "@v1", "--to", "v2"}, "the version is given twice"},
-		{[]string{"update", dir, "--on-conflict", "ours"}, `--on-conflict "ours": want updated, dest, error or mark`},
+		{[]string{"update", dir, "--on-conflict", "ours"}, `--on-conflict "ours": want mark, updated, dest or error`},
 		{[]string{"update", dir, "--output", "yaml"}, "want text or json"},
 		{[]string{"update", dir, "--config", filepath.Join(dir, "missing.yaml")}, "--config"},
 		{[]string{"update", filepath.Join(dir, "nope") + "@v1"}, "package directory"},
