@@ -65,8 +65,9 @@ func sides(text, side string) string {
 
 // The whole cycle of resolving conflicts by hand, through the binary, on real
 // releases (docs/pkg-update.md, "Resolving conflicts by hand"): --on-conflict mark
-// writes markers around the conflicting lines only and each side alone parses (and is
-// the --on-conflict dest or updated result); the Kptfile keeps the old release;
+// writes markers around the conflicting lines only, each side alone parses, every local
+// side is the --on-conflict dest result and every upstream side is the new release's
+// own line; the Kptfile keeps the old release;
 // another update, --plan included, is refused; --continue is refused while a marker is
 // left; --abort puts the package back exactly; marked again, resolved by an edit and
 // concluded with --continue, the Kptfile records the new release and no state is left
@@ -80,9 +81,9 @@ func TestPkgUpdateMarkContinueAbort(t *testing.T) {
 	target := "ingress@" + ingressNew
 	deploy := filepath.Join(pkg, "deploy.yaml")
 
-	// what each policy writes, on copies
+	// what --on-conflict dest writes, on a copy
 	policy := map[string]string{}
-	for _, p := range []string{"dest", "updated"} {
+	for _, p := range []string{"dest"} {
 		w2 := workRepo(t)
 		copyTree(t, pkg, filepath.Join(w2, "ingress"))
 		commitAll(t, w2, "copy")
@@ -112,13 +113,18 @@ func TestPkgUpdateMarkContinueAbort(t *testing.T) {
 			t.Errorf("the marked file lacks %q", want)
 		}
 	}
-	for side, p := range map[string]string{"local": "dest", "upstream": "updated"} {
-		got := sides(marked, side)
-		if got != policy[p] {
-			t.Errorf("every %s side is not the --on-conflict %s file", side, p)
-		}
-		if _, err := (&kio.ByteReader{Reader: bytes.NewBufferString(got)}).Read(); err != nil {
+	if sides(marked, "local") != policy["dest"] {
+		t.Errorf("every local side is not the --on-conflict dest file")
+	}
+	for _, side := range []string{"local", "upstream"} {
+		if _, err := (&kio.ByteReader{Reader: bytes.NewBufferString(sides(marked, side))}).Read(); err != nil {
 			t.Errorf("every %s side does not parse: %v", side, err)
+		}
+	}
+	// upstream's sides are controller-v1.13.0's own lines: no local comment
+	for _, want := range []string{"=======\n    app.kubernetes.io/version: 1.13.0\n>>>>>>> ", "=======\n  ttlSecondsAfterFinished: 0\n>>>>>>> "} {
+		if !strings.Contains(marked, want) {
+			t.Errorf("the marked file lacks the upstream side %q", want)
 		}
 	}
 	if kf := readFile(t, filepath.Join(pkg, "Kptfile")); strings.Contains(kf, ingressNew) {

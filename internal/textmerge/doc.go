@@ -7,8 +7,9 @@
 // regions, conflicting ones with their ranges in each input, so that lists of values
 // and lines of text merge by one rule. MergeMarked writes a merge's conflicts with
 // markers as `git merge-file --diff3` does, byte for byte; MarkDifferences writes, in the
-// same format, every run where two versions of one merge differ (IsMarker finds marker
-// lines left). It also renders unified diffs for previews. It is pure: no I/O.
+// same format, every run where two versions of one merge differ, with the other sides
+// taken from the files those versions stand for (aligned with them line by line), and
+// IsMarker finds marker lines left. It also renders unified diffs for previews. It is pure: no I/O.
 //
 // The line diff follows xdiff (git's xdiffi.c and xprepare.c) step by step so that it
 // picks the diff git picks: common ends trimmed, lines with no match on the other side

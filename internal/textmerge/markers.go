@@ -10,7 +10,8 @@ type Labels struct {
 
 // Hunk is one conflict written with markers.
 type Hunk struct {
-	// Base, Dest and Updated are the region in each input.
+	// Base, Dest and Updated are the region in each input (for MarkDifferences, in the
+	// text each side was taken from).
 	Base, Dest, Updated Range
 	// Marked is where the hunk is in the marked text: from its "<<<<<<<" line to its
 	// ">>>>>>>" line, both included.
@@ -23,6 +24,9 @@ type Marked struct {
 	Text []byte
 	// Hunks lists the hunks in order; empty when the merge is clean.
 	Hunks []Hunk
+	// Updated and Base are Text with every hunk resolved to its updated side, and to
+	// its base side (as a person deleting the other sides and the markers would).
+	Updated, Base []byte
 }
 
 // MarkerSize is the length of a conflict marker: "<<<<<<<" (git's default,
@@ -52,34 +56,24 @@ func MergeMarked(base, dest, updated []byte, labels Labels) Marked {
 	return mark(mergeLines(base, dest, updated, false), labels, func(r Region) bool { return r.Kind == Conflicting })
 }
 
-// MarkDifferences writes every region where dest and updated differ as a hunk of
-// markers, in MergeMarked's format, and every other line as dest (and updated) have
-// it: for three versions of one merged text that differ only where the merge met a
-// conflict (each conflict decided for dest, for updated, and for base), so that each
-// hunk surrounds a conflict's lines and choosing the dest side of every hunk gives dest
-// byte for byte, the updated side updated (when each ends in a line end). Regions come
-// from MergeLines: a change of one side only is a hunk too, since dest and updated
-// differ there.
-func MarkDifferences(base, dest, updated []byte, labels Labels) Marked {
-	return mark(mergeLines(base, dest, updated, true), labels, func(r Region) bool { return r.Kind != SameChange })
-}
-
 // mark writes the merge l with each region hunk says is one written as a hunk (git's
 // xdl_fill_merge_buffer and fill_conflict_hunk), the others as Merge writes them.
 func mark(l Lines, labels Labels, hunk func(Region) bool) Marked {
-	var out bytes.Buffer
+	var out, upd, base bytes.Buffer
 	var m Marked
 	lines := 0 // lines written so far
-	write := func(ls [][]byte, needsCR, addNL bool) {
-		for _, x := range ls {
-			out.Write(x)
-		}
+	write := func(ls [][]byte, needsCR, addNL bool, to ...*bytes.Buffer) {
 		lines += len(ls)
-		if n := len(ls); addNL && n > 0 && !bytes.HasSuffix(ls[n-1], []byte("\n")) {
-			if needsCR {
-				out.WriteByte('\r')
+		for _, w := range append(to, &out) {
+			for _, x := range ls {
+				w.Write(x)
 			}
-			out.WriteByte('\n')
+			if n := len(ls); addNL && n > 0 && !bytes.HasSuffix(ls[n-1], []byte("\n")) {
+				if needsCR {
+					w.WriteByte('\r')
+				}
+				w.WriteByte('\n')
+			}
 		}
 	}
 	marker := func(c byte, label string, withLabel, needsCR bool) {
@@ -96,14 +90,14 @@ func mark(l Lines, labels Labels, hunk func(Region) bool) Marked {
 	}
 	next := 0 // next dest line to copy
 	for _, r := range l.Regions {
-		write(l.Dest[next:r.Dest.Start], false, false)
+		write(l.Dest[next:r.Dest.Start], false, false, &upd, &base)
 		next = r.Dest.End()
 		ds, us, bs := l.Dest[r.Dest.Start:r.Dest.End()], l.Updated[r.Updated.Start:r.Updated.End()], l.Base[r.Base.Start:r.Base.End()]
 		if !hunk(r) {
 			if r.Kind == UpdatedChanged {
-				write(us, false, false)
+				write(us, false, false, &upd, &base)
 			} else {
-				write(ds, false, false)
+				write(ds, false, false, &upd, &base)
 			}
 			continue
 		}
@@ -113,18 +107,15 @@ func mark(l Lines, labels Labels, hunk func(Region) bool) Marked {
 		marker('<', labels.Dest, true, cr)
 		write(ds, cr, true)
 		marker('|', labels.Base, true, cr)
-		write(bs, cr, true)
+		write(bs, cr, true, &base)
 		marker('=', "", false, cr)
-		write(us, cr, true)
+		write(us, cr, true, &upd)
 		marker('>', labels.Updated, true, cr)
 		h.Marked.Lines = lines + 1 - h.Marked.Start
 		m.Hunks = append(m.Hunks, h)
 	}
-	write(l.Dest[next:], false, false)
-	m.Text = out.Bytes()
-	if m.Text == nil {
-		m.Text = []byte{}
-	}
+	write(l.Dest[next:], false, false, &upd, &base)
+	m.Text, m.Updated, m.Base = orEmpty(out.Bytes()), orEmpty(upd.Bytes()), orEmpty(base.Bytes())
 	return m
 }
 

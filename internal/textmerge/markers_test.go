@@ -155,7 +155,7 @@ func TestMarkDifferences(t *testing.T) {
 			b, d, u = append(b, run("base")...), append(d, run("dest")...), append(u, run("updated")...)
 		}
 		base, dest, updated := join(b, true), join(d, true), join(u, true)
-		m := MarkDifferences(base, dest, updated, labels)
+		m := MarkDifferences(Sides{Dest: dest, Updated: updated, Base: base}, labels)
 		if got := resolve(t, m.Text, 'd'); !bytes.Equal(got, dest) {
 			t.Fatalf("case %d: every dest side %q, want %q\nmarked:\n%s", i, got, dest, m.Text)
 		}

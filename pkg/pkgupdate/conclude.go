@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -13,6 +14,8 @@ import (
 	"strconv"
 	"strings"
 	"syscall"
+
+	"sigs.k8s.io/kustomize/kyaml/yaml"
 
 	"github.com/krm-merge/krm-merge/internal/pkgio"
 	"github.com/krm-merge/krm-merge/internal/stage"
@@ -120,8 +123,62 @@ func conclude(opts Options, cont bool) (*Report, error) {
 	return rep, nil
 }
 
-// markerLine finds a line number in a YAML parser's message ("yaml: line 5: ...").
-var markerLine = regexp.MustCompile(`line (\d+)`)
+// yamlLine is the line number a YAML parser's message starts with ("yaml: line 5: ").
+var yamlLine = regexp.MustCompile(`^(?:yaml: )?line (\d+): `)
+
+// yamlProblem returns where the YAML data stops parsing, for err, the error of parsing
+// it: the line of data (from 1; 0 when err names none) and the problem without a line
+// number. yaml.v3 names the line where the block holding the problem starts (libyaml's
+// context mark: a mapping's first key, many lines above a key indented wrongly), so
+// the line is found by parsing the document holding that line (from the "---" before
+// it) up to each line from there on: the first whose prefix fails with the same
+// problem is the line, when the parses stay under 64 MiB of input; else yaml.v3's.
+func yamlProblem(data []byte, err error) (int, string) {
+	msg := err.Error()
+	s := yamlLine.FindStringSubmatch(msg)
+	if s == nil {
+		return 0, strings.TrimPrefix(msg, "yaml: ")
+	}
+	ctx, _ := strconv.Atoi(s[1])
+	msg = msg[len(s[0]):]
+	lines := bytes.SplitAfter(data, []byte("\n"))
+	off := make([]int, len(lines)+1) // where each line starts in data
+	for i, l := range lines {
+		off[i+1] = off[i] + len(l)
+	}
+	start := 0 // the first line of the document holding line ctx
+	for i := min(ctx, len(lines)) - 1; i >= 0; i-- {
+		if l := bytes.TrimRight(lines[i], "\r\n"); bytes.HasPrefix(l, []byte("---")) && (len(l) == 3 || l[3] == ' ' || l[3] == '\t') {
+			start = i + 1
+			break
+		}
+	}
+	budget := 64 << 20
+	for k := max(start, ctx-3); k < len(lines) && budget > 0; k++ {
+		prefix := data[off[start]:off[k+1]]
+		budget -= len(prefix)
+		if p := yamlError(prefix); p != nil {
+			if m := yamlLine.FindStringSubmatch(p.Error()); m != nil && p.Error()[len(m[0]):] == msg {
+				return k + 1, msg
+			}
+		}
+	}
+	return ctx, msg
+}
+
+// yamlError is the error of decoding every document of data with yaml.v3, as
+// pkgio.Parse does first; nil when data is well-formed.
+func yamlError(data []byte) error {
+	dec := yaml.NewDecoder(bytes.NewReader(data))
+	for {
+		var n yaml.Node
+		if err := dec.Decode(&n); err == io.EOF {
+			return nil
+		} else if err != nil {
+			return err
+		}
+	}
+}
 
 // continueChanges checks that the update is resolved (else *UnresolvedError) and
 // returns Continue's changes: each Kptfile recording the new release, each marked file
@@ -170,11 +227,8 @@ func (o *openState) continueChanges(dir string, limit int64) ([]fileChange, erro
 		}
 		if m.YAML {
 			if _, err := pkgio.Parse(data, m.Path); err != nil {
-				line := 0
-				if s := markerLine.FindStringSubmatch(err.Error()); s != nil {
-					line, _ = strconv.Atoi(s[1])
-				}
-				problem(m.Path, line, "does not parse as YAML: %v", err)
+				line, msg := yamlProblem(data, err)
+				problem(m.Path, line, "does not parse as YAML: %s", msg)
 				continue
 			}
 		}

@@ -33,12 +33,18 @@ import (
 // original has none; a resource deleted upstream but changed locally is original's
 // document in dest's place). Outside the conflicts the three are the same, so every run
 // of lines where L and U differ (textmerge.MarkDifferences) surrounds a conflict's
-// lines: its local side is L's lines, its base B's, its upstream side U's, and choosing
-// every local side gives L byte for byte, every upstream side U; each side alone
-// parses. A text file's conflicts are git merge-file --diff3's hunks
-// (textmerge.MergeMarked). A conflict markers cannot hold (a binary file changed on
-// both sides, a file on one side and a directory on the other) keeps the local copy and
-// writes upstream's beside it (besideName).
+// lines, and only those are hunks. A hunk's local side is L's lines, so choosing every
+// local side gives L byte for byte. Its upstream side is the updated release's file as
+// fetched, the lines U's lines there stand for (U aligned with that file); its base
+// side the original release's lines for B's, or, where B writes the old value in
+// another style, those the upstream side's lines stand for in the original file: each
+// side is its file's own text, comments and styles, as git merge-file --diff3 writes
+// it from the three files (markSides). Each side alone parses where its run does
+// (markSides falls back to a run's lines for a side that would not). A text file's
+// conflicts are git merge-file --diff3's hunks (textmerge.MergeMarked). A conflict
+// markers cannot hold (a binary file changed on both sides, a file on one side and a
+// directory on the other) keeps the local copy and writes upstream's beside it
+// (besideName).
 
 // Labels of the markers: the local copy, then the releases merged from and to.
 const localLabel = "local"
@@ -58,7 +64,8 @@ type markedFile struct {
 	// *.yaml text file whose two sides parse).
 	YAML bool `json:"yaml,omitempty"`
 	// Separators is how many "=======" lines the file holds of its own (the most of
-	// its two sides), which Continue does not take for markers.
+	// its three sides, each chosen in every hunk), which Continue does not take for
+	// markers.
 	Separators int `json:"separators,omitempty"`
 }
 
@@ -184,7 +191,7 @@ func (u *updater) markResources(rel string, src *source, paths []string, o, up, 
 			}
 			continue
 		}
-		m := textmerge.MarkDifferences(vb.data, vl.data, vu.data, lab)
+		m := markSides(t, vl, vu, vb, o.Files[relTo(rel, t)], up.Files[relTo(rel, t)], lab)
 		mode := vl.mode
 		if !vl.exists {
 			mode = vu.mode
@@ -195,7 +202,7 @@ func (u *updater) markResources(rel string, src *source, paths []string, o, up, 
 		}
 		changes = append(changes, fc)
 		u.addMarks(t, m, markedFile{Path: t, UpstreamAbsent: !vu.exists, YAML: true,
-			Separators: max(separators(vl.data), separators(vu.data))})
+			Separators: max(separators(vl.data), separators(m.Updated), separators(m.Base))})
 		markedHere[t] = true
 	}
 	for i := first; i < len(pr.Conflicts); i++ {
@@ -204,6 +211,38 @@ func (u *updater) markResources(rel string, src *source, paths []string, o, up, 
 		}
 	}
 	return nil
+}
+
+// markSides writes the file target's runs L, U and B (vl, vu, vb) with markers
+// (textmerge.MarkDifferences), the upstream and base sides taken from the files of
+// the updated and original releases as fetched (uf, of; nil where a release has no
+// such file, or no KRM file there). Each side's choice alone parses where that run
+// does: when every upstream (or base) side taken from its file would not (a release
+// indented otherwise than the local copy), that side is the run's lines instead.
+func markSides(target string, vl, vu, vb fileVersion, of, uf *pkgio.File, lab textmerge.Labels) textmerge.Marked {
+	s := textmerge.Sides{Dest: vl.data, Updated: vu.data, Base: vb.data}
+	if uf != nil && uf.KRM() {
+		s.UpdatedText = uf.Data
+	}
+	if of != nil && of.KRM() {
+		s.BaseText = of.Data
+	}
+	m := textmerge.MarkDifferences(s, lab)
+	parses := func(data []byte) bool {
+		_, err := pkgio.Parse(data, target)
+		return err == nil
+	}
+	again := false
+	if s.UpdatedText != nil && !parses(m.Updated) && parses(vu.data) {
+		s.UpdatedText, again = nil, true
+	}
+	if s.BaseText != nil && !parses(m.Base) && parses(vb.data) {
+		s.BaseText, again = nil, true
+	}
+	if again {
+		m = textmerge.MarkDifferences(s, lab)
+	}
+	return m
 }
 
 // markedText ends the message of a conflict written with markers.

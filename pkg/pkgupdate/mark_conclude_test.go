@@ -11,6 +11,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/krm-merge/krm-merge/internal/pkgio"
 	"github.com/krm-merge/krm-merge/pkg/vocab"
 )
 
@@ -234,6 +235,31 @@ func TestMarkRefusesOtherUpdates(t *testing.T) {
 	for _, f := range []func(context.Context, Options) (*Report, error){Continue, Abort} {
 		if _, err := f(context.Background(), Options{Dir: other[0]}); !errors.Is(err, ErrNotInProgress) {
 			t.Errorf("no update in progress: %v", err)
+		}
+	}
+}
+
+// yamlProblem names the line where a file stops parsing, in the file: past other
+// documents, below the start of the block yaml.v3 names, and a value spread over
+// lines before it does not count.
+func TestYAMLProblem(t *testing.T) {
+	doc := "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: a\ndata:\n  a: [x,\n    y]\n  b: c\n  d: e\n"
+	for _, c := range []struct {
+		data string
+		line int
+	}{
+		{doc + "---\n" + doc + "---\n" + strings.Replace(doc, "  d: e\n", " d: e\n", 1), 29},
+		{doc + "---\n" + strings.Replace(doc, "  b: c\n", "  b: c: d\n", 1), 18},
+		{strings.Replace(doc, "  d: e\n", "  d: [e\n", 1), 9},
+		{doc + "\tbad\n", 10},
+	} {
+		_, err := pkgio.Parse([]byte(c.data), "f.yaml")
+		if err == nil {
+			t.Fatalf("parses:\n%s", c.data)
+		}
+		line, msg := yamlProblem([]byte(c.data), err)
+		if line != c.line || strings.Contains(msg, "line ") {
+			t.Errorf("%v: line %d, %q; want line %d and no line in the message", err, line, msg, c.line)
 		}
 	}
 }

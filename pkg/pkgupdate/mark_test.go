@@ -11,6 +11,7 @@ import (
 	"testing"
 
 	"github.com/krm-merge/krm-merge/internal/gittest"
+	"github.com/krm-merge/krm-merge/internal/pkgio"
 	"github.com/krm-merge/krm-merge/internal/textmerge"
 	"github.com/krm-merge/krm-merge/pkg/vocab"
 )
@@ -102,10 +103,10 @@ func withoutState(snap map[string]string) map[string]string {
 // image's tag merged inside, a run of an atomic list, lines of a multi-line string, a
 // resource deleted upstream but changed locally, a text file's hunk), the update under
 // mark writes markers into that file alone and exits with a MarkedError; the local side
-// of every hunk gives the file --on-conflict dest writes, byte for byte, the upstream
-// side the one --on-conflict updated writes (nothing, where updated deletes it), each
-// parsing as its file must; every other file is as both those updates write it, but the
-// Kptfile, which keeps the old release.
+// of every hunk gives the file --on-conflict dest writes, byte for byte; the base and
+// upstream sides are the releases' own lines, and every upstream side chosen parses as
+// its file must (nothing, where updated deletes it); every other file is as both those
+// updates write it, but the Kptfile, which keeps the old release.
 func TestMarkEachKindOfConflict(t *testing.T) {
 	deploy := func(replicas, image, args string) map[string]string {
 		return map[string]string{"deploy.yaml": deployLocal(replicas, image, args)}
@@ -116,11 +117,11 @@ func TestMarkEachKindOfConflict(t *testing.T) {
 		hunkHas    []string // in the marked file
 	}{
 		{"a field", "deploy.yaml", deploy("3 # one per zone", "app:1", v1Args),
-			[]string{"<<<<<<< local\n  replicas: 3 # one per zone\n||||||| v1\n  replicas: 1 # one per zone\n=======\n  replicas: 2 # one per zone\n>>>>>>> v2\n"}},
+			[]string{"spec:\n<<<<<<< local\n  replicas: 3 # one per zone\n||||||| v1\n  replicas: 1\n=======\n  replicas: 2\n>>>>>>> v2\n  template:\n"}},
 		{"an image's tag", "deploy.yaml", deploy("1", "mirror.example.com/app:1.1", v1Args),
-			[]string{"<<<<<<< local\n        image: mirror.example.com/app:1.1\n||||||| v1\n        image: mirror.example.com/app:1\n=======\n        image: mirror.example.com/app:2\n>>>>>>> v2\n"}},
+			[]string{"<<<<<<< local\n        image: mirror.example.com/app:1.1\n||||||| v1\n        image: app:1\n=======\n        image: app:2\n>>>>>>> v2\n"}},
 		{"a run of an atomic list", "deploy.yaml", deploy("1", "app:1", "[--a, --L, --c, --d, --e]"),
-			[]string{"<<<<<<< local\n        args: [--a, --L, --c, --d, --e, --f]\n||||||| v1\n        args: [--a, --b, --c, --d, --e, --f]\n=======\n        args: [--a, --B, --c, --d, --e, --f]\n>>>>>>> v2\n"}},
+			[]string{"<<<<<<< local\n        args: [--a, --L, --c, --d, --e, --f]\n||||||| v1\n        args: [--a, --b, --c, --d, --e]\n=======\n        args: [--a, --B, --c, --d, --e, --f]\n>>>>>>> v2\n"}},
 		{"lines of a multi-line string", "config.yaml", map[string]string{"config.yaml": configLocal("    zero\n    one\n    deux\n    three\n    four\n    five\n")},
 			[]string{"    zero\n    one\n<<<<<<< local\n    deux\n||||||| v1\n    two\n=======\n    TWO\n>>>>>>> v2\n    three\n"}},
 		{"a resource deleted upstream but changed locally", "old.yaml", map[string]string{"old.yaml": legacyLocal("ours")},
@@ -172,10 +173,17 @@ func TestMarkEachKindOfConflict(t *testing.T) {
 				t.Errorf("every local side:\n%s\nwant the --on-conflict dest file:\n%s", local, dest)
 			}
 			upstream := side(t, text, 'u')
-			if updated, ok := content(snapshot(t, theirs), c.file); ok && upstream != updated {
-				t.Errorf("every upstream side:\n%s\nwant the --on-conflict updated file:\n%s", upstream, updated)
+			if _, ok := content(snapshot(t, theirs), c.file); ok && strings.HasSuffix(c.file, ".yaml") {
+				if _, err := pkgio.Parse([]byte(upstream), c.file); err != nil {
+					t.Errorf("every upstream side does not parse: %v\n%s", err, upstream)
+				}
 			} else if !ok && upstream != "" {
 				t.Errorf("every upstream side: %q, want nothing (updated deletes the file)", upstream)
+			}
+			for _, h := range hunksOf(t, text) {
+				if !strings.Contains(markV2.files[c.file], h.upstream) || !strings.Contains(markV1.files[c.file], h.base) {
+					t.Errorf("hunk %+v: a side is not its release's own lines", h)
+				}
 			}
 			if got["Kptfile"] != before["Kptfile"] {
 				t.Errorf("the Kptfile changed:\n%s", got["Kptfile"])

@@ -124,7 +124,7 @@ func (u *updater) mergeText(rel string, paths []string, o, up, d *pkgio.Tree, pr
 					}
 					upd := textmerge.Merge(base, df.Data, uf.Data, textmerge.FavorUpdated).Merged
 					u.addMarks(target, m, markedFile{Path: target, YAML: parsesAsYAML(target, r.Merged) && parsesAsYAML(target, upd),
-						Separators: max(separators(r.Merged), separators(upd))})
+						Separators: max(separators(r.Merged), separators(upd), separators(m.Base))})
 					merged = m.Text
 					break
 				}
