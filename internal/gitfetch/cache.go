@@ -120,6 +120,12 @@ func (f *Fetcher) checkOwner(ctx context.Context, p, what string, stat func(stri
 // "<dir>/*" above it (git 2.46's form). "~/" is the home directory; "%(prefix)/" values
 // are not matched.
 func (f *Fetcher) safeDirectory(ctx context.Context, p string) bool {
+	return f.safeDirectoryRule(ctx, p, true)
+}
+
+// safeDirectoryRule is safeDirectory; without wildcards, "*" and "<dir>/*" list
+// nothing.
+func (f *Fetcher) safeDirectoryRule(ctx context.Context, p string, wildcards bool) bool {
 	out, err := f.run(ctx, runOpts{dir: "/"}, "config", "--show-scope", "--get-all", "safe.directory")
 	if err != nil && out == "" {
 		return false
@@ -141,12 +147,15 @@ func (f *Fetcher) safeDirectory(ctx context.Context, p string) bool {
 			safe = false
 			continue
 		case v == "*":
-			safe = true
+			safe = safe || wildcards
 			continue
 		case strings.HasPrefix(v, "~/") && home != "":
 			v = filepath.Join(home, v[2:])
 		}
 		prefix := strings.HasSuffix(v, "/*")
+		if prefix && !wildcards {
+			continue
+		}
 		v = filepath.Clean(strings.TrimSuffix(v, "/*"))
 		for _, q := range paths {
 			if q == v || prefix && strings.HasPrefix(q, v+string(filepath.Separator)) {

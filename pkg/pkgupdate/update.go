@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"os"
-	"os/exec"
 	"path"
 	"path/filepath"
 	"strings"
@@ -114,9 +113,13 @@ func Update(ctx context.Context, opts Options) (*Report, error) {
 		return nil, err
 	}
 	// The changes of an interrupted update just finished are this command's own.
+	var skipped string // the dirty check's, when the repository is another user's
 	if !opts.AllowDirty && recovered != stage.RolledForward {
-		if err := checkClean(ctx, opts.Dir, opts.GitTimeout); err != nil {
+		if skipped, err = checkClean(ctx, opts.Dir, opts.GitTimeout); err != nil {
 			return nil, err
+		}
+		if skipped != "" && opts.Log != nil {
+			opts.Log(skipped)
 		}
 	}
 	u := &updater{opts: opts, cfg: cfg, fetcher: &gitfetch.Fetcher{CacheDir: opts.CacheDir, Timeout: opts.GitTimeout,
@@ -131,6 +134,10 @@ func Update(ctx context.Context, opts Options) (*Report, error) {
 		return nil, err
 	}
 	rep.Packages = append(rep.Packages, u.reports...)
+	if skipped != "" {
+		root := rep.Packages[0]
+		root.Warnings = append([]Note{{Message: skipped}}, root.Warnings...)
+	}
 	return u.stage(absDir, given, rep) // stage.go
 }
 
@@ -155,43 +162,22 @@ func resolveDir(dir string) (string, error) {
 }
 
 // checkClean refuses a package with uncommitted changes in its git working tree (none
-// when dir is not in one). Its git commands take no optional lock (GIT_OPTIONAL_LOCKS=0):
-// `git status` would otherwise refresh the user's index under .git/index.lock, which a
-// kill in that moment leaves behind, and every later git command there fails on it.
-// They run as the fetcher runs git (gitfetch.ConfigArgs, gitfetch.Environ: no hook, no
-// fsmonitor command of a repository configuration runs), each within timeout.
-func checkClean(ctx context.Context, dir string, timeout time.Duration) error {
-	env := append(gitfetch.Environ(), "GIT_OPTIONAL_LOCKS=0")
-	git := func(args ...string) ([]byte, error) {
-		tctx, cancel := context.WithTimeout(ctx, timeout)
-		defer cancel()
-		cmd := exec.CommandContext(tctx, "git", append(append([]string{"-C", dir}, gitfetch.ConfigArgs()...), args...)...)
-		cmd.Env = env
-		out, err := cmd.Output()
-		if tctx.Err() == context.DeadlineExceeded {
-			err = fmt.Errorf("git %s in %s: %w after %s", args[0], dir, gitfetch.ErrTimeout, timeout)
-		}
-		return out, err
+// when dir is not in one), as gitfetch.WorkTreeStatus reads them: git runs only in a
+// repository that is the user's, within timeout. skipped, when not "", is the warning
+// that the check was skipped (the repository is another user's).
+func checkClean(ctx context.Context, dir string, timeout time.Duration) (skipped string, err error) {
+	wt, err := gitfetch.WorkTreeStatus(ctx, dir, timeout)
+	if err != nil || wt.Skipped != "" {
+		return wt.Skipped, err
 	}
-	if out, err := git("rev-parse", "--is-inside-work-tree"); err != nil || strings.TrimSpace(string(out)) != "true" {
-		if errors.Is(err, gitfetch.ErrTimeout) {
-			return err
-		}
-		return nil
-	}
-	out, err := git("status", "--porcelain", "--untracked-files=all", "--", ".")
-	if err != nil {
-		return fmt.Errorf("git status in %s: %w", dir, err)
-	}
-	if s := strings.TrimSpace(string(out)); s != "" {
-		lines := strings.Split(s, "\n")
+	if lines := wt.Changes; len(lines) > 0 {
 		if len(lines) > 5 {
-			lines = append(lines[:5], fmt.Sprintf("... and %d more", len(lines)-5))
+			lines = append(lines[:5:5], fmt.Sprintf("... and %d more", len(lines)-5))
 		}
-		return fmt.Errorf("%w in %s (commit or stash them first, or pass --allow-dirty):\n  %s", ErrDirty,
+		return "", fmt.Errorf("%w in %s (commit or stash them first, or pass --allow-dirty):\n  %s", ErrDirty,
 			filepath.Clean(dir), strings.Join(lines, "\n  "))
 	}
-	return nil
+	return "", nil
 }
 
 // updater is one Update run: the packages it visited and the file changes it collected.

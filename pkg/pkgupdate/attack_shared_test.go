@@ -1,0 +1,76 @@
+package pkgupdate
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// Attacks of another user of a shared machine on `pkg update`, through Update.
+
+// chownAll gives every file under p (p included) to uid.
+func chownAll(t *testing.T, p string, uid int) {
+	t.Helper()
+	err := filepath.Walk(p, func(q string, _ os.FileInfo, err error) error {
+		if err != nil {
+			return err
+		}
+		return os.Lchown(q, uid, uid)
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+}
+
+// Another user plants a .git in a shared parent of DIR (/tmp/.git) with a clean filter
+// for every file and an index entry for a file of DIR. Where git's ownership check is
+// off (safe.directory=* in the user's global configuration, as CI images set it), the
+// dirty check's `git status` ran the filter as the user. The dirty check now runs git
+// only in a repository that is the user's: here it is skipped, with a warning naming
+// the repository, and the update goes on.
+func TestAttackDirtyCheckInAnotherUsersRepository(t *testing.T) {
+	if os.Geteuid() != 0 {
+		t.Skip("needs root to give files to another user")
+	}
+	repo := upstreamRepo(t, "catalog/app", v1, v2)
+	global := filepath.Join(t.TempDir(), "gitconfig")
+	if err := os.WriteFile(global, []byte("[safe]\n\tdirectory = *\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, topTheirs := range []bool{true, false} {
+		shared := t.TempDir() // stands for /tmp
+		dir := filepath.Join(shared, "my-app")
+		kptGet(t, "file://"+repo, "/catalog/app", "v1", dir)
+		sent, notRun := hostileSentinel(t)
+		git(t, shared, "init", "-q")
+		blob := git(t, shared, "hash-object", "-w", "my-app/Kptfile")
+		git(t, shared, "update-index", "--add", "--cacheinfo", "100644,"+blob+",my-app/Kptfile")
+		git(t, shared, "config", "filter.x.clean", "touch "+sent+"; cat")
+		writeFiles(t, filepath.Join(shared, ".git", "info"), map[string]string{"attributes": "* filter=x\n"})
+		chownAll(t, filepath.Join(shared, ".git"), 4242)
+		if topTheirs {
+			if err := os.Chown(shared, 4242, 4242); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if err := os.Chmod(shared, 0o1777); err != nil {
+			t.Fatal(err)
+		}
+		t.Setenv("GIT_CONFIG_GLOBAL", global)
+		rep, err := Update(context.Background(), options(dir, t))
+		t.Setenv("GIT_CONFIG_GLOBAL", "/dev/null")
+		notRun("the dirty check")
+		if err != nil {
+			t.Fatalf("top theirs %v: %v", topTheirs, err)
+		}
+		var warned bool
+		for _, w := range rep.Packages[0].Warnings {
+			warned = warned || strings.Contains(w.Message, shared) && strings.Contains(w.Message, "uncommitted changes")
+		}
+		if !warned {
+			t.Errorf("top theirs %v: no warning names the skipped dirty check in %s: %+v", topTheirs, shared, rep.Packages[0].Warnings)
+		}
+	}
+}
