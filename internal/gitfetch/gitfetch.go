@@ -69,7 +69,9 @@ const (
 type Fetcher struct {
 	// CacheDir holds one bare repository per remote URL (NormalizeURL's form). It is
 	// created with mode 0700; it and each repository in it must be owned by the user
-	// (or listed in git's safe.directory).
+	// (or listed in git's safe.directory), writable by no one else (unless sticky), and
+	// every directory above it owned by the user or root and writable by no one else
+	// unless sticky. Links in it are resolved once, and the resolved path used.
 	CacheDir string
 	// Timeout bounds every git command the fetcher runs (its whole process group is
 	// killed then) and the wait for another run's lock on a cache repository; 0 is
@@ -86,7 +88,9 @@ type Fetcher struct {
 	// Fetches counts the `git fetch` runs (downloads), Queries the `git ls-remote` runs.
 	Fetches, Queries int
 
-	timeout time.Duration // the effective Timeout, set by setup
+	timeout   time.Duration // the effective Timeout, set by setup
+	cacheReal string        // CacheDir with links resolved, checked (resolveCacheDir)
+	lockFile  *os.File      // the cache repository locked last (lock)
 }
 
 // Resolved is a ref resolved to a commit.

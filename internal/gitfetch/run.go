@@ -54,6 +54,9 @@ var gitConfig = []string{
 	"core.hooksPath=/dev/null",
 	// No file system monitor command runs.
 	"core.fsmonitor=false",
+	// No command lists the refs of an alternate object store (the cache has none:
+	// checkRepository); `true` prints none.
+	"core.alternateRefsCommand=true",
 	// Never into submodules.
 	"submodule.recurse=false",
 	"fetch.recurseSubmodules=false",
