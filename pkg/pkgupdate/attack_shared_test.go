@@ -74,3 +74,53 @@ func TestAttackDirtyCheckInAnotherUsersRepository(t *testing.T) {
 		}
 	}
 }
+
+// An upstream release ships a subpackage whose Kptfile names a local repository of the
+// machine that runs the update (an absolute path, ../priv, file://), with a tag name
+// as its recorded commit: the next update fetched that private repository and wrote
+// its files into the package. A recorded commit must be a full commit id, and a local
+// repository named by a Kptfile upstream shipped is refused, before anything is written.
+func TestAttackUpstreamSubpackageReadsALocalRepository(t *testing.T) {
+	requireGit(t)
+	priv := filepath.Join(t.TempDir(), "priv")
+	git(t, t.TempDir(), "init", "-q", "-b", "main", priv)
+	git(t, priv, "commit", "-q", "--allow-empty", "-m", "first")
+	git(t, priv, "tag", "v1")
+	writeFiles(t, priv, map[string]string{"secret.yaml": "apiVersion: v1\nkind: Secret\nmetadata:\n  name: private\n"})
+	git(t, priv, "add", "-A")
+	git(t, priv, "commit", "-qm", "private")
+	commit := git(t, priv, "rev-parse", "v1")
+	for _, c := range []struct{ repo, commit, want string }{
+		{priv, "v1", "full commit id"},
+		{priv, commit, "local repository"},
+		{"file://" + priv, commit, "local repository"},
+		{"../../../../../../../../.." + priv, commit, "local repository"},
+	} {
+		sub := "apiVersion: kpt.dev/v1\nkind: Kptfile\nmetadata:\n  name: vendor\nupstream:\n  type: git\n  git:\n    repo: " + c.repo +
+			"\n    directory: /\n    ref: main\nupstreamLock:\n  type: git\n  git:\n    repo: " + c.repo +
+			"\n    directory: /\n    ref: main\n    commit: " + c.commit + "\n"
+		v2sub := release{tag: "v2", files: map[string]string{}}
+		for k, v := range v2.files {
+			v2sub.files[k] = v
+		}
+		v2sub.files["vendor/Kptfile"] = sub
+		v2sub.files["vendor/cm.yaml"] = "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: vendor\n"
+		repo := upstreamRepo(t, "catalog/app", v1, v2sub)
+		work := filepath.Join(t.TempDir(), "work")
+		git(t, t.TempDir(), "init", "-q", work)
+		dir := filepath.Join(work, "my-app")
+		kptGet(t, "file://"+repo, "/catalog/app", "v1", dir)
+		commitAll(t, dir, "get")
+		opts := options(dir, t)
+		if _, err := Update(context.Background(), opts); err != nil {
+			t.Fatalf("%s: the update taking in the subpackage: %v", c.repo, err)
+		}
+		commitAll(t, dir, "update")
+		opts.Version = ""
+		refuses(t, opts, c.want, func(string) {
+			if _, err := os.Lstat(filepath.Join(dir, "vendor", "secret.yaml")); err == nil {
+				t.Fatalf("%s: the private repository's file is in the package", c.repo)
+			}
+		})
+	}
+}

@@ -62,6 +62,16 @@ func (u *updater) source(dir, rel, version string, root bool) (*source, error) {
 			return nil, &kptfile.Error{File: kfPath, Field: "upstreamLock.git.commit",
 				Msg: "missing: the Kptfile records no fetched commit to merge from (kpt pkg get records it)"}
 		}
+		if !gitfetch.IsCommitID(s.kf.Lock.Commit) {
+			return nil, &kptfile.Error{File: kfPath, Field: "upstreamLock.git.commit",
+				Msg: fmt.Sprintf("%q is not a full commit id (40 or 64 hex digits, as kpt pkg get records it)", s.kf.Lock.Commit)}
+		}
+		if from, ok := u.shipped[rel][s.kf.Git.Repo]; ok && !root && gitfetch.IsLocal(s.kf.Git.Repo) {
+			return nil, &kptfile.Error{File: kfPath, Field: "upstream.git.repo", Msg: fmt.Sprintf(
+				"%q is a local repository, and this Kptfile came from upstream (%s): an upstream may not have the update read a "+
+					"repository of this machine; nothing was changed. If you trust it, change upstream.git.repo in %s (to its URL)",
+				s.kf.Git.Repo, from, kfPath)}
+		}
 		s.repo, s.directory = s.kf.Git.Repo, s.kf.Git.Directory
 		s.fromRef, s.fromCommit = s.kf.Lock.Ref, s.kf.Lock.Commit
 		if s.fromRef == "" {
@@ -178,6 +188,9 @@ func (u *updater) fetch(ctx context.Context, dir, rel string, src *source, pr *P
 			return nil, fmt.Errorf("upstream %s at %s: %w", src.repo, v.commit, err)
 		}
 		trees[v.role] = t
+		if err := u.noteShipped(rel, out, subs, src.repo+" at "+v.commit); err != nil {
+			return nil, err
+		}
 	}
 	dest, err := pkgio.Read(dir, pkgio.Options{PathPrefix: roleDest + "/", Skip: skip, MaxFileSize: u.opts.MaxFileSize})
 	if err != nil {
@@ -185,6 +198,40 @@ func (u *updater) fetch(ctx context.Context, dir, rel string, src *source, pr *P
 	}
 	trees[roleDest] = dest
 	return &fetched{trees: trees, subs: subs, to: to}, nil
+}
+
+// noteShipped records, for each subpackage of the package at rel whose Kptfile the
+// upstream release exported to out (from, named in errors) ships too, the local
+// repositories (gitfetch.IsLocal) that Kptfile names as its upstream: source refuses
+// them (an upstream may not make the update read a repository of this machine).
+func (u *updater) noteShipped(rel, out string, subs []string, from string) error {
+	for _, s := range subs {
+		kfPath := path.Join(s, kptfile.Name)
+		data, _, err := pkgio.ReadFile(filepath.Join(out, filepath.FromSlash(kfPath)), u.opts.MaxFileSize)
+		if errors.Is(err, fs.ErrNotExist) {
+			continue
+		}
+		if err != nil {
+			return fmt.Errorf("upstream %s: %w", from, &pkgio.Error{Path: kfPath, Err: err})
+		}
+		docs, err := pkgio.Parse(data, kptfile.Name)
+		if err != nil || len(docs) != 1 {
+			continue // not a Kptfile this update reads
+		}
+		kf, err := kptfile.Read(docs[0].Node, kfPath)
+		if err != nil || kf.Git == nil || !gitfetch.IsLocal(kf.Git.Repo) {
+			continue
+		}
+		if u.shipped == nil {
+			u.shipped = map[string]map[string]string{}
+		}
+		sub := path.Join(rel, s)
+		if u.shipped[sub] == nil {
+			u.shipped[sub] = map[string]string{}
+		}
+		u.shipped[sub][kf.Git.Repo] = from
+	}
+	return nil
 }
 
 // resolve resolves a version of src: the recorded commit when there is one, else ref.

@@ -202,6 +202,10 @@ type updater struct {
 	// base is, in the run of onConflict mark that gives each conflict original's
 	// value, the original tree (mark.go, run).
 	base *pkgio.Tree
+	// shipped maps a subpackage (relative to the root) to the local repositories its
+	// Kptfile names as shipped by its parent's upstream, each to the release that
+	// shipped it (fetch.go, noteShipped).
+	shipped map[string]map[string]string
 	// rootGit is the root package's upstream.git as recorded before the update (nil
 	// without a Kptfile upstream), for the subpackages that move with it (movesWithRoot).
 	rootGit *kptfile.Git
