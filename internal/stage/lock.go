@@ -280,4 +280,3 @@ func lockedInside(locks, real string) (dir, pid string) {
 	}
 	return dir, pid
 }
-
