@@ -358,7 +358,8 @@ func TestCheckPathRefusesGitAliasesAndControlCharacters(t *testing.T) {
 		".git./config", ".git../config", ".git /config", "git~1/config", "GIT~1/HEAD",
 		".git::$INDEX_ALLOCATION/config", ".g\u200cit/config", "\ufeff.git/config",
 		"a\x00b", "a\nb", "a/b\rc", "tab\there", "del\x7f", "c1\u0085",
-		".krm-merge-update/journal.json",
+		".krm-merge-update/journal.json", "app/.KRM-MERGE-UPDATE/journal.json", "app/.krm-merge-update./x",
+		"docs/.Krm-Merge-Sub.Update/new/0",
 	} {
 		if err := checkPath(p); err == nil {
 			t.Errorf("%q: accepted", p)

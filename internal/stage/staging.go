@@ -3,6 +3,7 @@ package stage
 import (
 	"errors"
 	"fmt"
+	"github.com/krm-merge/krm-merge/internal/gitpath"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -14,11 +15,16 @@ import (
 // IsStagingName reports whether name (one path component) names a staging directory
 // of this package: ".krm-merge-update" inside a directory, or a sibling
 // ".krm-merge-<name>.update" (which sits inside the parent package when a subpackage was
-// updated on its own). Readers of a package leave such directories out.
+// updated on its own), in any spelling a case-insensitive or normalising file system
+// opens as one (gitpath.Key: ".KRM-MERGE-UPDATE", ".krm-merge-update."). Readers of a
+// package leave such directories out, and the writer never writes into one.
 func IsStagingName(name string) bool {
-	return name == insideName || (strings.HasPrefix(name, ".krm-merge-") && strings.HasSuffix(name, ".update") &&
-		len(name) > len(".krm-merge-.update"))
+	k := gitpath.Key(name)
+	return k == insideKey || (strings.HasPrefix(k, prefixKey) && strings.HasSuffix(k, suffixKey) && len(k) > len(prefixKey)+len(suffixKey))
 }
+
+// The Keys of the staging directories' names.
+var insideKey, prefixKey, suffixKey = gitpath.Key(insideName), gitpath.Key(".krm-merge-"), gitpath.Key(".update")
 
 // StagingDir returns where changes to dir are staged: the hidden sibling
 // ".krm-merge-<name>.update" when dir's parent is on the same filesystem and writable,

@@ -124,3 +124,29 @@ func TestAttackUpstreamSubpackageReadsALocalRepository(t *testing.T) {
 		})
 	}
 }
+
+// An upstream release ships `.KRM-MERGE-IN-PROGRESS/state` (or a staging directory's
+// name in another case or normalisation): on a case-insensitive file system that is
+// the state of an update in progress, which --abort trusts. Every spelling of the
+// state's and the staging directory's names is refused in an upstream tree.
+func TestAttackUpstreamShipsTheStateInAnotherCase(t *testing.T) {
+	for _, name := range []string{".KRM-MERGE-IN-PROGRESS/state", ".krm-merge-in-progre\u017fs/state", "docs/.Krm-Merge-Update/journal.json",
+		".krm-merge-in-progress./state", ".KRM-MERGE-APP.UPDATE/journal.json"} {
+		v2x := release{tag: "v2", files: map[string]string{}}
+		for k, v := range v2.files {
+			v2x.files[k] = v
+		}
+		v2x.files[name] = "{}\n"
+		repo := upstreamRepo(t, "catalog/app", v1, v2x)
+		work := filepath.Join(t.TempDir(), "work")
+		git(t, t.TempDir(), "init", "-q", work)
+		dir := filepath.Join(work, "my-app")
+		kptGet(t, "file://"+repo, "/catalog/app", "v1", dir)
+		commitAll(t, dir, "get")
+		first, _, _ := strings.Cut(name, "/")
+		if strings.HasPrefix(name, "docs/") {
+			first = strings.Split(name, "/")[1]
+		}
+		refuses(t, options(dir, t), first, func(string) {})
+	}
+}

@@ -14,6 +14,7 @@ import (
 	"sigs.k8s.io/kustomize/kyaml/yaml"
 
 	"github.com/krm-merge/krm-merge/internal/gitfetch"
+	"github.com/krm-merge/krm-merge/internal/gitpath"
 	"github.com/krm-merge/krm-merge/internal/kptfile"
 	"github.com/krm-merge/krm-merge/internal/pkgio"
 	"github.com/krm-merge/krm-merge/internal/stage"
@@ -160,7 +161,7 @@ func (u *updater) fetch(ctx context.Context, dir, rel string, src *source, pr *P
 		return nil, prefixed(rel, err)
 	}
 	skip := func(p string, isDir bool) bool {
-		if stage.IsStagingName(path.Base(p)) || path.Base(p) == stateDirName {
+		if reservedName(path.Base(p)) {
 			return true
 		}
 		for _, s := range subs {
@@ -182,8 +183,19 @@ func (u *updater) fetch(ctx context.Context, dir, rel string, src *source, pr *P
 			}
 			return nil, err
 		}
-		t, err := pkgio.Read(out, pkgio.Options{PathPrefix: v.role + "/", Skip: skip,
+		reserved := ""
+		skipUpstream := func(p string, isDir bool) bool {
+			if reserved == "" && reservedName(path.Base(p)) {
+				reserved = p
+			}
+			return skip(p, isDir)
+		}
+		t, err := pkgio.Read(out, pkgio.Options{PathPrefix: v.role + "/", Skip: skipUpstream,
 			MaxFileSize: u.opts.MaxFileSize, RefuseGitPaths: true})
+		if err == nil && reserved != "" {
+			err = fmt.Errorf("%s: the name of krm-merge's own state or staging directory (%s, %s), to a case-insensitive file system; "+
+				"an upstream may not ship it", pkgio.Escape(reserved), stateDirName, ".krm-merge-update")
+		}
 		if err != nil {
 			return nil, fmt.Errorf("upstream %s at %s: %w", src.repo, v.commit, err)
 		}
@@ -262,7 +274,7 @@ func subpackages(dir string, limit int64) ([]string, error) {
 		if !d.IsDir() || p == dir {
 			return nil
 		}
-		if pkgio.GitPath(d.Name()) || stage.IsStagingName(d.Name()) || d.Name() == stateDirName {
+		if pkgio.GitPath(d.Name()) || reservedName(d.Name()) {
 			return filepath.SkipDir
 		}
 		rel, _ := filepath.Rel(dir, p)
@@ -287,6 +299,17 @@ func subpackages(dir string, limit int64) ([]string, error) {
 	sort.Strings(out)
 	return out, err
 }
+
+// reservedName reports whether name (one path component) is, in any spelling a
+// case-insensitive or normalising file system opens as one (gitpath.Key), the state
+// directory of an update in progress or a staging directory (stage.IsStagingName):
+// readers of the package leave it out, and an upstream tree may not hold it.
+func reservedName(name string) bool {
+	return gitpath.Key(name) == stateKey || stage.IsStagingName(name)
+}
+
+// stateKey is the state directory's name as gitpath.Key compares it.
+var stateKey = gitpath.Key(stateDirName)
 
 // prefixed puts the package path before a package-relative error.
 func prefixed(rel string, err error) error {
