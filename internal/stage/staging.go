@@ -27,9 +27,13 @@ func IsStagingName(name string) bool {
 var insideKey, prefixKey, suffixKey = gitpath.Key(insideName), gitpath.Key(".krm-merge-"), gitpath.Key(".update")
 
 // StagingDir returns where changes to dir are staged: the hidden sibling
-// ".krm-merge-<name>.update" when dir's parent is on the same filesystem and writable,
-// else ".krm-merge-update" inside dir (so that a test that lists dir's files sees a
-// staging directory only in that case). dir must exist.
+// ".krm-merge-<name>.update" when dir's parent is on the same filesystem, writable, and
+// controlled by this user (owned by the user or root, writable by no one else), else
+// ".krm-merge-update" inside dir (so that a test that lists dir's files sees a staging
+// directory only in that case). In a parent others can write (a sticky /tmp), a sibling
+// is used only while one exists that is this user's alone (an interrupted update's, to
+// finish); one planted there by another user, which this user can neither use nor
+// remove, is left alone. dir must exist.
 // Errors: dir cannot be resolved or examined.
 func StagingDir(dir string) (string, error) {
 	return stagingDir(osFS{}, dir)
@@ -45,14 +49,19 @@ func stagingDir(fsys fileSystem, dir string) (string, error) {
 	if parent == abs {
 		return inside, nil
 	}
+	controlled := false
+	if fi, err := fsys.Lstat(parent); err == nil {
+		uid, mode, ok := owner(fi)
+		controlled = ok && (int(uid) == os.Geteuid() || uid == 0) && mode&0o022 == 0
+	}
 	sibling := filepath.Join(parent, ".krm-merge-"+filepath.Base(abs)+".update")
-	if _, err := fsys.Lstat(sibling); err == nil {
-		return sibling, nil // an earlier run's
+	if fi, err := fsys.Lstat(sibling); err == nil && (controlled || untrusted(fi, true) == "") {
+		return sibling, nil // an earlier run's (refused by the caller when it is not the user's alone)
 	}
 	if _, err := fsys.Lstat(inside); err == nil {
 		return inside, nil
 	}
-	if sameDevice(abs, parent) && syscall.Access(parent, 2) == nil {
+	if controlled && sameDevice(abs, parent) && syscall.Access(parent, 2) == nil {
 		return sibling, nil
 	}
 	return inside, nil
