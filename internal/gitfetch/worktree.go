@@ -2,6 +2,7 @@ package gitfetch
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -89,8 +90,8 @@ func WorkTreeStatus(ctx context.Context, dir string, timeout time.Duration) (Wor
 
 // isTimeout reports whether err is a git command killed at its timeout.
 func isTimeout(err error) bool {
-	g, ok := err.(*GitError)
-	return ok && g.Err == ErrTimeout
+	var g *GitError
+	return errors.As(err, &g) && g.Err == ErrTimeout
 }
 
 // findRepository finds the repository git would use for dir (absolute), as git's

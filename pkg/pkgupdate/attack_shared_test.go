@@ -2,10 +2,14 @@ package pkgupdate
 
 import (
 	"context"
+	"errors"
+	"net"
 	"os"
 	"path/filepath"
+	"reflect"
 	"strings"
 	"testing"
+	"time"
 )
 
 // Attacks of another user of a shared machine on `pkg update`, through Update.
@@ -148,5 +152,63 @@ func TestAttackUpstreamShipsTheStateInAnotherCase(t *testing.T) {
 			first = strings.Split(name, "/")[1]
 		}
 		refuses(t, options(dir, t), first, func(string) {})
+	}
+}
+
+// hungGitRemote listens on a local port, accepts and never answers; it returns a
+// git:// URL for it.
+func hungGitRemote(t *testing.T) string {
+	t.Helper()
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Skip("no local TCP:", err)
+	}
+	var conns []net.Conn
+	done := make(chan struct{})
+	go func() {
+		for {
+			c, err := l.Accept()
+			if err != nil {
+				close(done)
+				return
+			}
+			conns = append(conns, c)
+		}
+	}()
+	t.Cleanup(func() {
+		l.Close()
+		<-done
+		for _, c := range conns {
+			c.Close()
+		}
+	})
+	return "git://" + l.Addr().String() + "/x"
+}
+
+// A remote that never answers held the update for one git timeout per request (the
+// recorded commit, every branch and tag, each subpackage), with no limit on the whole:
+// the update has a deadline (ErrDeadline, nothing written), and a remote that did not
+// answer is not asked again in the same update.
+func TestAttackHungRemoteHasADeadline(t *testing.T) {
+	dir, url := localPackage(t, nil)
+	hung := hungGitRemote(t)
+	kf := read(t, filepath.Join(dir, "Kptfile"))
+	writeFiles(t, dir, map[string]string{"Kptfile": strings.ReplaceAll(kf, "repo: "+url, "repo: "+hung)})
+	commitAll(t, dir, "a remote that never answers")
+	before := snapshot(t, dir)
+	opts := options(dir, t)
+	opts.GitTimeout, opts.Timeout = time.Minute, time.Second
+	start := time.Now()
+	_, err := Update(context.Background(), opts)
+	if !errors.Is(err, ErrDeadline) || !strings.Contains(err.Error(), "--timeout") || time.Since(start) > 10*time.Second {
+		t.Errorf("after %v: %v; want ErrDeadline after a second", time.Since(start), err)
+	}
+	opts.GitTimeout, opts.Timeout = 2*time.Second, time.Minute
+	start = time.Now()
+	if _, err = Update(context.Background(), opts); err == nil || time.Since(start) > 3500*time.Millisecond {
+		t.Errorf("after %v: %v; want one git timeout (2s)", time.Since(start), err)
+	}
+	if !reflect.DeepEqual(snapshot(t, dir), before) {
+		t.Error("the package changed")
 	}
 }

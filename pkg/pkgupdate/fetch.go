@@ -10,6 +10,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"syscall"
 
 	"sigs.k8s.io/kustomize/kyaml/yaml"
 
@@ -67,7 +68,7 @@ func (u *updater) source(dir, rel, version string, root bool) (*source, error) {
 			return nil, &kptfile.Error{File: kfPath, Field: "upstreamLock.git.commit",
 				Msg: fmt.Sprintf("%q is not a full commit id (40 or 64 hex digits, as kpt pkg get records it)", s.kf.Lock.Commit)}
 		}
-		if from, ok := u.shipped[rel][s.kf.Git.Repo]; ok && !root && gitfetch.IsLocal(s.kf.Git.Repo) {
+		if from, ok := u.shipped[rel][s.kf.Git.Repo]; ok && !root && isLocalRepo(s.kf.Git.Repo) {
 			return nil, &kptfile.Error{File: kfPath, Field: "upstream.git.repo", Msg: fmt.Sprintf(
 				"%q is a local repository, and this Kptfile came from upstream (%s): an upstream may not have the update read a "+
 					"repository of this machine; nothing was changed. If you trust it, change upstream.git.repo in %s (to its URL)",
@@ -220,7 +221,7 @@ func (u *updater) noteShipped(rel, out string, subs []string, from string) error
 	for _, s := range subs {
 		kfPath := path.Join(s, kptfile.Name)
 		data, _, err := pkgio.ReadFile(filepath.Join(out, filepath.FromSlash(kfPath)), u.opts.MaxFileSize)
-		if errors.Is(err, fs.ErrNotExist) {
+		if errors.Is(err, fs.ErrNotExist) || errors.Is(err, syscall.ENOTDIR) { // not shipped, or a file above it
 			continue
 		}
 		if err != nil {
@@ -231,7 +232,7 @@ func (u *updater) noteShipped(rel, out string, subs []string, from string) error
 			continue // not a Kptfile this update reads
 		}
 		kf, err := kptfile.Read(docs[0].Node, kfPath)
-		if err != nil || kf.Git == nil || !gitfetch.IsLocal(kf.Git.Repo) {
+		if err != nil || kf.Git == nil || !isLocalRepo(kf.Git.Repo) {
 			continue
 		}
 		if u.shipped == nil {
@@ -244,6 +245,14 @@ func (u *updater) noteShipped(rel, out string, subs []string, from string) error
 		u.shipped[sub][kf.Git.Repo] = from
 	}
 	return nil
+}
+
+// isLocalRepo reports whether repo is a valid repository URL (gitfetch.NormalizeURL:
+// one it refuses is refused with its own error when fetched) naming a repository of
+// this machine (gitfetch.IsLocal).
+func isLocalRepo(repo string) bool {
+	_, err := gitfetch.NormalizeURL(repo)
+	return err == nil && gitfetch.IsLocal(repo)
 }
 
 // resolve resolves a version of src: the recorded commit when there is one, else ref.

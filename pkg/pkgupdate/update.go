@@ -19,6 +19,11 @@ import (
 	"github.com/krm-merge/krm-merge/pkg/config"
 )
 
+// DefaultTimeout is the time limit of a whole update when Options.Timeout is 0: 30
+// minutes (each git command has its own limit, Options.GitTimeout, and an update runs
+// several: two releases per package, subpackages).
+const DefaultTimeout = 30 * time.Minute
+
 // DefaultMaxFileSize is the size limit of one file when Options.MaxFileSize is 0:
 // 64 MiB.
 const DefaultMaxFileSize = pkgio.DefaultMaxFileSize
@@ -27,6 +32,9 @@ const DefaultMaxFileSize = pkgio.DefaultMaxFileSize
 var (
 	// ErrDirty: the package's git working tree has uncommitted changes.
 	ErrDirty = errors.New("the package has uncommitted changes")
+	// ErrDeadline: the update took longer than Options.Timeout and was stopped, having
+	// written nothing.
+	ErrDeadline = errors.New("the update's time limit passed")
 	// ErrNoUpstream: neither a Kptfile upstream nor Options.Repo says where to fetch.
 	ErrNoUpstream = errors.New("no upstream")
 	// ErrNoGit: the git CLI is not on PATH (the function's container image has none;
@@ -73,6 +81,23 @@ func Update(ctx context.Context, opts Options) (*Report, error) {
 		}
 		opts.GitTimeout = d
 	}
+	switch {
+	case opts.Timeout < 0:
+		return nil, fmt.Errorf("Timeout is %s: want a positive duration, or 0 for %s", opts.Timeout, DefaultTimeout)
+	case opts.Timeout == 0:
+		opts.Timeout = DefaultTimeout
+	}
+	outer := ctx
+	ctx, cancel := context.WithTimeout(ctx, opts.Timeout)
+	defer cancel()
+	// overdue is err, or ErrDeadline's error when the update's deadline ended it.
+	overdue := func(err error) error {
+		if ctx.Err() != nil && outer.Err() == nil {
+			return fmt.Errorf("%w: the update took longer than %s and was stopped; nothing was written (raise the limit with --timeout): %v",
+				ErrDeadline, opts.Timeout, err)
+		}
+		return err
+	}
 	given := opts.Dir
 	// Resolved once: the lock, the reads and the write all use the one directory.
 	var err error
@@ -116,14 +141,14 @@ func Update(ctx context.Context, opts Options) (*Report, error) {
 	var skipped string // the dirty check's, when the repository is another user's
 	if !opts.AllowDirty && recovered != stage.RolledForward {
 		if skipped, err = checkClean(ctx, opts.Dir, opts.GitTimeout); err != nil {
-			return nil, err
+			return nil, overdue(err)
 		}
 		if skipped != "" && opts.Log != nil {
 			opts.Log(skipped)
 		}
 	}
 	u := &updater{opts: opts, cfg: cfg, fetcher: &gitfetch.Fetcher{CacheDir: opts.CacheDir, Timeout: opts.GitTimeout,
-		Log: opts.Log, MaxFileSize: opts.MaxFileSize}}
+		Log: opts.Log, MaxFileSize: opts.MaxFileSize, OneQueryPerRemote: true}}
 	tmp, err := os.MkdirTemp("", "krm-merge-pkg-update-")
 	if err != nil {
 		return nil, err
@@ -131,7 +156,10 @@ func Update(ctx context.Context, opts Options) (*Report, error) {
 	defer os.RemoveAll(tmp)
 	u.tmp = tmp
 	if err := u.pkg(ctx, ".", opts.Version, true); err != nil {
-		return nil, err
+		return nil, overdue(err)
+	}
+	if err := ctx.Err(); err != nil { // nothing is written after the deadline
+		return nil, overdue(err)
 	}
 	rep.Packages = append(rep.Packages, u.reports...)
 	if skipped != "" {
