@@ -118,3 +118,33 @@ func TestCacheDirectoryOthersCanWrite(t *testing.T) {
 		}
 	}
 }
+
+// A directory above the cache owned by another user (who could rename the cache) is
+// refused, unless git's safe.directory lists the cache directory (a container whose
+// home directory another uid owns).
+func TestCacheUnderAnotherUsersDirectory(t *testing.T) {
+	if os.Geteuid() != 0 {
+		t.Skip("needs root to give files to another user")
+	}
+	up, _, _, _ := upstream(t)
+	ctx := context.Background()
+	home := filepath.Join(t.TempDir(), "home")
+	cacheDir := filepath.Join(home, "cache")
+	if err := os.MkdirAll(cacheDir, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Chown(home, 4242, 4242); err != nil {
+		t.Fatal(err)
+	}
+	t.Setenv("GIT_CONFIG_GLOBAL", "/dev/null")
+	f := &Fetcher{CacheDir: cacheDir}
+	if _, err := f.Resolve(ctx, "file://"+up, "/", "v1"); err == nil || !strings.Contains(err.Error(), "owned by uid 4242") {
+		t.Errorf("a cache under a directory of uid 4242: %v", err)
+	}
+	global := filepath.Join(t.TempDir(), "gitconfig")
+	write(t, global, "[safe]\n\tdirectory = "+cacheDir+"\n", 0o644)
+	t.Setenv("GIT_CONFIG_GLOBAL", global)
+	if _, err := f.Resolve(ctx, "file://"+up, "/", "v1"); err != nil {
+		t.Errorf("listed in safe.directory: %v", err)
+	}
+}

@@ -24,7 +24,7 @@ func (f *Fetcher) resolveCacheDir(ctx context.Context) (string, error) {
 	if err := f.checkOwner(ctx, real, "git cache directory", os.Lstat); err != nil {
 		return "", err
 	}
-	if err := checkCachePath(real); err != nil {
+	if err := checkCachePath(real, func() bool { return f.safeDirectory(ctx, real) }); err != nil {
 		return "", err
 	}
 	return real, nil
@@ -35,14 +35,15 @@ func (f *Fetcher) resolveCacheDir(ctx context.Context) (string, error) {
 // cache repository, after its owner was checked, for a link to a repository of theirs
 // (whose configuration git would run: git skips its ownership check under --git-dir):
 //
-//   - every directory above real must be owned by the user or root and writable by no
-//     one else, unless it is sticky (/tmp), where the entry below it must be the user's
-//     or root's;
+//   - every directory above real must be owned by the user or root (or by anyone, when
+//     git's safe.directory lists real: the user trusts the owners, as in a container
+//     whose home directory another uid owns) and writable by no one else, unless it is
+//     sticky (/tmp), where the entry below it must be the user's or root's;
 //   - real itself must be writable by no one else, unless it is sticky (its owner was
 //     checked by checkOwner).
 //
 // The error names the directory, its owner and mode, and what to do.
-func checkCachePath(real string) error {
+func checkCachePath(real string, listed func() bool) error {
 	uid := uint32(os.Geteuid())
 	mine := func(st *syscall.Stat_t) bool { return st.Uid == uid || st.Uid == 0 }
 	stat := func(p string) (*syscall.Stat_t, error) {
@@ -76,8 +77,8 @@ func checkCachePath(real string) error {
 		if err != nil {
 			return err
 		}
-		if !mine(st) {
-			return refuse(p, fmt.Sprintf("owned by uid %d", st.Uid))
+		if !mine(st) && !listed() {
+			return refuse(p, fmt.Sprintf("owned by uid %d (list %s in git's safe.directory if you trust that user)", st.Uid, real))
 		}
 		if why := writable(st); why != "" {
 			if st.Mode&syscall.S_ISVTX == 0 {
