@@ -32,12 +32,14 @@ func (f *Fetcher) repoDir(url string) string {
 	sum := sha256.Sum256([]byte(url))
 	base := strings.TrimSuffix(path.Base(strings.TrimRight(filepath.ToSlash(url), "/")), ".git")
 	base = unsafeName.ReplaceAllString(base, "_")
-	return filepath.Join(f.CacheDir, hex.EncodeToString(sum[:8])+"-"+base+".git")
+	return filepath.Join(f.cacheReal, hex.EncodeToString(sum[:8])+"-"+base+".git")
 }
 
 // open returns the locked cache repository of url (checked and normalised by
 // NormalizeURL), creating it and the cache directory (mode 0700) as needed. The cache
-// directory and the repository must be the user's own (checkOwner).
+// directory and the repository must be the user's own (checkOwner), on a path no other
+// user can change (checkCachePath), and the repository locked must be the one its path
+// names, with no alternates (checkRepository).
 func (f *Fetcher) open(ctx context.Context, url string) (*repo, error) {
 	norm, err := NormalizeURL(url)
 	if err != nil {
@@ -56,12 +58,12 @@ func (f *Fetcher) open(ctx context.Context, url string) (*repo, error) {
 	if err := os.MkdirAll(f.CacheDir, 0o700); err != nil {
 		return nil, fmt.Errorf("git cache %s: %w", f.CacheDir, err)
 	}
-	if err := f.checkOwner(ctx, f.CacheDir, "git cache directory", os.Stat); err != nil {
+	if f.cacheReal, err = f.resolveCacheDir(ctx); err != nil { // cachepath.go
 		return nil, err
 	}
 	dir := f.repoDir(norm)
 	if _, err := os.Lstat(dir); errors.Is(err, fs.ErrNotExist) {
-		tmp, err := os.MkdirTemp(f.CacheDir, ".init-")
+		tmp, err := os.MkdirTemp(f.cacheReal, ".init-")
 		if err != nil {
 			return nil, fmt.Errorf("git cache %s: %w", f.CacheDir, err)
 		}
@@ -81,6 +83,10 @@ func (f *Fetcher) open(ctx context.Context, url string) (*repo, error) {
 	}
 	unlock, err := f.lock(ctx, dir)
 	if err != nil {
+		return nil, err
+	}
+	if err := checkRepository(dir, f.lockFile); err != nil {
+		unlock()
 		return nil, err
 	}
 	r := &repo{f: f, url: norm, dir: dir, unlock: unlock}
@@ -120,6 +126,12 @@ func (f *Fetcher) checkOwner(ctx context.Context, p, what string, stat func(stri
 // "<dir>/*" above it (git 2.46's form). "~/" is the home directory; "%(prefix)/" values
 // are not matched.
 func (f *Fetcher) safeDirectory(ctx context.Context, p string) bool {
+	return f.safeDirectoryRule(ctx, p, true)
+}
+
+// safeDirectoryRule is safeDirectory; without wildcards, "*" and "<dir>/*" list
+// nothing.
+func (f *Fetcher) safeDirectoryRule(ctx context.Context, p string, wildcards bool) bool {
 	out, err := f.run(ctx, runOpts{dir: "/"}, "config", "--show-scope", "--get-all", "safe.directory")
 	if err != nil && out == "" {
 		return false
@@ -141,12 +153,15 @@ func (f *Fetcher) safeDirectory(ctx context.Context, p string) bool {
 			safe = false
 			continue
 		case v == "*":
-			safe = true
+			safe = safe || wildcards
 			continue
 		case strings.HasPrefix(v, "~/") && home != "":
 			v = filepath.Join(home, v[2:])
 		}
 		prefix := strings.HasSuffix(v, "/*")
+		if prefix && !wildcards {
+			continue
+		}
 		v = filepath.Clean(strings.TrimSuffix(v, "/*"))
 		for _, q := range paths {
 			if q == v || prefix && strings.HasPrefix(q, v+string(filepath.Separator)) {
@@ -198,6 +213,7 @@ func (f *Fetcher) lock(ctx context.Context, dir string) (unlock func(), err erro
 		}
 		return nil, fmt.Errorf("git cache %s: locking: %w", dir, err)
 	}
+	f.lockFile = fd
 	return func() {
 		_ = syscall.Flock(int(fd.Fd()), syscall.LOCK_UN)
 		fd.Close()

@@ -28,7 +28,16 @@
 //   - no hook, fsmonitor or submodule in the repositories git runs in; every object
 //     fetched checked (fetch.fsckObjects, with legacy metadata findings ignored);
 //   - the cache directory and each cache repository must be the user's own, or listed
-//     in git's safe.directory; the cache directory is made with mode 0700;
+//     in git's safe.directory; the cache directory is made with mode 0700, resolved
+//     once, and refused when another user could swap anything on the path to a cache
+//     repository (it or a directory above it writable by others and not sticky); a
+//     cache repository must be the directory its lock was taken on, with no alternates
+//     (and core.alternateRefsCommand is `true` for every command);
+//   - git runs in a work tree (WorkTreeStatus, the dirty check) only when the
+//     repository is the user's, with safe.directory reset to it: a .git another user
+//     planted above the package would run its filter drivers;
+//   - under OneQueryPerRemote (one update) each remote is asked for its refs once, and
+//     one that did not answer in time is not asked again;
 //   - every git command runs under a timeout (DefaultTimeout), in a session of its own
 //     whose whole process group is killed at the timeout (and, on Linux, git is killed
 //     with krm-merge); the wait for another run's lock is told (Fetcher.Log) and

@@ -69,7 +69,9 @@ const (
 type Fetcher struct {
 	// CacheDir holds one bare repository per remote URL (NormalizeURL's form). It is
 	// created with mode 0700; it and each repository in it must be owned by the user
-	// (or listed in git's safe.directory).
+	// (or listed in git's safe.directory), writable by no one else (unless sticky), and
+	// every directory above it owned by the user or root and writable by no one else
+	// unless sticky. Links in it are resolved once, and the resolved path used.
 	CacheDir string
 	// Timeout bounds every git command the fetcher runs (its whole process group is
 	// killed then) and the wait for another run's lock on a cache repository; 0 is
@@ -85,8 +87,17 @@ type Fetcher struct {
 	MaxFiles                  int
 	// Fetches counts the `git fetch` runs (downloads), Queries the `git ls-remote` runs.
 	Fetches, Queries int
+	// OneQueryPerRemote makes Resolve ask each remote once for the Fetcher's life: the
+	// first Resolve of a repository lists all its branches and tags (`git ls-remote
+	// --heads --tags`), and every later Resolve of it reads that answer (or its error).
+	// For one update, which needs several refs of a remote (two releases, subpackages)
+	// and should see one state of it; without it every Resolve asks anew.
+	OneQueryPerRemote bool
 
-	timeout time.Duration // the effective Timeout, set by setup
+	timeout   time.Duration         // the effective Timeout, set by setup
+	cacheReal string                // CacheDir with links resolved, checked (resolveCacheDir)
+	lockFile  *os.File              // the cache repository locked last (lock)
+	remotes   map[string]remoteRefs // OneQueryPerRemote's answers, by normalised URL
 }
 
 // Resolved is a ref resolved to a commit.
@@ -280,11 +291,40 @@ func (r *repo) byCommitID(ctx context.Context, res Resolved, id string) (_ Resol
 	return res, c != "", err
 }
 
+// remoteRefs is one answer of a remote to ls-remote: its refs, or its error.
+type remoteRefs struct {
+	refs map[string]string
+	err  error
+}
+
 // lsRemote asks the remote for the given refs and returns the commit of each it has
-// (annotated tags peeled).
+// (annotated tags peeled). Under OneQueryPerRemote, the remote is asked once for all its
+// branches and tags, and later calls read that answer.
 func (r *repo) lsRemote(ctx context.Context, names []string) (map[string]string, error) {
+	if !r.f.OneQueryPerRemote {
+		return r.queryRemote(ctx, names)
+	}
+	if a, ok := r.f.remotes[r.url]; ok {
+		return a.refs, a.err
+	}
+	refs, err := r.queryRemote(ctx, nil)
+	if ctx.Err() == nil { // an answer of the remote, not of this run's end
+		if r.f.remotes == nil {
+			r.f.remotes = map[string]remoteRefs{}
+		}
+		r.f.remotes[r.url] = remoteRefs{refs, err}
+	}
+	return refs, err
+}
+
+// queryRemote runs `git ls-remote` for names (nil: every branch and tag).
+func (r *repo) queryRemote(ctx context.Context, names []string) (map[string]string, error) {
 	r.f.Queries++
-	out, err := r.git(ctx, append([]string{"ls-remote", "--end-of-options", r.url}, names...)...)
+	args := []string{"ls-remote", "--end-of-options", r.url}
+	if names == nil {
+		args = []string{"ls-remote", "--heads", "--tags", "--end-of-options", r.url}
+	}
+	out, err := r.git(ctx, append(args, names...)...)
 	if err != nil {
 		return nil, err
 	}
@@ -309,8 +349,19 @@ func (r *repo) lsRemote(ctx context.Context, names []string) (map[string]string,
 
 // fetch downloads refspecs from the remote into the cache, checking every object
 // (fetch.fsckObjects).
+// Under OneQueryPerRemote, a remote that did not answer in time (ErrTimeout) is not
+// asked again: its error is returned.
 func (r *repo) fetch(ctx context.Context, refspecs ...string) error {
+	if a, ok := r.f.remotes[r.url]; ok && r.f.OneQueryPerRemote && isTimeout(a.err) {
+		return a.err
+	}
 	r.f.Fetches++
 	_, err := r.git(ctx, append([]string{"fetch", "--no-tags", "--no-recurse-submodules", "--quiet", "--end-of-options", r.url}, refspecs...)...)
+	if r.f.OneQueryPerRemote && isTimeout(err) && ctx.Err() == nil {
+		if r.f.remotes == nil {
+			r.f.remotes = map[string]remoteRefs{}
+		}
+		r.f.remotes[r.url] = remoteRefs{err: err}
+	}
 	return err
 }

@@ -92,6 +92,22 @@ func NormalizeURL(url string) (string, error) {
 	return url, nil // scp-like [user@]host:path; the host cannot start with '-' (checked above)
 }
 
+// IsLocal reports whether url (as a Kptfile or --repo gives it) names a repository of
+// this machine: a file:// URL or a local path (absolute or relative; git's rule, as in
+// NormalizeURL).
+func IsLocal(url string) bool {
+	n := schemeLen(url)
+	if n > 0 && strings.HasPrefix(url[n:], "://") {
+		return strings.EqualFold(url[:n], "file")
+	}
+	colon, slash := strings.IndexByte(url, ':'), strings.IndexByte(url, '/')
+	return colon < 0 || slash >= 0 && slash < colon
+}
+
+// IsCommitID reports whether s is a full commit id: 40 (SHA-1) or 64 (SHA-256)
+// lowercase hex digits.
+func IsCommitID(s string) bool { return fullSHA.MatchString(s) }
+
 // checkRef refuses a ref that is no valid ref name, by git's check-ref-format rules
 // (and so can be no option, revision expression or refspec either). Errors quote ref.
 func checkRef(ref string) error {

@@ -39,9 +39,11 @@ func DefaultTimeout() (time.Duration, error) {
 	return d, nil
 }
 
-// MinGitVersion is the oldest git the fetcher runs: `--end-of-options` (2.24) and
-// `git config --show-scope` (2.26).
-const MinGitVersion = "2.26"
+// MinGitVersion is the oldest git the fetcher runs: `--end-of-options` (2.24),
+// `git config --show-scope` (2.26), and git's own check that a repository it finds is
+// the user's (safe.directory, 2.35.2: an older git runs the configuration of a .git
+// another user planted above the package).
+const MinGitVersion = "2.35.2"
 
 // gitConfig is given to every git command with -c, where it takes precedence over
 // every configuration file (system, global, the repository's own):
@@ -52,6 +54,9 @@ var gitConfig = []string{
 	"core.hooksPath=/dev/null",
 	// No file system monitor command runs.
 	"core.fsmonitor=false",
+	// No command lists the refs of an alternate object store (the cache has none:
+	// checkRepository); `true` prints none.
+	"core.alternateRefsCommand=true",
 	// Never into submodules.
 	"submodule.recurse=false",
 	"fetch.recurseSubmodules=false",
@@ -168,24 +173,29 @@ func (f *Fetcher) setup(ctx context.Context) error {
 	}
 	if !versionAtLeast(out, MinGitVersion) {
 		f.timeout = 0
-		return fmt.Errorf("%s: krm-merge needs git %s or newer (it ends git's options with --end-of-options)", strings.TrimSpace(out), MinGitVersion)
+		return fmt.Errorf("%s: krm-merge needs git %s or newer (it ends git's options with --end-of-options, and an older git "+
+			"runs the configuration of a repository another user owns)", strings.TrimSpace(out), MinGitVersion)
 	}
 	return nil
 }
 
-var versionRE = regexp.MustCompile(`(\d+)\.(\d+)`)
+var versionRE = regexp.MustCompile(`(\d+)\.(\d+)(?:\.(\d+))?`)
 
-// versionAtLeast reports whether `git version`'s output names min ("2.26") or later.
+// versionAtLeast reports whether `git version`'s output names min ("2.35.2") or
+// later; a missing patch number is 0.
 func versionAtLeast(out, min string) bool {
 	have, want := versionRE.FindStringSubmatch(out), versionRE.FindStringSubmatch(min)
 	if have == nil {
 		return false
 	}
-	hMaj, _ := strconv.Atoi(have[1])
-	hMin, _ := strconv.Atoi(have[2])
-	wMaj, _ := strconv.Atoi(want[1])
-	wMin, _ := strconv.Atoi(want[2])
-	return hMaj > wMaj || hMaj == wMaj && hMin >= wMin
+	for i := 1; i <= 3; i++ {
+		h, _ := strconv.Atoi(have[i])
+		w, _ := strconv.Atoi(want[i])
+		if h != w {
+			return h > w
+		}
+	}
+	return true
 }
 
 // runOpts says where a git command runs.
@@ -193,6 +203,8 @@ type runOpts struct {
 	gitDir string    // --git-dir, when set
 	dir    string    // working directory, when set
 	stdin  io.Reader // standard input, when set
+	config []string  // more -c settings, after ConfigArgs
+	env    []string  // more environment, after gitEnv
 }
 
 // command is git with args, hardened (ConfigArgs, gitEnv), in a session and process
@@ -203,10 +215,14 @@ func (f *Fetcher) command(ctx context.Context, o runOpts, args ...string) (cmd *
 	if o.gitDir != "" {
 		full = []string{"--git-dir", o.gitDir}
 	}
-	full = append(append(full, ConfigArgs()...), args...)
+	full = append(full, ConfigArgs()...)
+	for _, c := range o.config {
+		full = append(full, "-c", c)
+	}
+	full = append(full, args...)
 	tctx, cancel := context.WithTimeout(ctx, f.timeout)
 	cmd = exec.CommandContext(tctx, "git", full...)
-	cmd.Env = gitEnv()
+	cmd.Env = append(gitEnv(), o.env...)
 	cmd.Dir = o.dir
 	cmd.Stdin = o.stdin
 	// A session of its own: git and every process it starts (ssh, upload-pack, a

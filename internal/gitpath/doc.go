@@ -14,4 +14,9 @@
 // an upstream can never plant a repository (whose core.fsmonitor or hooks any git
 // command there would run) nor reach the real one through `.GIT/config` on a
 // case-insensitive file system (docs/security.md).
+//
+// Key extends the same rules (case, normalisation, ignorable code points, NTFS's
+// trailing dots and streams) to any name, for the names krm-merge keeps for itself (the
+// state of an update in progress, the staging directory): an upstream may ship none of
+// them in any spelling.
 package gitpath

@@ -21,3 +21,25 @@ func TestIsDotGit(t *testing.T) {
 		}
 	}
 }
+
+// Names a case-insensitive or normalising file system (NTFS, APFS, HFS+) opens as one
+// file have one Key.
+func TestKey(t *testing.T) {
+	same := [][]string{
+		{".krm-merge-in-progress", ".KRM-MERGE-IN-PROGRESS", ".Krm-Merge-In-Progre\u017fs", ".krm-merge-in-progress.", ".krm-merge-in-progress::$DATA", ".krm-\u200cmerge-in-progress", ".krm-merge-in-progress "},
+		{"caf\u00e9", "CAF\u0045\u0301", "cafe\u0301"},
+		{"kelvin", "\u212aELVIN"},
+	}
+	for _, group := range same {
+		for _, n := range group[1:] {
+			if Key(n) != Key(group[0]) {
+				t.Errorf("Key(%q) = %q, Key(%q) = %q; want one key", n, Key(n), group[0], Key(group[0]))
+			}
+		}
+	}
+	for _, pair := range [][2]string{{".krm-merge-in-progress", ".krm-merge-in-progres"}, {"a", "b"}, {"cafe", "caf\u00e9"}} {
+		if Key(pair[0]) == Key(pair[1]) {
+			t.Errorf("Key(%q) == Key(%q)", pair[0], pair[1])
+		}
+	}
+}

@@ -358,7 +358,8 @@ func TestCheckPathRefusesGitAliasesAndControlCharacters(t *testing.T) {
 		".git./config", ".git../config", ".git /config", "git~1/config", "GIT~1/HEAD",
 		".git::$INDEX_ALLOCATION/config", ".g\u200cit/config", "\ufeff.git/config",
 		"a\x00b", "a\nb", "a/b\rc", "tab\there", "del\x7f", "c1\u0085",
-		".krm-merge-update/journal.json",
+		".krm-merge-update/journal.json", "app/.KRM-MERGE-UPDATE/journal.json", "app/.krm-merge-update./x",
+		"docs/.Krm-Merge-Sub.Update/new/0",
 	} {
 		if err := checkPath(p); err == nil {
 			t.Errorf("%q: accepted", p)
@@ -431,5 +432,40 @@ func TestApplyRefusesTypeChangesThatDoNotFit(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// Another user plants the sibling staging directory .krm-merge-<name>.update (with a
+// journal) in DIR's sticky parent (/tmp), where the user can neither use nor remove
+// it: every update of DIR was refused for good. Staging is inside DIR, and a sibling
+// that is not the user's alone is none of this update's business.
+func TestPlantedSiblingStagingBlocksNothing(t *testing.T) {
+	if os.Geteuid() != 0 {
+		t.Skip("needs root to give a file to another user")
+	}
+	dir := setup(t)
+	chmod(t, filepath.Dir(dir), 0o777|fs.ModeSticky)
+	sibling := filepath.Join(filepath.Dir(dir), ".krm-merge-"+filepath.Base(dir)+".update")
+	if err := os.Mkdir(sibling, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(sibling, journalFile), []byte(`{"dir":"`+dir+`","entries":[{"path":"README.md","existed":true}]}`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	chownAll(t, sibling, 65534)
+	if got, err := Recover(dir); err != nil || got != Nothing {
+		t.Fatalf("Recover with a planted sibling: %v, %v", got, err)
+	}
+	if err := Apply(dir, []Change{{Path: "README.md", Data: []byte("mine\n")}}); err != nil {
+		t.Fatalf("Apply with a planted sibling: %v", err)
+	}
+	if b, _ := os.ReadFile(filepath.Join(dir, "README.md")); string(b) != "mine\n" {
+		t.Errorf("README.md %q", b)
+	}
+	if _, err := os.Stat(filepath.Join(sibling, journalFile)); err != nil {
+		t.Errorf("the planted journal: %v", err)
+	}
+	if s, err := StagingDir(dir); err != nil || s != filepath.Join(dir, insideName) {
+		t.Errorf("StagingDir: %s, %v; want inside the directory", s, err)
 	}
 }

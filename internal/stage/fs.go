@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"sort"
 	"strings"
+	"syscall"
 	"time"
 
 	"golang.org/x/sys/unix"
@@ -297,6 +298,9 @@ func (f *fileStat) Mode() fs.FileMode {
 // (with setuid, setgid and sticky); ok is false when fi does not say.
 func owner(fi fs.FileInfo) (uid, mode uint32, ok bool) {
 	if st, isStat := fi.Sys().(*unix.Stat_t); isStat {
+		return st.Uid, uint32(st.Mode) & 0o7777, true
+	}
+	if st, isStat := fi.Sys().(*syscall.Stat_t); isStat {
 		return st.Uid, uint32(st.Mode) & 0o7777, true
 	}
 	return 0, 0, false

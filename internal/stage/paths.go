@@ -11,9 +11,9 @@ import (
 
 // checkPath refuses a change's or a journal's path unless it is a clean
 // slash-separated path inside the directory: not empty or absolute, no "." or ".."
-// component, no backslash, no control character (NUL included), not the staging
-// directory inside the directory (any case), and no component that git or a
-// filesystem reads as .git (gitpath.IsDotGit).
+// component, no backslash, no control character (NUL included), no component that
+// names a staging directory in any spelling (IsStagingName), and no component that
+// git or a filesystem reads as .git (gitpath.IsDotGit).
 func checkPath(p string) error {
 	first, _, _ := strings.Cut(p, "/")
 	switch {
@@ -27,6 +27,9 @@ func checkPath(p string) error {
 		return fmt.Errorf("%q: the name of the staging directory; the update never writes there", p)
 	}
 	for _, c := range strings.Split(p, "/") {
+		if IsStagingName(c) {
+			return fmt.Errorf("%q: %q is the name of a staging directory (to a case-insensitive filesystem); the update never writes there", p, c)
+		}
 		if gitpath.IsDotGit(c) {
 			return fmt.Errorf("%q: the update never writes under .git (%q is .git to git or to a filesystem)", p, c)
 		}

@@ -559,6 +559,7 @@ func TestRecoverRefusesAJournalForAnotherDirectory(t *testing.T) {
 func TestIsStagingName(t *testing.T) {
 	for name, want := range map[string]bool{
 		".krm-merge-update": true, ".krm-merge-sub.update": true, ".krm-merge-a.b.update": true,
+		".KRM-MERGE-UPDATE": true, ".Krm-Merge-Sub.Update": true, ".krm-merge-update.": true, ".krm-merge-upda\u200cte": true,
 		".krm-merge-.update": false, ".krm-merge-sub": false, "krm-merge-sub.update": false, "sub": false,
 	} {
 		if got := IsStagingName(name); got != want {

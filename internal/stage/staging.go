@@ -3,6 +3,7 @@ package stage
 import (
 	"errors"
 	"fmt"
+	"github.com/krm-merge/krm-merge/internal/gitpath"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -14,16 +15,25 @@ import (
 // IsStagingName reports whether name (one path component) names a staging directory
 // of this package: ".krm-merge-update" inside a directory, or a sibling
 // ".krm-merge-<name>.update" (which sits inside the parent package when a subpackage was
-// updated on its own). Readers of a package leave such directories out.
+// updated on its own), in any spelling a case-insensitive or normalising file system
+// opens as one (gitpath.Key: ".KRM-MERGE-UPDATE", ".krm-merge-update."). Readers of a
+// package leave such directories out, and the writer never writes into one.
 func IsStagingName(name string) bool {
-	return name == insideName || (strings.HasPrefix(name, ".krm-merge-") && strings.HasSuffix(name, ".update") &&
-		len(name) > len(".krm-merge-.update"))
+	k := gitpath.Key(name)
+	return k == insideKey || (strings.HasPrefix(k, prefixKey) && strings.HasSuffix(k, suffixKey) && len(k) > len(prefixKey)+len(suffixKey))
 }
 
+// The Keys of the staging directories' names.
+var insideKey, prefixKey, suffixKey = gitpath.Key(insideName), gitpath.Key(".krm-merge-"), gitpath.Key(".update")
+
 // StagingDir returns where changes to dir are staged: the hidden sibling
-// ".krm-merge-<name>.update" when dir's parent is on the same filesystem and writable,
-// else ".krm-merge-update" inside dir (so that a test that lists dir's files sees a
-// staging directory only in that case). dir must exist.
+// ".krm-merge-<name>.update" when dir's parent is on the same filesystem, writable, and
+// controlled by this user (owned by the user or root, writable by no one else), else
+// ".krm-merge-update" inside dir (so that a test that lists dir's files sees a staging
+// directory only in that case). In a parent others can write (a sticky /tmp), a sibling
+// is used only while one exists that is this user's alone (an interrupted update's, to
+// finish); one planted there by another user, which this user can neither use nor
+// remove, is left alone. dir must exist.
 // Errors: dir cannot be resolved or examined.
 func StagingDir(dir string) (string, error) {
 	return stagingDir(osFS{}, dir)
@@ -39,14 +49,19 @@ func stagingDir(fsys fileSystem, dir string) (string, error) {
 	if parent == abs {
 		return inside, nil
 	}
+	controlled := false
+	if fi, err := fsys.Lstat(parent); err == nil {
+		uid, mode, ok := owner(fi)
+		controlled = ok && (int(uid) == os.Geteuid() || uid == 0) && mode&0o022 == 0
+	}
 	sibling := filepath.Join(parent, ".krm-merge-"+filepath.Base(abs)+".update")
-	if _, err := fsys.Lstat(sibling); err == nil {
-		return sibling, nil // an earlier run's
+	if fi, err := fsys.Lstat(sibling); err == nil && (controlled || untrusted(fi, true) == "") {
+		return sibling, nil // an earlier run's (refused by the caller when it is not the user's alone)
 	}
 	if _, err := fsys.Lstat(inside); err == nil {
 		return inside, nil
 	}
-	if sameDevice(abs, parent) && syscall.Access(parent, 2) == nil {
+	if controlled && sameDevice(abs, parent) && syscall.Access(parent, 2) == nil {
 		return sibling, nil
 	}
 	return inside, nil

@@ -203,8 +203,9 @@ func TestStatePlantedAboveThePackageIsLeftAlone(t *testing.T) {
 	}
 }
 
-// An upstream that ships a state directory in its release: the update never writes
-// it into the package, which is then not taken for one in progress.
+// An upstream that ships a state directory in its release: the update is refused
+// (in every spelling: TestAttackUpstreamShipsTheStateInAnotherCase), writes nothing,
+// and the package is not taken for one in progress.
 func TestStateShippedByTheUpstreamIsNotPackageContent(t *testing.T) {
 	v2 := release{tag: "v2", files: map[string]string{}}
 	for k, v := range markV2.files {
@@ -213,14 +214,8 @@ func TestStateShippedByTheUpstreamIsNotPackageContent(t *testing.T) {
 	v2.files[stateDirName+"/"+stateFile] = `{"version": 1, "dir": "/", "records": [], "marked": [], "prior": [{"path": "x", "existed": false}]}`
 	v2.files[stateDirName+"/x.yaml"] = "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: planted\n"
 	dirs, cache := markPackages(t, 1, nil, markV1, v2)
-	rep, err := update(dirs[0], cache, vocab.UpdatedWins)
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, f := range rep.Files {
-		if strings.Contains(f.Path, stateDirName) {
-			t.Errorf("the update writes %s", f.Path)
-		}
+	if _, err := update(dirs[0], cache, vocab.UpdatedWins); err == nil || !strings.Contains(err.Error(), stateDirName) {
+		t.Errorf("an upstream shipping %s: %v; want a refusal naming it", stateDirName, err)
 	}
 	if _, err := os.Lstat(filepath.Join(dirs[0], stateDirName)); !os.IsNotExist(err) {
 		t.Errorf("a state directory is in the package: %v", err)

@@ -10,10 +10,12 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"syscall"
 
 	"sigs.k8s.io/kustomize/kyaml/yaml"
 
 	"github.com/krm-merge/krm-merge/internal/gitfetch"
+	"github.com/krm-merge/krm-merge/internal/gitpath"
 	"github.com/krm-merge/krm-merge/internal/kptfile"
 	"github.com/krm-merge/krm-merge/internal/pkgio"
 	"github.com/krm-merge/krm-merge/internal/stage"
@@ -61,6 +63,16 @@ func (u *updater) source(dir, rel, version string, root bool) (*source, error) {
 		if s.kf.Lock == nil || s.kf.Lock.Commit == "" {
 			return nil, &kptfile.Error{File: kfPath, Field: "upstreamLock.git.commit",
 				Msg: "missing: the Kptfile records no fetched commit to merge from (kpt pkg get records it)"}
+		}
+		if !gitfetch.IsCommitID(s.kf.Lock.Commit) {
+			return nil, &kptfile.Error{File: kfPath, Field: "upstreamLock.git.commit",
+				Msg: fmt.Sprintf("%q is not a full commit id (40 or 64 hex digits, as kpt pkg get records it)", s.kf.Lock.Commit)}
+		}
+		if from, ok := u.shipped[rel][s.kf.Git.Repo]; ok && !root && isLocalRepo(s.kf.Git.Repo) {
+			return nil, &kptfile.Error{File: kfPath, Field: "upstream.git.repo", Msg: fmt.Sprintf(
+				"%q is a local repository, and this Kptfile came from upstream (%s): an upstream may not have the update read a "+
+					"repository of this machine; nothing was changed. If you trust it, change upstream.git.repo in %s (to its URL)",
+				s.kf.Git.Repo, from, kfPath)}
 		}
 		s.repo, s.directory = s.kf.Git.Repo, s.kf.Git.Directory
 		s.fromRef, s.fromCommit = s.kf.Lock.Ref, s.kf.Lock.Commit
@@ -150,7 +162,7 @@ func (u *updater) fetch(ctx context.Context, dir, rel string, src *source, pr *P
 		return nil, prefixed(rel, err)
 	}
 	skip := func(p string, isDir bool) bool {
-		if stage.IsStagingName(path.Base(p)) || path.Base(p) == stateDirName {
+		if reservedName(path.Base(p)) {
 			return true
 		}
 		for _, s := range subs {
@@ -172,12 +184,26 @@ func (u *updater) fetch(ctx context.Context, dir, rel string, src *source, pr *P
 			}
 			return nil, err
 		}
-		t, err := pkgio.Read(out, pkgio.Options{PathPrefix: v.role + "/", Skip: skip,
+		reserved := ""
+		skipUpstream := func(p string, isDir bool) bool {
+			if reserved == "" && reservedName(path.Base(p)) {
+				reserved = p
+			}
+			return skip(p, isDir)
+		}
+		t, err := pkgio.Read(out, pkgio.Options{PathPrefix: v.role + "/", Skip: skipUpstream,
 			MaxFileSize: u.opts.MaxFileSize, RefuseGitPaths: true})
+		if err == nil && reserved != "" {
+			err = fmt.Errorf("%s: the name of krm-merge's own state or staging directory (%s, %s), to a case-insensitive file system; "+
+				"an upstream may not ship it", pkgio.Escape(reserved), stateDirName, ".krm-merge-update")
+		}
 		if err != nil {
 			return nil, fmt.Errorf("upstream %s at %s: %w", src.repo, v.commit, err)
 		}
 		trees[v.role] = t
+		if err := u.noteShipped(rel, out, subs, src.repo+" at "+v.commit); err != nil {
+			return nil, err
+		}
 	}
 	dest, err := pkgio.Read(dir, pkgio.Options{PathPrefix: roleDest + "/", Skip: skip, MaxFileSize: u.opts.MaxFileSize})
 	if err != nil {
@@ -185,6 +211,48 @@ func (u *updater) fetch(ctx context.Context, dir, rel string, src *source, pr *P
 	}
 	trees[roleDest] = dest
 	return &fetched{trees: trees, subs: subs, to: to}, nil
+}
+
+// noteShipped records, for each subpackage of the package at rel whose Kptfile the
+// upstream release exported to out (from, named in errors) ships too, the local
+// repositories (gitfetch.IsLocal) that Kptfile names as its upstream: source refuses
+// them (an upstream may not make the update read a repository of this machine).
+func (u *updater) noteShipped(rel, out string, subs []string, from string) error {
+	for _, s := range subs {
+		kfPath := path.Join(s, kptfile.Name)
+		data, _, err := pkgio.ReadFile(filepath.Join(out, filepath.FromSlash(kfPath)), u.opts.MaxFileSize)
+		if errors.Is(err, fs.ErrNotExist) || errors.Is(err, syscall.ENOTDIR) { // not shipped, or a file above it
+			continue
+		}
+		if err != nil {
+			return fmt.Errorf("upstream %s: %w", from, &pkgio.Error{Path: kfPath, Err: err})
+		}
+		docs, err := pkgio.Parse(data, kptfile.Name)
+		if err != nil || len(docs) != 1 {
+			continue // not a Kptfile this update reads
+		}
+		kf, err := kptfile.Read(docs[0].Node, kfPath)
+		if err != nil || kf.Git == nil || !isLocalRepo(kf.Git.Repo) {
+			continue
+		}
+		if u.shipped == nil {
+			u.shipped = map[string]map[string]string{}
+		}
+		sub := path.Join(rel, s)
+		if u.shipped[sub] == nil {
+			u.shipped[sub] = map[string]string{}
+		}
+		u.shipped[sub][kf.Git.Repo] = from
+	}
+	return nil
+}
+
+// isLocalRepo reports whether repo is a valid repository URL (gitfetch.NormalizeURL:
+// one it refuses is refused with its own error when fetched) naming a repository of
+// this machine (gitfetch.IsLocal).
+func isLocalRepo(repo string) bool {
+	_, err := gitfetch.NormalizeURL(repo)
+	return err == nil && gitfetch.IsLocal(repo)
 }
 
 // resolve resolves a version of src: the recorded commit when there is one, else ref.
@@ -215,7 +283,7 @@ func subpackages(dir string, limit int64) ([]string, error) {
 		if !d.IsDir() || p == dir {
 			return nil
 		}
-		if pkgio.GitPath(d.Name()) || stage.IsStagingName(d.Name()) || d.Name() == stateDirName {
+		if pkgio.GitPath(d.Name()) || reservedName(d.Name()) {
 			return filepath.SkipDir
 		}
 		rel, _ := filepath.Rel(dir, p)
@@ -240,6 +308,17 @@ func subpackages(dir string, limit int64) ([]string, error) {
 	sort.Strings(out)
 	return out, err
 }
+
+// reservedName reports whether name (one path component) is, in any spelling a
+// case-insensitive or normalising file system opens as one (gitpath.Key), the state
+// directory of an update in progress or a staging directory (stage.IsStagingName):
+// readers of the package leave it out, and an upstream tree may not hold it.
+func reservedName(name string) bool {
+	return gitpath.Key(name) == stateKey || stage.IsStagingName(name)
+}
+
+// stateKey is the state directory's name as gitpath.Key compares it.
+var stateKey = gitpath.Key(stateDirName)
 
 // prefixed puts the package path before a package-relative error.
 func prefixed(rel string, err error) error {

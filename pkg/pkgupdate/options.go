@@ -42,6 +42,11 @@ type Options struct {
 	// wait for another run's lock on a cached repository; 0 is $KRM_MERGE_GIT_TIMEOUT
 	// (a Go duration such as 90s), else 5 minutes. Negative is an error.
 	GitTimeout time.Duration
+	// Timeout bounds the whole update (every git command, the merge); past it the
+	// update stops, writes nothing and returns ErrDeadline. 0 is DefaultTimeout (30
+	// minutes); negative is an error. Each remote is asked for its refs once per
+	// update.
+	Timeout time.Duration
 	// Log, when set, receives messages a person should see while the update runs
 	// (waiting for another run's lock on the git cache), one line each, without "\n".
 	Log func(string)

@@ -381,7 +381,7 @@ func checkStatePath(p string) error {
 		if c == ".." || c == "." {
 			return bad("which leaves the package")
 		}
-		if c == stateDirName || stage.IsStagingName(c) {
+		if reservedName(c) { // any spelling (fetch.go)
 			return bad("which is in a state or staging directory")
 		}
 	}

@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"os"
-	"os/exec"
 	"path"
 	"path/filepath"
 	"strings"
@@ -20,6 +19,11 @@ import (
 	"github.com/krm-merge/krm-merge/pkg/config"
 )
 
+// DefaultTimeout is the time limit of a whole update when Options.Timeout is 0: 30
+// minutes (each git command has its own limit, Options.GitTimeout, and an update runs
+// several: two releases per package, subpackages).
+const DefaultTimeout = 30 * time.Minute
+
 // DefaultMaxFileSize is the size limit of one file when Options.MaxFileSize is 0:
 // 64 MiB.
 const DefaultMaxFileSize = pkgio.DefaultMaxFileSize
@@ -28,6 +32,9 @@ const DefaultMaxFileSize = pkgio.DefaultMaxFileSize
 var (
 	// ErrDirty: the package's git working tree has uncommitted changes.
 	ErrDirty = errors.New("the package has uncommitted changes")
+	// ErrDeadline: the update took longer than Options.Timeout and was stopped, having
+	// written nothing.
+	ErrDeadline = errors.New("the update's time limit passed")
 	// ErrNoUpstream: neither a Kptfile upstream nor Options.Repo says where to fetch.
 	ErrNoUpstream = errors.New("no upstream")
 	// ErrNoGit: the git CLI is not on PATH (the function's container image has none;
@@ -74,6 +81,23 @@ func Update(ctx context.Context, opts Options) (*Report, error) {
 		}
 		opts.GitTimeout = d
 	}
+	switch {
+	case opts.Timeout < 0:
+		return nil, fmt.Errorf("Timeout is %s: want a positive duration, or 0 for %s", opts.Timeout, DefaultTimeout)
+	case opts.Timeout == 0:
+		opts.Timeout = DefaultTimeout
+	}
+	outer := ctx
+	ctx, cancel := context.WithTimeout(ctx, opts.Timeout)
+	defer cancel()
+	// overdue is err, or ErrDeadline's error when the update's deadline ended it.
+	overdue := func(err error) error {
+		if ctx.Err() != nil && outer.Err() == nil {
+			return fmt.Errorf("%w: the update took longer than %s and was stopped; nothing was written (raise the limit with --timeout): %v",
+				ErrDeadline, opts.Timeout, err)
+		}
+		return err
+	}
 	given := opts.Dir
 	// Resolved once: the lock, the reads and the write all use the one directory.
 	var err error
@@ -114,13 +138,17 @@ func Update(ctx context.Context, opts Options) (*Report, error) {
 		return nil, err
 	}
 	// The changes of an interrupted update just finished are this command's own.
+	var skipped string // the dirty check's, when the repository is another user's
 	if !opts.AllowDirty && recovered != stage.RolledForward {
-		if err := checkClean(ctx, opts.Dir, opts.GitTimeout); err != nil {
-			return nil, err
+		if skipped, err = checkClean(ctx, opts.Dir, opts.GitTimeout); err != nil {
+			return nil, overdue(err)
+		}
+		if skipped != "" && opts.Log != nil {
+			opts.Log(skipped)
 		}
 	}
 	u := &updater{opts: opts, cfg: cfg, fetcher: &gitfetch.Fetcher{CacheDir: opts.CacheDir, Timeout: opts.GitTimeout,
-		Log: opts.Log, MaxFileSize: opts.MaxFileSize}}
+		Log: opts.Log, MaxFileSize: opts.MaxFileSize, OneQueryPerRemote: true}}
 	tmp, err := os.MkdirTemp("", "krm-merge-pkg-update-")
 	if err != nil {
 		return nil, err
@@ -128,9 +156,16 @@ func Update(ctx context.Context, opts Options) (*Report, error) {
 	defer os.RemoveAll(tmp)
 	u.tmp = tmp
 	if err := u.pkg(ctx, ".", opts.Version, true); err != nil {
-		return nil, err
+		return nil, overdue(err)
+	}
+	if err := ctx.Err(); err != nil { // nothing is written after the deadline
+		return nil, overdue(err)
 	}
 	rep.Packages = append(rep.Packages, u.reports...)
+	if skipped != "" {
+		root := rep.Packages[0]
+		root.Warnings = append([]Note{{Message: skipped}}, root.Warnings...)
+	}
 	return u.stage(absDir, given, rep) // stage.go
 }
 
@@ -155,43 +190,22 @@ func resolveDir(dir string) (string, error) {
 }
 
 // checkClean refuses a package with uncommitted changes in its git working tree (none
-// when dir is not in one). Its git commands take no optional lock (GIT_OPTIONAL_LOCKS=0):
-// `git status` would otherwise refresh the user's index under .git/index.lock, which a
-// kill in that moment leaves behind, and every later git command there fails on it.
-// They run as the fetcher runs git (gitfetch.ConfigArgs, gitfetch.Environ: no hook, no
-// fsmonitor command of a repository configuration runs), each within timeout.
-func checkClean(ctx context.Context, dir string, timeout time.Duration) error {
-	env := append(gitfetch.Environ(), "GIT_OPTIONAL_LOCKS=0")
-	git := func(args ...string) ([]byte, error) {
-		tctx, cancel := context.WithTimeout(ctx, timeout)
-		defer cancel()
-		cmd := exec.CommandContext(tctx, "git", append(append([]string{"-C", dir}, gitfetch.ConfigArgs()...), args...)...)
-		cmd.Env = env
-		out, err := cmd.Output()
-		if tctx.Err() == context.DeadlineExceeded {
-			err = fmt.Errorf("git %s in %s: %w after %s", args[0], dir, gitfetch.ErrTimeout, timeout)
-		}
-		return out, err
+// when dir is not in one), as gitfetch.WorkTreeStatus reads them: git runs only in a
+// repository that is the user's, within timeout. skipped, when not "", is the warning
+// that the check was skipped (the repository is another user's).
+func checkClean(ctx context.Context, dir string, timeout time.Duration) (skipped string, err error) {
+	wt, err := gitfetch.WorkTreeStatus(ctx, dir, timeout)
+	if err != nil || wt.Skipped != "" {
+		return wt.Skipped, err
 	}
-	if out, err := git("rev-parse", "--is-inside-work-tree"); err != nil || strings.TrimSpace(string(out)) != "true" {
-		if errors.Is(err, gitfetch.ErrTimeout) {
-			return err
-		}
-		return nil
-	}
-	out, err := git("status", "--porcelain", "--untracked-files=all", "--", ".")
-	if err != nil {
-		return fmt.Errorf("git status in %s: %w", dir, err)
-	}
-	if s := strings.TrimSpace(string(out)); s != "" {
-		lines := strings.Split(s, "\n")
+	if lines := wt.Changes; len(lines) > 0 {
 		if len(lines) > 5 {
-			lines = append(lines[:5], fmt.Sprintf("... and %d more", len(lines)-5))
+			lines = append(lines[:5:5], fmt.Sprintf("... and %d more", len(lines)-5))
 		}
-		return fmt.Errorf("%w in %s (commit or stash them first, or pass --allow-dirty):\n  %s", ErrDirty,
+		return "", fmt.Errorf("%w in %s (commit or stash them first, or pass --allow-dirty):\n  %s", ErrDirty,
 			filepath.Clean(dir), strings.Join(lines, "\n  "))
 	}
-	return nil
+	return "", nil
 }
 
 // updater is one Update run: the packages it visited and the file changes it collected.
@@ -216,6 +230,10 @@ type updater struct {
 	// base is, in the run of onConflict mark that gives each conflict original's
 	// value, the original tree (mark.go, run).
 	base *pkgio.Tree
+	// shipped maps a subpackage (relative to the root) to the local repositories its
+	// Kptfile names as shipped by its parent's upstream, each to the release that
+	// shipped it (fetch.go, noteShipped).
+	shipped map[string]map[string]string
 	// rootGit is the root package's upstream.git as recorded before the update (nil
 	// without a Kptfile upstream), for the subpackages that move with it (movesWithRoot).
 	rootGit *kptfile.Git

@@ -42,6 +42,7 @@ type updateFlags struct {
 	cacheDir                   string
 	maxFileSize                string
 	gitTimeout                 time.Duration
+	timeout                    time.Duration
 	log                        func(string) // progress messages, on stderr
 }
 
@@ -168,6 +169,7 @@ func updateCommand() *cobra.Command {
 	fl.StringVar(&f.cacheDir, "cache-dir", "", "git cache directory (default $KRM_MERGE_CACHE_DIR, else ~/.cache/krm-merge/git)")
 	fl.StringVar(&f.maxFileSize, "max-file-size", "64MiB", "the size limit of every file read, in DIR and in the upstream releases: bytes, or with KiB, MiB or GiB")
 	fl.DurationVar(&f.gitTimeout, "git-timeout", 0, "the time limit of every git command and of the wait for the git cache's lock, e.g. 90s or 20m (default $KRM_MERGE_GIT_TIMEOUT, else 5m)")
+	fl.DurationVar(&f.timeout, "timeout", pkgupdate.DefaultTimeout, "the time limit of the whole update; past it the update stops and writes nothing")
 	return cmd
 }
 
@@ -267,7 +269,7 @@ func runUpdate(ctx context.Context, f *updateFlags, arg string, out io.Writer) e
 		rep, err = pkgupdate.Update(ctx, pkgupdate.Options{
 			Dir: dir, Version: version, Repo: f.repo, Directory: f.directory, From: f.from,
 			Merge: merge, Plan: f.plan || cfg.Plan, AllowDirty: f.allowDirty, CacheDir: f.cacheDir,
-			MaxFileSize: maxFileSize, GitTimeout: f.gitTimeout, Log: f.log,
+			MaxFileSize: maxFileSize, GitTimeout: f.gitTimeout, Timeout: f.timeout, Log: f.log,
 		})
 	}
 	if errors.Is(err, gitfetch.ErrTimeout) {
