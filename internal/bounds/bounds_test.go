@@ -178,3 +178,27 @@ func TestCheckFindsUnwritableTag(t *testing.T) {
 		}
 	}
 }
+
+// The items of one YAML document share anchors: each item's Added is what its own
+// aliases add, and TooExpandedTogether finds the item at which their sum passes the
+// bound.
+func TestTooExpandedTogether(t *testing.T) {
+	doc := yaml.MustParse("- {a: &big [" + strings.TrimSuffix(strings.Repeat("1,", 300_000), ",") + "]}\n" +
+		"- {x: *big}\n- {x: *big}\n- {x: [*big, *big]}\n- {y: 1}\n").YNode()
+	var reports []Report
+	for _, item := range doc.Content {
+		reports = append(reports, Check(item))
+	}
+	if got := []int{reports[0].Added, reports[1].Added, reports[3].Added, reports[4].Added}; fmt.Sprint(got) != "[0 300001 600002 0]" {
+		t.Fatalf("Added %v", got)
+	}
+	if at, sum := TooExpandedTogether(reports); at != 3 || sum != 1_200_004 {
+		t.Errorf("TooExpandedTogether = %d, %d; want 3, 1200004", at, sum)
+	}
+	if at, _ := TooExpandedTogether(reports[:3]); at != -1 {
+		t.Errorf("600,000 added nodes refused at %d", at)
+	}
+	if r := Check(yaml.MustParse("a: &m {b: *m}\n").YNode()); r.Added <= MaxExpandedNodes {
+		t.Errorf("a recursive alias adds %d", r.Added)
+	}
+}
