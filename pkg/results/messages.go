@@ -159,6 +159,18 @@ func StayedDeleted(at At, id string) *framework.Result {
 	return at.result(framework.Warning, id+" was deleted locally and stays deleted, but upstream changed it meanwhile")
 }
 
+// IgnoredOverride is the warning on an item whose identity override (from source, e.g.
+// "annotation internal.kpt.dev/upstream-identifier", at field) names another group or
+// kind (claimed, as "group/Kind" or "Kind" for the core group) than the item's own
+// (own): an override pairs copies of one resource, so it is ignored and the item keeps
+// its own identity. at names the item and its file.
+func IgnoredOverride(at At, source, field, claimed, own string) *framework.Result {
+	at.Path = field
+	return at.result(framework.Warning, fmt.Sprintf("identity override ignored: the %s names a %s, and this item is a %s; "+
+		"an override pairs a renamed or re-namespaced copy of one kind, never resources of different kinds, so the item "+
+		"keeps its own identity (correct or remove the override)", source, claimed, own))
+}
+
 // HostCopy is the warning on a merged item's node where kpt will copy dest's comment
 // onto another node than its own (at.Path is the node).
 func HostCopy(at At, comment string) *framework.Result {
