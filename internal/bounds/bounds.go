@@ -51,6 +51,9 @@ type Report struct {
 	// ResourceList), whose items may alias each other's anchors: MaxExpandedNodes bounds
 	// the sum too (TooExpandedTogether).
 	Added int
+	// Written is how many nodes the item's text holds (each once, aliases as one).
+	// Written+Added, summed over the items of an input, is what MaxNodes bounds.
+	Written int
 	// Repeated is the first map key (in document order) that repeats a key of its map;
 	// nil when every map's keys are unique.
 	Repeated *RepeatedKey
@@ -72,6 +75,20 @@ func TooExpandedTogether(reports []Report) (at, sum int) {
 	for i, r := range reports {
 		sum = min(sum+r.Added, saturated)
 		if sum > MaxExpandedNodes {
+			return i, sum
+		}
+	}
+	return -1, sum
+}
+
+// TooManyNodes returns the index of the first report (in order) at which the nodes of
+// the reports' items, written and added by aliases (Report.Written + Report.Added),
+// summed from the first, exceed limit (MaxNodes), and that sum; -1 when the whole sum
+// stays within it.
+func TooManyNodes(reports []Report, limit int) (at, sum int) {
+	for i, r := range reports {
+		sum = min(sum+r.Written+r.Added, saturated)
+		if sum > limit {
 			return i, sum
 		}
 	}
@@ -112,6 +129,7 @@ func Check(n *yaml.Node) Report {
 	r := Report{}
 	expanded := m.of(n)
 	r.Added = expanded - m.written
+	r.Written = m.written
 	if m.cyclic {
 		r.Added = saturated
 	}
