@@ -9,12 +9,18 @@ import (
 	"strings"
 )
 
-// Memory grows with an input's YAML nodes, not its bytes: a node costs a few hundred
-// bytes decoded and merged, and up to about 1.7 KB at the peak for the smallest nodes
-// (a list of 260,000 empty lists, 3 bytes of text each, peaked at 453 MB of resident
-// memory, 580 bytes per input byte; bench/memory_test.go measures it). So the whole
-// input is bounded twice: its bytes (MaxInputBytes, read before anything is decoded)
-// and its nodes with aliases expanded (MaxNodes, counted before any merge).
+// Memory grows with an input's YAML nodes, not its bytes: a node of typical Kubernetes
+// YAML (about 14 bytes of text) costs about 350 bytes of resident memory at the peak of
+// a run, 25 bytes a byte, but the smallest nodes cost far more per byte: a list of
+// 260,000 empty lists (3 bytes of text a node) peaked at 453 MB, 1.7 KB a node and 580
+// bytes a byte (bench/memory_test.go's BenchmarkMemory measures both, in process, where
+// the collector runs more lazily: up to 2.9 KB a node). So the whole input is bounded
+// twice: its bytes (MaxInputBytes, before anything is decoded) and its nodes with
+// aliases expanded (MaxNodes, counted once decoded, before any merge). An input past the
+// node bound costs its decoding only: about 75 bytes of memory a byte of text at most
+// (16 MB of empty lists, refused, peaked at 1.2 GB), so at most about 5 GB at the
+// default byte bound; an input within both bounds peaks below about 4.3 GB (2,500,000
+// nodes at 1.7 KB), about 1 GB for typical YAML.
 
 // MaxInputEnv and MaxNodesEnv are the environment variables that set the bounds; kpt
 // passes them to a function with `kpt fn eval --env` or a Kptfile's env list.
@@ -29,12 +35,10 @@ const (
 const DefaultMaxInputBytes = 64 << 20
 
 // DefaultMaxNodes is the default bound on the YAML nodes of a whole input, aliases
-// expanded: 4,000,000. At the worst cost measured (about 1.7 KB of resident memory a
-// node, for a list of empty lists), an input at the bound peaks near 7 GiB; typical
-// Kubernetes YAML (about 14 bytes of text and 350 bytes of memory a node) holds 55 MB
-// and peaks near 1.4 GB. Past it an input is refused before any merge, having cost only
-// its decoding (about 200 bytes a node).
-const DefaultMaxNodes = 4_000_000
+// expanded: 2,500,000, about 35 MB of typical Kubernetes YAML (some 3,500 resources in
+// three versions). At the worst cost measured (1.7 KB of resident memory a node) an
+// input at the bound peaks near 4.3 GB; typical YAML near 1 GB.
+const DefaultMaxNodes = 2_500_000
 
 // MaxInputBytes is the bound on an input's bytes: MaxInputEnv's value (bytes, or with
 // KiB, MiB or GiB), else DefaultMaxInputBytes. Errors: a value that is not a positive

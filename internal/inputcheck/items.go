@@ -44,8 +44,8 @@ func ExpandedTogetherError(it *roles.Item, added, sum int) error {
 // items, aliases expanded, summed in input order up to it (sum), exceed limit
 // (bounds.MaxNodes, bounds.TooManyNodes).
 func TooManyNodesError(it *roles.Item, sum, limit int) error {
-	return it.Errorf("", "the input holds more than %d YAML nodes (aliases expanded; %d up to this item, items[%d]), the bound on "+
-		"the function's input (%s; default %d): memory grows with the nodes, up to about 1.7 KB a node; split the package, "+
+	return it.Errorf("", "the input holds more than %d YAML nodes (aliases expanded; %d up to this item, items[%d]), the bound on the "+
+		"input (%s; default %d): memory grows with the nodes, up to about 1.7 KB a node; split the package, "+
 		"or raise the bound if the machine has the memory", limit, sum, it.Position, bounds.MaxNodesEnv, bounds.DefaultMaxNodes)
 }
 
