@@ -42,6 +42,7 @@ type updateFlags struct {
 	config, onConflict, output string
 	plan, allowDirty           bool
 	cont, abort                bool
+	showSecretValues           bool
 	repo, directory, from, to  string
 	cacheDir                   string
 	maxFileSize                string
@@ -148,6 +149,7 @@ func updateCommand() *cobra.Command {
 	fl := cmd.Flags()
 	fl.StringVar(&f.config, "config", "", "merge options: a functionConfig file (fn.krm-merge.dev/v1alpha1 ResourceMerge or ConfigMap), as for the function")
 	fl.StringVar(&f.onConflict, "on-conflict", "", "conflict policy, overriding the config's onConflict: updated, dest, error, or mark (conflict markers in the files)")
+	fl.BoolVar(&f.showSecretValues, "show-secret-values", false, "print a Secret's data and stringData values in conflict and plan lines (the config's showSecretValues); without it they are redacted")
 	fl.BoolVar(&f.cont, "continue", false, "conclude an update stopped at conflict markers, once they are resolved: record the new release")
 	fl.BoolVar(&f.abort, "abort", false, "undo an update stopped at conflict markers: DIR exactly as before it")
 	fl.StringVar(&f.output, "output", "text", "output format: text or json")
@@ -258,6 +260,7 @@ func runUpdate(ctx context.Context, f *updateFlags, arg string, out io.Writer) e
 			return fmt.Errorf("--on-conflict %q: want updated, dest, error or mark", f.onConflict)
 		}
 	}
+	cfg.ShowSecretValues = cfg.ShowSecretValues || f.showSecretValues
 	var rep *pkgupdate.Report
 	merge, err := mergeOptions(cfg)
 	if err == nil {
@@ -428,7 +431,7 @@ func mergeOptions(cfg *config.Config) (*pkgupdate.MergeOptions, error) {
 	}
 	return &pkgupdate.MergeOptions{OnConflict: cfg.OnConflict, RoleAnnotation: cfg.RoleAnnotation,
 		MergeOnPath: cfg.MergeOnPath, ValueMerge: cfg.ValueMerge, Schema: cfg.Schema,
-		AssociativeKeys: cfg.AssociativeKeys, MergeKeys: cfg.MergeKeys, FieldRules: cfg.FieldRules}, nil
+		AssociativeKeys: cfg.AssociativeKeys, MergeKeys: cfg.MergeKeys, FieldRules: cfg.FieldRules, ShowSecretValues: cfg.ShowSecretValues}, nil
 }
 
 // loadConfig reads a functionConfig file as the function reads its functionConfig;
