@@ -97,6 +97,8 @@ type TooLargeError struct {
 	Limit int64
 }
 
+// Error says the input is longer than the bound, names the variable that sets it, and
+// what to do.
 func (e *TooLargeError) Error() string {
 	return fmt.Sprintf("the input is longer than %d bytes, the bound on the function's input (%s; default 64MiB): "+
 		"split the package, or raise the bound if the machine has the memory (about 350 bytes of memory a byte of "+
