@@ -50,8 +50,9 @@ image-test: image tools ## the whole e2e suite against the image (kpt --image, r
 	PATH="$(BIN):$$PATH" E2E_IMAGE=$(IMAGE) E2E_EVAL_RUNTIME=image KPT_FN_RUNTIME=$$(bash hack/image.sh runtime) \
 		go test -count=1 -timeout 30m ./e2e/...
 
-bench: ## benchmark krm-merge against kyaml: ~10 min, ~11 GB at the peak; prints a markdown table
+bench: ## benchmark krm-merge against kyaml: ~10 min, ~11 GB at the peak; prints a markdown table; then memory per input byte and node (BenchmarkMemory)
 	go run ./bench/cmd/krm-merge-bench
+	go test -run '^$$' -bench BenchmarkMemory -benchtime 1x ./bench
 
 bench-smoke: ## the same at small sizes, under a minute, no goal verdicts
 	go run ./bench/cmd/krm-merge-bench -quick

@@ -76,7 +76,9 @@ func runFunction(t *testing.T, name, file string, keepOut bool, timeout time.Dur
 	ctx, cancel := context.WithTimeout(context.Background(), timeout)
 	defer cancel()
 	cmd := exec.CommandContext(ctx, os.Args[0])
-	cmd.Env = append(os.Environ(), krmMergeAsMain+"=1")
+	// these inputs test the other bounds: the input's own (KRM_MERGE_MAX_INPUT, 64 MiB by
+	// default) is raised past the 100 MB of 10,000 block levels and the 1 GiB scalar
+	cmd.Env = append(os.Environ(), krmMergeAsMain+"=1", "KRM_MERGE_MAX_INPUT=2GiB")
 	cmd.Stdin = in
 	var out bytes.Buffer
 	cw := &countingWriter{keep: keepOut, buf: &out}

@@ -45,6 +45,15 @@ type Report struct {
 	RecursiveAlias bool
 	// HasAlias: the item holds an alias node.
 	HasAlias bool
+	// Added is how many nodes the item's aliases add, expanded, to those written in its
+	// text (0 without an alias; saturating far above MaxExpandedNodes, and so for a
+	// recursive alias). A caller adds it up over the items of one YAML document (a
+	// ResourceList), whose items may alias each other's anchors: MaxExpandedNodes bounds
+	// the sum too (TooExpandedTogether).
+	Added int
+	// Written is how many nodes the item's text holds (each once, aliases as one).
+	// Written+Added, summed over the items of an input, is what MaxNodes bounds.
+	Written int
 	// Repeated is the first map key (in document order) that repeats a key of its map;
 	// nil when every map's keys are unique.
 	Repeated *RepeatedKey
@@ -54,6 +63,36 @@ type Report struct {
 	// tag `!!`) and `!<!!>`; yaml.v3, which every KRM host writes with, writes it as
 	// `!!`, which no parser reads, so an item holding one cannot be written back.
 	UnwritableTag *string
+}
+
+// TooExpandedTogether returns the index of the first report (in order) at which the
+// nodes the reports' aliases add (Report.Added), summed from the first, exceed
+// MaxExpandedNodes, and that sum; -1 when the whole sum stays within it. A ResourceList
+// is one YAML document, so an item may alias an anchor written in another: ten items
+// each aliasing one 200,000-element anchor stay under the bound one by one and expand to
+// 2,000,000 nodes together (when the output is written, each alias is written out).
+func TooExpandedTogether(reports []Report) (at, sum int) {
+	for i, r := range reports {
+		sum = min(sum+r.Added, saturated)
+		if sum > MaxExpandedNodes {
+			return i, sum
+		}
+	}
+	return -1, sum
+}
+
+// TooManyNodes returns the index of the first report (in order) at which the nodes of
+// the reports' items, written and added by aliases (Report.Written + Report.Added),
+// summed from the first, exceed limit (MaxNodes), and that sum; -1 when the whole sum
+// stays within it.
+func TooManyNodes(reports []Report, limit int) (at, sum int) {
+	for i, r := range reports {
+		sum = min(sum+r.Written+r.Added, saturated)
+		if sum > limit {
+			return i, sum
+		}
+	}
+	return -1, sum
 }
 
 // RepeatedKey is a map key given twice in one map.
@@ -89,7 +128,12 @@ func Check(n *yaml.Node) Report {
 	var m measure
 	r := Report{}
 	expanded := m.of(n)
-	r.TooExpanded = expanded-m.written > MaxExpandedNodes || m.cyclic
+	r.Added = expanded - m.written
+	r.Written = m.written
+	if m.cyclic {
+		r.Added = saturated
+	}
+	r.TooExpanded = r.Added > MaxExpandedNodes
 	r.HasAlias = m.aliased
 	r.RecursiveAlias = m.cyclic
 	if m.repeatedIn != nil {

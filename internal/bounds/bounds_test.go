@@ -1,6 +1,7 @@
 package bounds
 
 import (
+	"errors"
 	"fmt"
 	"strings"
 	"testing"
@@ -176,5 +177,64 @@ func TestCheckFindsUnwritableTag(t *testing.T) {
 		if r := Check(yaml.MustParse(in).YNode()); r.UnwritableTag != nil {
 			t.Errorf("%q: UnwritableTag %q", in, *r.UnwritableTag)
 		}
+	}
+}
+
+// The items of one YAML document share anchors: each item's Added is what its own
+// aliases add, and TooExpandedTogether finds the item at which their sum passes the
+// bound.
+func TestTooExpandedTogether(t *testing.T) {
+	doc := yaml.MustParse("- {a: &big [" + strings.TrimSuffix(strings.Repeat("1,", 300_000), ",") + "]}\n" +
+		"- {x: *big}\n- {x: *big}\n- {x: [*big, *big]}\n- {y: 1}\n").YNode()
+	var reports []Report
+	for _, item := range doc.Content {
+		reports = append(reports, Check(item))
+	}
+	if got := []int{reports[0].Added, reports[1].Added, reports[3].Added, reports[4].Added}; fmt.Sprint(got) != "[0 300001 600002 0]" {
+		t.Fatalf("Added %v", got)
+	}
+	if at, sum := TooExpandedTogether(reports); at != 3 || sum != 1_200_004 {
+		t.Errorf("TooExpandedTogether = %d, %d; want 3, 1200004", at, sum)
+	}
+	if at, _ := TooExpandedTogether(reports[:3]); at != -1 {
+		t.Errorf("600,000 added nodes refused at %d", at)
+	}
+	if r := Check(yaml.MustParse("a: &m {b: *m}\n").YNode()); r.Added <= MaxExpandedNodes {
+		t.Errorf("a recursive alias adds %d", r.Added)
+	}
+}
+
+// The input bounds: sizes as pkg update's --max-file-size reads them, the environment
+// variables, and ReadInput reading no more than one byte past the bound.
+func TestInputBounds(t *testing.T) {
+	for in, want := range map[string]int64{"1000": 1000, "64MiB": 64 << 20, "2Ki": 2048, "1GiB": 1 << 30, "3M": 3 << 20, "5B": 5} {
+		if got, err := parseSize(in); err != nil || got != want {
+			t.Errorf("parseSize(%q) = %d, %v; want %d", in, got, err, want)
+		}
+	}
+	t.Setenv(MaxInputEnv, "")
+	t.Setenv(MaxNodesEnv, "")
+	if n, err := MaxInputBytes(); n != DefaultMaxInputBytes || err != nil {
+		t.Errorf("default input bound %d, %v", n, err)
+	}
+	if n, err := MaxNodes(); n != DefaultMaxNodes || err != nil {
+		t.Errorf("default node bound %d, %v", n, err)
+	}
+	t.Setenv(MaxInputEnv, "1x")
+	t.Setenv(MaxNodesEnv, "-3")
+	if _, err := MaxInputBytes(); err == nil || !strings.Contains(err.Error(), MaxInputEnv) {
+		t.Errorf("malformed input bound: %v", err)
+	}
+	if _, err := MaxNodes(); err == nil || !strings.Contains(err.Error(), MaxNodesEnv) {
+		t.Errorf("malformed node bound: %v", err)
+	}
+	r := strings.NewReader(strings.Repeat("x", 100))
+	data, err := ReadInput(r, 10, 0)
+	var tl *TooLargeError
+	if !errors.As(err, &tl) || len(data) != 10 || r.Len() != 89 {
+		t.Errorf("ReadInput over the bound: %d bytes, %v, %d left unread", len(data), err, r.Len())
+	}
+	if data, err := ReadInput(strings.NewReader("abc"), 3, 3); string(data) != "abc" || err != nil {
+		t.Errorf("ReadInput at the bound: %q, %v", data, err)
 	}
 }

@@ -30,6 +30,25 @@ func BoundsError(it *roles.Item, r bounds.Report) error {
 	return nil
 }
 
+// ExpandedTogetherError is the error for the item at which the nodes that the aliases of
+// a ResourceList's items add, summed in input order up to it, exceed
+// bounds.MaxExpandedNodes (bounds.TooExpandedTogether): added is what the item's own
+// aliases add, sum the list's total up to it.
+func ExpandedTogetherError(it *roles.Item, added, sum int) error {
+	return it.Errorf("", "its YAML aliases, expanded, add %d nodes, which takes the nodes added by aliases across the "+
+		"ResourceList to %d, more than %d (an alias bomb spread across items: the items of a ResourceList are one YAML "+
+		"document and may alias each other's anchors): write the values out or use fewer aliases", added, sum, bounds.MaxExpandedNodes)
+}
+
+// TooManyNodesError is the error for the item at which the YAML nodes of an input's
+// items, aliases expanded, summed in input order up to it (sum), exceed limit
+// (bounds.MaxNodes, bounds.TooManyNodes).
+func TooManyNodesError(it *roles.Item, sum, limit int) error {
+	return it.Errorf("", "the input holds more than %d YAML nodes (aliases expanded; %d up to this item, items[%d]), the bound on the "+
+		"input (%s; default %d): memory grows with the nodes, up to about 1.7 KB a node; split the package, "+
+		"or raise the bound if the machine has the memory", limit, sum, it.Position, bounds.MaxNodesEnv, bounds.DefaultMaxNodes)
+}
+
 // checkRead makes the run's checks of items (bounds.Check, BoundsError) as read, before
 // kyaml's annotation edits (which framework.Execute makes before any processor runs),
 // when one of them repeats a key those edits would silently remove a copy of

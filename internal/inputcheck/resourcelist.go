@@ -18,7 +18,8 @@ import (
 	"github.com/krm-merge/krm-merge/pkg/vocab"
 )
 
-// ResourceList reads the whole ResourceList from r and checks, before kyaml's framework
+// ResourceList reads the whole ResourceList from r (at most bounds.MaxInputBytes; a
+// longer one is refused as a failed read is) and checks, before kyaml's framework
 // reads it, what the framework would fail on or change with no result saying where
 // (docs/function.md, "Bad input"): YAML that does not parse; a list of the wrong shape
 // (checkList: the input not a map, `items` not a list, the list's apiVersion not a
@@ -40,7 +41,11 @@ func ResourceList(r io.Reader, w io.Writer) (_ io.Reader, err error) {
 				scrub.String(fmt.Sprint(x))))
 		}
 	}()
-	data, err := io.ReadAll(r)
+	limit, err := bounds.MaxInputBytes()
+	if err != nil {
+		return nil, writeFailure(w, err)
+	}
+	data, err := bounds.ReadInput(r, limit, 0)
 	if err != nil {
 		return nil, writeFailure(w, fmt.Errorf("cannot read the ResourceList input: %w", err))
 	}

@@ -9,6 +9,7 @@ import (
 	"sigs.k8s.io/kustomize/kyaml/kio"
 	"sigs.k8s.io/kustomize/kyaml/yaml"
 
+	"github.com/krm-merge/krm-merge/internal/bounds"
 	"github.com/krm-merge/krm-merge/internal/resourcelist"
 )
 
@@ -25,6 +26,8 @@ import (
 // checkRead, resourcelist.CheckItems): kyaml's reader fails on a malformed head naming
 // no place, or drops the field, before the processor runs.
 //
+// The files together are bounded as stdin is (bounds.MaxInputBytes).
+//
 // Input: the item paths (the arguments after the functionConfig) and stdin. Output: the
 // stream, to be given to kyaml as stdin with the single item argument "-". Errors: a file
 // that cannot be read, named by its path; stdin named twice; an item of the wrong shape,
@@ -34,6 +37,10 @@ func Standalone(paths []string, stdin io.Reader) (io.Reader, error) {
 	var buf bytes.Buffer
 	var files []standaloneFile
 	readStdin := false
+	limit, err := bounds.MaxInputBytes()
+	if err != nil {
+		return nil, fmt.Errorf("standalone items: %w", err)
+	}
 	for _, p := range paths {
 		var data []byte
 		var err error
@@ -42,9 +49,9 @@ func Standalone(paths []string, stdin io.Reader) (io.Reader, error) {
 				return nil, fmt.Errorf("standalone items: stdin (-) named more than once")
 			}
 			readStdin = true
-			data, err = io.ReadAll(stdin)
+			data, err = bounds.ReadInput(stdin, limit-int64(buf.Len()), 0)
 		} else {
-			data, err = os.ReadFile(p)
+			data, err = readFile(p, limit-int64(buf.Len()))
 		}
 		if err != nil {
 			return nil, fmt.Errorf("standalone items: cannot read %s: %w", p, err)
@@ -63,6 +70,16 @@ func Standalone(paths []string, stdin io.Reader) (io.Reader, error) {
 		return nil, fmt.Errorf("standalone items: %w", err)
 	}
 	return &buf, nil
+}
+
+// readFile reads the file at p, at most limit bytes (bounds.ReadInput).
+func readFile(p string, limit int64) ([]byte, error) {
+	f, err := os.Open(p)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	return bounds.ReadInput(f, max(limit, 0), 0)
 }
 
 // standaloneFile is one item file of a standalone run and the documents kyaml reads in it.

@@ -7,6 +7,8 @@ import (
 	"io"
 	"os"
 
+	"github.com/krm-merge/krm-merge/internal/bounds"
+
 	"sigs.k8s.io/kustomize/kyaml/fn/framework"
 )
 
@@ -22,7 +24,9 @@ type Memory struct {
 }
 
 // Run is what command.Build's command does with a ResourceList on stdin, through the
-// fast path: it reads all of r, runs p and writes the output to w; on an error it
+// fast path: it reads all of r (at most bounds.MaxInputBytes: a longer input, like a
+// failed read, goes to kyamlPath as a reader that fails after the bytes up to the bound,
+// and internal/inputcheck answers it with an error result), runs p and writes the output to w; on an error it
 // prints the error to errw as command.Build does ("%v") and returns it. Input the fast
 // reader declines (and a failed read) goes to kyaml, which gets the same bytes:
 // kyamlPath reads the ResourceList from its argument and does all of the above itself.
@@ -84,16 +88,21 @@ func safeRead(data []byte) (l *List, err error) {
 	return read(data)
 }
 
-// readAll reads r whole, sizing the buffer once when r is a regular file.
+// readAll reads r whole, at most bounds.MaxInputBytes (a longer input is a
+// *bounds.TooLargeError, with the bytes up to the bound), sizing the buffer once when r
+// is a regular file.
 func readAll(r io.Reader) ([]byte, error) {
-	var buf bytes.Buffer
+	limit, err := bounds.MaxInputBytes()
+	if err != nil {
+		return nil, err
+	}
+	hint := 0
 	if f, ok := r.(*os.File); ok {
-		if st, err := f.Stat(); err == nil && st.Mode().IsRegular() {
-			buf.Grow(int(st.Size()) + 512)
+		if st, err := f.Stat(); err == nil && st.Mode().IsRegular() && st.Size() <= limit {
+			hint = int(st.Size())
 		}
 	}
-	_, err := buf.ReadFrom(r)
-	return buf.Bytes(), err
+	return bounds.ReadInput(r, limit, hint)
 }
 
 type errReader struct{ err error }

@@ -10,17 +10,34 @@ import (
 	"sigs.k8s.io/kustomize/kyaml/fn/framework"
 )
 
-// String returns s with each control character but the newline, and each byte that is
-// not UTF-8, written as a Go escape (`\x1b`); other text is kept as it is.
+// String returns s with each character that is not graphic (unicode.IsGraphic) but the
+// newline, and each byte that is not UTF-8, written as a Go escape: control characters
+// (`\x1b`, `\t`), bidi controls such as U+202E (`\u202e`), the line and paragraph
+// separators U+2028 and U+2029, tag characters (`\U000e0041`) and other format
+// characters. Letters, marks, numbers, punctuation, symbols and spaces of any script
+// are kept as they are. It is the rule `krm-merge pkg update` prints by
+// (internal/pkgio's Escape), but keeping newlines: a message may span lines.
 func String(s string) string {
+	i := 0
+	for i < len(s) {
+		r, size := utf8.DecodeRuneInString(s[i:])
+		if (r == utf8.RuneError && size == 1) || !keep(r) {
+			break
+		}
+		i += size
+	}
+	if i == len(s) {
+		return s
+	}
 	var b strings.Builder
-	for i := 0; i < len(s); {
+	b.WriteString(s[:i])
+	for i < len(s) {
 		r, size := utf8.DecodeRuneInString(s[i:])
 		switch {
 		case r == utf8.RuneError && size == 1:
 			fmt.Fprintf(&b, `\x%02x`, s[i])
-		case r != '\n' && unicode.IsControl(r):
-			q := strconv.QuoteRune(r)
+		case !keep(r):
+			q := strconv.QuoteRuneToASCII(r)
 			b.WriteString(q[1 : len(q)-1])
 		default:
 			b.WriteString(s[i : i+size])
@@ -30,9 +47,15 @@ func String(s string) string {
 	return b.String()
 }
 
+// keep reports whether String writes r as it is.
+func keep(r rune) bool { return r == '\n' || unicode.IsGraphic(r) }
+
 // Results makes rs safe to print on a terminal, in place: each message, file path and
-// field path through String, and a resourceRef whose apiVersion, kind, name or namespace
-// holds a control character dropped. Nil entries are skipped.
+// field path through String, and the strings of each field's currentValue and
+// proposedValue (map keys included; maps and lists are rebuilt, never shared with the
+// input). A resourceRef whose apiVersion, kind, name or namespace holds a control
+// character is dropped (the message names the item: such an item is refused); one
+// holding another character String escapes has it escaped. Nil entries are skipped.
 func Results(rs framework.Results) {
 	for _, r := range rs {
 		if r == nil {
@@ -44,9 +67,47 @@ func Results(rs framework.Results) {
 		}
 		if r.Field != nil {
 			r.Field.Path = String(r.Field.Path)
+			r.Field.CurrentValue = Value(r.Field.CurrentValue)
+			r.Field.ProposedValue = Value(r.Field.ProposedValue)
 		}
-		if ref := r.ResourceRef; ref != nil && strings.IndexFunc(ref.APIVersion+ref.Kind+ref.Name+ref.Namespace, unicode.IsControl) >= 0 {
-			r.ResourceRef = nil
+		if ref := r.ResourceRef; ref != nil {
+			switch all := ref.APIVersion + ref.Kind + ref.Name + ref.Namespace; {
+			case strings.IndexFunc(all, unicode.IsControl) >= 0:
+				r.ResourceRef = nil
+			case String(all) != all:
+				c := *ref
+				c.APIVersion, c.Kind, c.Name, c.Namespace = String(c.APIVersion), String(c.Kind), String(c.Name), String(c.Namespace)
+				r.ResourceRef = &c
+			}
 		}
 	}
+}
+
+// Value returns v (a result's value: a string, number, bool, nil, or maps and lists of
+// them as YAML decodes them) with every string, map keys included, through String. A
+// value without such a string is returned as it is; otherwise maps and lists are new.
+func Value(v interface{}) interface{} {
+	switch x := v.(type) {
+	case string:
+		return String(x)
+	case []interface{}:
+		out := make([]interface{}, len(x))
+		for i, e := range x {
+			out[i] = Value(e)
+		}
+		return out
+	case map[string]interface{}:
+		out := make(map[string]interface{}, len(x))
+		for k, e := range x {
+			out[String(k)] = Value(e)
+		}
+		return out
+	case map[interface{}]interface{}:
+		out := make(map[interface{}]interface{}, len(x))
+		for k, e := range x {
+			out[Value(k)] = Value(e)
+		}
+		return out
+	}
+	return v
 }

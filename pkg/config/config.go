@@ -54,6 +54,9 @@ type Config struct {
 	// atomic list, a multi-line string) before calling it a conflict
 	// (docs/merge-semantics.md, "Merging inside a value"); 3way mode. Defaults sets it.
 	ValueMerge bool
+	// ShowSecretValues prints the values of a core v1 Secret's data and stringData in
+	// results; false redacts them (package results, Redact).
+	ShowSecretValues bool
 	// MergeKeys are the mergeKeys entries: how lists of given kinds and paths merge,
 	// over every schema source (schema.Resolver.WithOverrides); nil when not given.
 	MergeKeys []schema.ListOverride

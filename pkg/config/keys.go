@@ -26,6 +26,9 @@ const (
 	// KeyValueMerge merges inside a value changed on both sides before calling it a
 	// conflict (docs/merge-semantics.md, "Merging inside a value").
 	KeyValueMerge = "valueMerge"
+	// KeyShowSecretValues prints the values of a Secret's data and stringData in results
+	// instead of a redaction.
+	KeyShowSecretValues = "showSecretValues"
 	// KeyOriginal, KeyUpdated and KeySrc hold inline resources; typed form only
 	// (docs/function.md, "Choosing roles", 3).
 	KeyOriginal = "original"
@@ -120,6 +123,11 @@ var keyDocs = []KeyDoc{
 			"multi-line string by lines, with git merge-file's rules (changes to adjacent elements or lines overlap). " +
 			"A part changed on both sides differently is a conflict onConflict decides for that part alone; each value " +
 			"merged is an info result. false: such a value is one conflict (kyaml's rule). 3way mode."},
+	{Name: KeyShowSecretValues, Type: "boolean", Default: "false", Valid: validBools,
+		Meaning: "Print the values of a Secret's (core v1) data and stringData in results, plans and conflict lines. " +
+			"Without it they are redacted wherever a value is printed, as <redacted: 24 bytes, sha256:abcd1234> " +
+			"(the hash's first 8 hex digits, so that a person can tell the sides differ), and never reach CI logs. " +
+			"The output items hold the values either way. All modes."},
 	{Name: KeyOriginal, Type: "list of resources", TypedOnly: true,
 		Meaning: "Original resources given inline (e.g. for a kustomize transformer). 3way mode, with updated. " +
 			"Every input item without a role is then dest."},

@@ -11,7 +11,7 @@ import (
 // contractKeys are the keys of docs/function.md's functionConfig table, in its order, then
 // the keys this project adds (mergeKeys, fieldRules, plan, valueMerge).
 var contractKeys = []string{"mode", "roleAnnotation", "originalPath", "updatedPath", "destPath", "srcPath",
-	"mergeOnPath", "onConflict", "keepSources", "associativeKeys", "schema", "mergeKeys", "fieldRules", "plan", "valueMerge"}
+	"mergeOnPath", "onConflict", "keepSources", "associativeKeys", "schema", "mergeKeys", "fieldRules", "plan", "valueMerge", "showSecretValues"}
 
 func TestKeys(t *testing.T) {
 	keys := Keys()

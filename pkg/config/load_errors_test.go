@@ -13,7 +13,7 @@ import (
 // exists in both. Each case names the field (Error.Field), and the message text that
 // must appear.
 func TestLoadErrors(t *testing.T) {
-	const dataKeys = "mode, roleAnnotation, originalPath, updatedPath, destPath, srcPath, mergeOnPath, onConflict, keepSources, associativeKeys, schema, mergeKeys, fieldRules, plan, valueMerge"
+	const dataKeys = "mode, roleAnnotation, originalPath, updatedPath, destPath, srcPath, mergeOnPath, onConflict, keepSources, associativeKeys, schema, mergeKeys, fieldRules, plan, valueMerge, showSecretValues"
 	const specKeys = dataKeys + ", original, updated, src"
 	tests := []struct {
 		name  string

@@ -33,7 +33,7 @@ func (l *loader) configMapValues() {
 			s = ""
 		}
 		switch name {
-		case KeyMergeOnPath, KeyKeepSources, KeyPlan, KeyValueMerge:
+		case KeyMergeOnPath, KeyKeepSources, KeyPlan, KeyValueMerge, KeyShowSecretValues:
 			if s != "true" && s != "false" {
 				l.fail(l.field(name), s, validBools, "%s %q is invalid; valid values: %s", name, s, strings.Join(validBools, ", "))
 				continue
@@ -80,7 +80,7 @@ func (l *loader) typedValues() {
 		name := kv[0].Value
 		v := spec[name]
 		switch name {
-		case KeyMergeOnPath, KeyKeepSources, KeyPlan, KeyValueMerge:
+		case KeyMergeOnPath, KeyKeepSources, KeyPlan, KeyValueMerge, KeyShowSecretValues:
 			if b, ok := v.(bool); ok {
 				l.setBool(name, b)
 			}
@@ -168,6 +168,8 @@ func (l *loader) setBool(name string, b bool) {
 		l.cfg.Plan = b
 	case KeyValueMerge:
 		l.cfg.ValueMerge = b
+	case KeyShowSecretValues:
+		l.cfg.ShowSecretValues = b
 	}
 }
 

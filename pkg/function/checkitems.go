@@ -58,6 +58,10 @@ func checkConfigHead(fc *yaml.RNode) error {
 
 // checkItems returns a *vocab.ItemError for the first item (in input order) whose
 // aliases, expanded, add more than bounds.MaxExpandedNodes nodes (bounds.TooExpanded),
+// or at which the nodes the items' aliases add, summed in input order, exceed that bound
+// (bounds.TooExpandedTogether: items may alias each other's anchors), or at which the
+// items' nodes, written and added by aliases, summed in input order, exceed
+// bounds.MaxNodes (memory grows with them; an unreadable bound is an error too), or
 // that holds a map with a repeated key (YAML requires unique keys; yaml.v3 parses them
 // anyway and a merge would pair and write both copies), naming the resource, its file,
 // the key's path and both lines, or that holds a node tagged `!!`
@@ -78,6 +82,16 @@ func checkItems(items []roles.Item) (anyAlias, anyNullElement bool, err error) {
 			return true, true, err
 		}
 		anyAlias = anyAlias || reports[i].HasAlias
+	}
+	if at, sum := bounds.TooExpandedTogether(reports); at >= 0 {
+		return true, true, inputcheck.ExpandedTogetherError(&items[at], reports[at].Added, sum)
+	}
+	limit, err := bounds.MaxNodes()
+	if err != nil {
+		return true, true, err
+	}
+	if at, sum := bounds.TooManyNodes(reports, limit); at >= 0 {
+		return true, true, inputcheck.TooManyNodesError(&items[at], sum, limit)
 	}
 	return anyAlias, anyNullElement, nil
 }

@@ -2,6 +2,7 @@ package function_test
 
 import (
 	"errors"
+	"fmt"
 	"strings"
 	"testing"
 
@@ -208,6 +209,9 @@ func FuzzMalformedInput(f *testing.F) {
 		f.Add(tc.in)
 	}
 	f.Add("C: \ns:\n- &m\n  a: *m\n") // the first finding: a stream whose alias is inside its anchor crashed the process
+	for _, in := range aliasesAcrossItems() {
+		f.Add(in)
+	}
 	for _, fc := range fuzzseed.FnConfigs(f) {
 		f.Add(rlHead + "items:\n" + cmItem("    annotations: {config.kubernetes.io/merge-source: dest, internal.config.kubernetes.io/path: f.yaml}\n") +
 			"functionConfig:\n  " + strings.ReplaceAll(strings.TrimRight(fc, "\n"), "\n", "\n  ") + "\n")
@@ -241,6 +245,30 @@ func FuzzMalformedInput(f *testing.F) {
 		}
 		checkFailure(t, rl, in)
 	})
+}
+
+// aliasesAcrossItems are ResourceLists (each under the fuzz input size) whose items alias
+// anchors written in other items: within the bound (a shared label map), and a bomb
+// spread across items (each item adding 111,111 nodes, under the per-item bound; eleven
+// of them pass the list's), with the anchor first, last, and in the functionConfig's
+// neighbour field.
+func aliasesAcrossItems() []string {
+	laughs := "  data:\n    l1: &l1 [x, x, x, x, x, x, x, x, x, x]\n"
+	for i := 2; i <= 5; i++ {
+		laughs += fmt.Sprintf("    l%d: &l%d [%s]\n", i, i, strings.TrimSuffix(strings.Repeat(fmt.Sprintf("*l%d, ", i-1), 10), ", "))
+	}
+	anchor := "- apiVersion: v1\n  kind: ConfigMap\n  metadata:\n    name: anchor\n" + laughs
+	var users strings.Builder
+	for i := range 11 {
+		fmt.Fprintf(&users, "- apiVersion: v1\n  kind: ConfigMap\n  metadata:\n    name: c%d\n  data: {x: *l5}\n", i)
+	}
+	return []string{
+		rlHead + "items:\n- apiVersion: v1\n  kind: ConfigMap\n  metadata: {name: a, labels: &l {app: x}}\n" +
+			"- apiVersion: v1\n  kind: ConfigMap\n  metadata: {name: b}\n  data: *l\n",
+		rlHead + "items:\n" + anchor + users.String(),
+		rlHead + "x: &l5 [1, 2]\nitems:\n" + users.String(),
+		rlHead + "items:\n" + anchor + users.String() + "functionConfig:\n  apiVersion: v1\n  kind: ConfigMap\n  metadata: {name: fc}\n",
+	}
 }
 
 // isResourceList reports whether kyaml reads in as a ResourceList (or List) rather than

@@ -38,6 +38,8 @@ func resourceOptions(cfg *config.Config, ro roles.Options, assigned []roles.Item
 		Merge:       mo,
 		FieldRules:  cfg.FieldRules,
 		Plan:        cfg.Plan,
+
+		ShowSecretValues: cfg.ShowSecretValues,
 	}
 }
 

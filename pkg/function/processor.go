@@ -11,6 +11,7 @@ import (
 	"github.com/krm-merge/krm-merge/internal/parallel"
 	"github.com/krm-merge/krm-merge/internal/scrub"
 	"github.com/krm-merge/krm-merge/pkg/config"
+	"github.com/krm-merge/krm-merge/pkg/identity"
 	"github.com/krm-merge/krm-merge/pkg/resources"
 	"github.com/krm-merge/krm-merge/pkg/results"
 	"github.com/krm-merge/krm-merge/pkg/roles"
@@ -142,6 +143,7 @@ func Run(items []*yaml.RNode, cfg *config.Config) (*resources.Outcome, error) {
 	if err != nil {
 		return nil, err
 	}
+	out.Results = append(out.Results, ignoredOverrides(assigned)...)
 	if cfg.OnConflict == vocab.FailOnConflict && len(out.Conflicts) > 0 {
 		refused := framework.Results{results.Refused(len(out.Conflicts), cfg.Plan)}
 		if cfg.Plan {
@@ -156,6 +158,26 @@ func Run(items []*yaml.RNode, cfg *config.Config) (*resources.Outcome, error) {
 		parallel.ForEach(len(out.Items), 256, func(i int) { out.Items[i] = writable(out.Items[i]) })
 	}
 	return out, nil
+}
+
+// ignoredOverrides are the warnings on the items whose identity override names another
+// group or kind than theirs, which identity.Index ignores (identity.IgnoredClaims), each
+// naming the item, its file and the override's field.
+func ignoredOverrides(items []roles.Item) framework.Results {
+	var out framework.Results
+	for _, ig := range identity.IgnoredClaims(items) {
+		out = append(out, results.IgnoredOverride(results.At{Location: ig.Item.Location()}, ig.Claim.Source, ig.Claim.Field,
+			groupKind(ig.Claim.Group, ig.Claim.Kind), groupKind(vocab.Group(ig.Item.Node.GetApiVersion()), ig.Item.Node.GetKind())))
+	}
+	return out
+}
+
+// groupKind is "group/Kind", or "Kind" for the core group.
+func groupKind(group, kind string) string {
+	if group == "" {
+		return kind
+	}
+	return group + "/" + kind
 }
 
 // located turns functionConfig errors into item errors about the functionConfig, each

@@ -169,6 +169,39 @@ func ClaimOf(it *roles.Item) (o Claim, ok bool, err error) {
 	return o, false, nil
 }
 
+// CrossesKind reports whether the Claim names another group or kind than its own
+// (only kpt's annotation names them): an override pairs a renamed or re-namespaced copy
+// of one resource, never a resource of another kind (an upstream ConfigMap claiming
+// `|Secret|default|db-creds` would pair with the user's Secret and merge its data into
+// it). Index ignores such a claim, and the item keeps its own identity; IgnoredClaims
+// lists them for a warning.
+func (o Claim) CrossesKind(it *roles.Item) bool {
+	return o.Group != vocab.Group(it.Node.GetApiVersion()) || o.Kind != it.Node.GetKind()
+}
+
+// IgnoredClaim is an item's identity override that Index ignores (Claim.CrossesKind).
+type IgnoredClaim struct {
+	Item  *roles.Item
+	Claim Claim
+}
+
+// IgnoredClaims returns, in input order, the items with a role whose identity override
+// Index ignores because it names another group or kind (Claim.CrossesKind), with the
+// claim; a malformed override is Index's error, not listed here.
+func IgnoredClaims(items []roles.Item) []IgnoredClaim {
+	var out []IgnoredClaim
+	for i := range items {
+		it := &items[i]
+		if it.Role == vocab.None {
+			continue
+		}
+		if o, ok, err := ClaimOf(it); err == nil && ok && o.CrossesKind(it) {
+			out = append(out, IgnoredClaim{Item: it, Claim: o})
+		}
+	}
+	return out
+}
+
 // parseNamespaceName splits "namespace/name"; problem is "" when it is well formed.
 func parseNamespaceName(v string) (ns, name, problem string) {
 	v = strings.TrimSpace(v)
@@ -288,7 +321,7 @@ func Index(items []roles.Item, opts Options) ([]*Set, error) {
 		if err != nil {
 			return nil, err
 		}
-		if ok {
+		if ok && !o.CrossesKind(it) {
 			overrides[it] = &o
 		}
 	}

@@ -423,3 +423,29 @@ func TestUpstream(t *testing.T) {
 		}
 	}
 }
+
+// kpt's annotation names group and kind: a claim of another group or kind is ignored
+// (an upstream ConfigMap claiming the user's Secret merged its data into the Secret),
+// the item keeps its own identity, and IgnoredClaims lists it.
+func TestOverrideAcrossKindsIsIgnored(t *testing.T) {
+	claim := "internal.kpt.dev/upstream-identifier: '|Secret|default|db-creds'"
+	got := setsOf(t,
+		item(t, "original", "v1", "ConfigMap", "default", "settings", "cm.yaml", "", claim),
+		item(t, "updated", "v1", "ConfigMap", "default", "settings", "cm.yaml", "", claim),
+		item(t, "dest", "v1", "Secret", "default", "db-creds", "s.yaml", ""),
+		item(t, "dest", "apps/v1", "Deployment", "", "web", "d.yaml", "", "internal.kpt.dev/upstream-identifier: extensions|Deployment|~C|web"))
+	want := "ConfigMap default/settings: original=default/settings,updated=default/settings | Secret default/db-creds: dest=default/db-creds | " +
+		"apps/Deployment web: dest=web"
+	if strings.Join(got, " | ") != want {
+		t.Errorf("sets\n%s\nwant\n%s", strings.Join(got, " | "), want)
+	}
+	assigned, err := roles.Assign([]*yaml.RNode{item(t, "original", "v1", "ConfigMap", "", "a", "cm.yaml", "", claim),
+		item(t, "dest", "apps/v1", "Deployment", "", "web", "d.yaml", "", "internal.kpt.dev/upstream-identifier: apps|Deployment|~C|web2")}, defaults())
+	if err != nil {
+		t.Fatal(err)
+	}
+	ig := IgnoredClaims(assigned)
+	if len(ig) != 1 || ig[0].Item.Node.GetName() != "a" || ig[0].Claim.Kind != "Secret" {
+		t.Errorf("IgnoredClaims = %+v", ig)
+	}
+}

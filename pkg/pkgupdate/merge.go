@@ -105,8 +105,12 @@ func (u *updater) mergeResources(rel string, src *source, paths []string, o, up,
 			return loc.relocate(err)
 		}
 		for _, ch := range planned.Changes {
+			change := ch.Change
+			if !cfg.ShowSecretValues { // a Secret's values end up in CI logs
+				change = results.RedactChange(ch.Item.Ref(), change)
+			}
 			pr.Changes = append(pr.Changes, Note{File: loc.file(ch.Item.File), Resource: describeRef(ch.Item.Ref()),
-				Field: ch.Change.Path.String(), Message: results.ChangeText(ch.Change)})
+				Field: ch.Change.Path.String(), Message: results.ChangeText(change)})
 		}
 	}
 	fileOrDirConflicts := pr.Counts.Conflicts // counted by fileOrDir, before the merge
@@ -124,7 +128,11 @@ func (u *updater) mergeResources(rel string, src *source, paths []string, o, up,
 		isConflict[c.Result] = true
 		pc := Conflict{File: loc.file(c.Item.File), Resource: describeRef(c.Item.Ref())}
 		if c.Field != nil {
-			pc.Field, pc.Message, pc.FieldConflict = c.Field.Path.String(), results.ConflictText(*c.Field, policy), c.Field
+			shown := *c.Field
+			if !cfg.ShowSecretValues {
+				shown = results.RedactConflict(c.Item.Ref(), shown)
+			}
+			pc.Field, pc.Message, pc.FieldConflict = c.Field.Path.String(), results.ConflictText(shown, policy), c.Field
 		} else {
 			pc.Message = results.DeletedUpstreamText(c.What, policy)
 		}

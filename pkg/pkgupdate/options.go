@@ -81,6 +81,9 @@ type MergeOptions struct {
 	MergeKeys []schema.ListOverride
 	// FieldRules override the merge at given fields (fieldRules).
 	FieldRules []fieldrules.Rule
+	// ShowSecretValues prints a Secret's data and stringData values in conflict and
+	// plan lines (showSecretValues); without it they are redacted.
+	ShowSecretValues bool
 }
 
 // DefaultMergeOptions returns the functionConfig's defaults (config.Defaults): updated
@@ -105,6 +108,7 @@ func (m *MergeOptions) functionConfig() *config.Config {
 	c.OnConflict, c.RoleAnnotation, c.MergeOnPath, c.ValueMerge = m.OnConflict, m.RoleAnnotation, m.MergeOnPath, m.ValueMerge
 	c.Schema, c.AssociativeKeys, c.MergeKeys, c.FieldRules = m.Schema, m.AssociativeKeys, m.MergeKeys, m.FieldRules
 	c.OriginalPath, c.UpdatedPath, c.DestPath = roleOriginal, roleUpdated, roleDest
+	c.ShowSecretValues = m.ShowSecretValues
 	return c
 }
 

@@ -101,7 +101,7 @@ func (r *run) applyRules(s *identity.Set, p *prep) error {
 			r.counts.Conflicts++
 			for i := range a.refused.Fields {
 				f := a.refused.Fields[i]
-				r.conflicts = append(r.conflicts, Conflict{Item: live, Refused: &f, Result: results.ApplyRefusedField(at(live), f)})
+				r.conflicts = append(r.conflicts, Conflict{Item: live, Refused: &f, Result: results.ApplyRefusedField(r.valuesAt(live), f)})
 			}
 			if a.refused.Reason != "" || len(a.refused.Fields) == 0 {
 				r.conflicts = append(r.conflicts, Conflict{Item: live, Reason: a.refused.Reason, Result: results.ApplyRefusedObject(at(live), a.refused.Reason)})
@@ -116,7 +116,7 @@ func (r *run) applyRules(s *identity.Set, p *prep) error {
 		}
 		for _, c := range a.result.Plan {
 			r.changes.Count(c)
-			r.notes = append(r.notes, results.ApplyChange(at(live), c))
+			r.notes = append(r.notes, results.ApplyChange(r.valuesAt(live), c))
 		}
 	case config != nil:
 		n := r.place(config, p.applied.created, p.applied.createdHosted)

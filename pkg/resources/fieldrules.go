@@ -46,7 +46,7 @@ func (r *run) mergeOptions(u, d *roles.Item, twoWay bool) (merge.Options, error)
 func (r *run) valuesMerged(d *roles.Item, values []merge.ValueMerge) {
 	for _, v := range values {
 		if v.Conflicts() < len(v.Parts) {
-			res := results.ValueMerged(at(d), v)
+			res := results.ValueMerged(r.valuesAt(d), v)
 			r.notes = append(r.notes, res)
 			r.values = append(r.values, ValueMerge{Item: d, Value: v, Result: res})
 		}

@@ -53,7 +53,7 @@ func (r *run) mergePlan(o *Outcome) (framework.Results, results.ChangeCounts) {
 			changed = true
 			counts.Count(c)
 			o.Changes = append(o.Changes, FieldChange{Item: d, Change: c})
-			out = append(out, results.PlanChange(at(d), c, r.opts.Roles.Mode))
+			out = append(out, results.PlanChange(r.valuesAt(d), c, r.opts.Roles.Mode))
 		}
 		if changed || len(covered[d]) > 0 {
 			counts.Resources++

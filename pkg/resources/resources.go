@@ -44,6 +44,9 @@ type Options struct {
 	// Plan makes Results the plan of the run (what it would change, field by field),
 	// and leaves the items out of the outcome's concern (the caller emits its input).
 	Plan bool
+	// ShowSecretValues prints a Secret's data and stringData values in results; without
+	// it package results redacts them (results.At.ShowSecretValues).
+	ShowSecretValues bool
 }
 
 // Outcome is what a run did, typed, with the output items and the results.
@@ -243,6 +246,14 @@ func at(it *roles.Item) results.At {
 	return results.At{Location: it.Location()}
 }
 
+// valuesAt is at for a result that carries field values: a Secret's are redacted
+// unless the run shows them (Options.ShowSecretValues).
+func (r *run) valuesAt(it *roles.Item) results.At {
+	a := at(it)
+	a.ShowSecretValues = r.opts.ShowSecretValues
+	return a
+}
+
 // fieldOf is the field path of a merge error (a 2-way directive's), "" otherwise.
 func fieldOf(err error) string {
 	if de, ok := err.(*merge.DirectiveError); ok {
@@ -256,7 +267,7 @@ func fieldOf(err error) string {
 func (r *run) conflict(it *roles.Item, c *vocab.Conflict, what string) {
 	var res *framework.Result
 	if c != nil {
-		res = results.FieldConflict(at(it), *c, r.opts.Merge.Policy)
+		res = results.FieldConflict(r.valuesAt(it), *c, r.opts.Merge.Policy)
 	} else {
 		res = results.DeletedUpstreamChangedLocally(at(it), what, r.opts.Merge.Policy)
 	}

@@ -21,6 +21,9 @@ import (
 type At struct {
 	vocab.Location
 	Path string
+	// ShowSecretValues prints a Secret's data and stringData values; without it they are
+	// redacted (redact.go).
+	ShowSecretValues bool
 }
 
 // result builds a result at a.
@@ -78,6 +81,9 @@ func ConflictText(c vocab.Conflict, p vocab.ConflictPolicy) string {
 // v3.4.1); updated wins".
 func FieldConflict(at At, c vocab.Conflict, p vocab.ConflictPolicy) *framework.Result {
 	at.Path = c.Path.String()
+	if at.redactsAt(c.Path) {
+		c = RedactConflict(at.Resource, c)
+	}
 	proposed := Value(c.Updated)
 	switch {
 	case c.Part != nil:
@@ -131,6 +137,10 @@ func ValueMergedText(v merge.ValueMerge) string {
 // is v's path): ValueMergedText, currentValue dest's value, proposedValue the merged one.
 func ValueMerged(at At, v merge.ValueMerge) *framework.Result {
 	at.Path = v.Path.String()
+	if under, root := secretPath(v.Path); at.redactsAt(v.Path) {
+		return withValues(at.result(framework.Info, "merged inside the "+string(v.Kind)+" (a Secret's value: the parts are not shown)"),
+			Value(redactNode(v.Dest, root && !under)), Value(redactNode(v.Merged, root && !under)))
+	}
 	return withValues(at.result(framework.Info, ValueMergedText(v)), Value(v.Dest), Value(v.Merged))
 }
 
@@ -157,6 +167,18 @@ func DeletedUpstreamChangedLocally(at At, id string, p vocab.ConflictPolicy) *fr
 func StayedDeleted(at At, id string) *framework.Result {
 	at.Path = ""
 	return at.result(framework.Warning, id+" was deleted locally and stays deleted, but upstream changed it meanwhile")
+}
+
+// IgnoredOverride is the warning on an item whose identity override (from source, e.g.
+// "annotation internal.kpt.dev/upstream-identifier", at field) names another group or
+// kind (claimed, as "group/Kind" or "Kind" for the core group) than the item's own
+// (own): an override pairs copies of one resource, so it is ignored and the item keeps
+// its own identity. at names the item and its file.
+func IgnoredOverride(at At, source, field, claimed, own string) *framework.Result {
+	at.Path = field
+	return at.result(framework.Warning, fmt.Sprintf("identity override ignored: the %s names a %s, and this item is a %s; "+
+		"an override pairs a renamed or re-namespaced copy of one kind, never resources of different kinds, so the item "+
+		"keeps its own identity (correct or remove the override)", source, claimed, own))
 }
 
 // HostCopy is the warning on a merged item's node where kpt will copy dest's comment
@@ -249,6 +271,9 @@ func PlanSummary(mode vocab.Mode, c vocab.Counts, p ChangeCounts) *framework.Res
 // dest's, proposedValue the merge's.
 func PlanChange(at At, c plan.Change, mode vocab.Mode) *framework.Result {
 	at.Path = c.Path.String()
+	if at.redactsAt(c.Path) {
+		c = RedactChange(at.Resource, c)
+	}
 	return withValues(at.result(framework.Info, string(mode)+" plan: "+ChangeText(c)), c.Current, c.Proposed)
 }
 
@@ -312,6 +337,9 @@ func ApplySummary(c vocab.Counts, ch ChangeCounts, isPlan bool) *framework.Resul
 // change this field: 1 -> 3 (overwrites a change made on the live object since the last
 // apply, which set 2)"; currentValue live, proposedValue after the apply.
 func ApplyChange(at At, c plan.Change) *framework.Result {
+	if at.redactsAt(c.Path) {
+		c = RedactChange(at.Resource, c)
+	}
 	var s string
 	switch c.Op {
 	case plan.Changed:
@@ -344,6 +372,9 @@ const refusedSuffix = "; onConflict is error (kubectl apply --overwrite=false), 
 // refuses to change (at.Path is the field; c.Base is the last-applied value), with its
 // last-applied, live and config values; currentValue is live.
 func ApplyRefusedField(at At, c plan.Change) *framework.Result {
+	if at.redactsAt(c.Path) {
+		c = RedactChange(at.Resource, c)
+	}
 	var what string
 	switch {
 	case c.Op == plan.Added && c.InBase:

@@ -38,6 +38,7 @@ type updateFlags struct {
 	config, onConflict, output string
 	plan, allowDirty           bool
 	cont, abort                bool
+	showSecretValues           bool
 	repo, directory, from, to  string
 	cacheDir                   string
 	maxFileSize                string
@@ -157,6 +158,7 @@ func updateCommand() *cobra.Command {
 	fl := cmd.Flags()
 	fl.StringVar(&f.config, "config", "", "merge options: a functionConfig file (fn.krm-merge.dev/v1alpha1 ResourceMerge or ConfigMap), as for the function (default none: the function's defaults, onConflict aside)")
 	fl.StringVar(&f.onConflict, "on-conflict", "", "what a conflict does: mark (markers in the files; the update stops, exit 2, until --continue or --abort), updated (upstream wins, as kpt pkg update), dest (your copy wins) or error (exit 1, nothing written) (default the --config file's onConflict if it sets one, else mark)")
+	fl.BoolVar(&f.showSecretValues, "show-secret-values", false, "print a Secret's data and stringData values in conflict and plan lines (the config's showSecretValues); without it they are redacted (default false: redacted)")
 	fl.BoolVar(&f.cont, "continue", false, "conclude an update stopped at conflict markers, once they are resolved: record the new release")
 	fl.BoolVar(&f.abort, "abort", false, "undo an update stopped at conflict markers: DIR exactly as before it")
 	fl.StringVar(&f.output, "output", "text", "output format: text or json")
@@ -263,6 +265,7 @@ func runUpdate(ctx context.Context, f *updateFlags, arg string, out io.Writer) e
 	if cfg.OnConflict, err = conflictPolicy(f.onConflict, cfg.OnConflict, configSets); err != nil {
 		return err
 	}
+	cfg.ShowSecretValues = cfg.ShowSecretValues || f.showSecretValues
 	var rep *pkgupdate.Report
 	merge, err := mergeOptions(cfg)
 	if err == nil {
@@ -386,7 +389,7 @@ func mergeOptions(cfg *config.Config) (*pkgupdate.MergeOptions, error) {
 	}
 	return &pkgupdate.MergeOptions{OnConflict: cfg.OnConflict, RoleAnnotation: cfg.RoleAnnotation,
 		MergeOnPath: cfg.MergeOnPath, ValueMerge: cfg.ValueMerge, Schema: cfg.Schema,
-		AssociativeKeys: cfg.AssociativeKeys, MergeKeys: cfg.MergeKeys, FieldRules: cfg.FieldRules}, nil
+		AssociativeKeys: cfg.AssociativeKeys, MergeKeys: cfg.MergeKeys, FieldRules: cfg.FieldRules, ShowSecretValues: cfg.ShowSecretValues}, nil
 }
 
 // DefaultOnConflict is the conflict policy of the pkg update command when neither
