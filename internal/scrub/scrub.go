@@ -53,7 +53,7 @@ func keep(r rune) bool { return r == '\n' || unicode.IsGraphic(r) }
 // Results makes rs safe to print on a terminal, in place: each message, file path and
 // field path through String, and the strings of each field's currentValue and
 // proposedValue (map keys included; maps and lists are rebuilt, never shared with the
-// input). A resourceRef whose apiVersion, kind, name or namespace holds a control
+// input), and each tag's key and value (the map is rebuilt). A resourceRef whose apiVersion, kind, name or namespace holds a control
 // character is dropped (the message names the item: such an item is refused); one
 // holding another character String escapes has it escaped. Nil entries are skipped.
 func Results(rs framework.Results) {
@@ -69,6 +69,13 @@ func Results(rs framework.Results) {
 			r.Field.Path = String(r.Field.Path)
 			r.Field.CurrentValue = Value(r.Field.CurrentValue)
 			r.Field.ProposedValue = Value(r.Field.ProposedValue)
+		}
+		if len(r.Tags) > 0 {
+			tags := make(map[string]string, len(r.Tags))
+			for k, v := range r.Tags {
+				tags[String(k)] = String(v)
+			}
+			r.Tags = tags
 		}
 		if ref := r.ResourceRef; ref != nil {
 			switch all := ref.APIVersion + ref.Kind + ref.Name + ref.Namespace; {

@@ -133,6 +133,7 @@ func (u *updater) mergeResources(rel string, src *source, paths []string, o, up,
 				shown = results.RedactConflict(c.Item.Ref(), shown)
 			}
 			pc.Field, pc.Message, pc.FieldConflict = c.Field.Path.String(), results.ConflictText(shown, policy), c.Field
+			pc.Original, pc.Updated, pc.Dest = results.Value(shown.Original), results.Value(shown.Updated), results.Value(shown.Dest)
 		} else {
 			pc.Message = results.DeletedUpstreamText(c.What, policy)
 		}

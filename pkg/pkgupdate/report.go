@@ -117,8 +117,17 @@ type Conflict struct {
 	// Lines is the line range of a text conflict in the local file ("12-15", "12" or
 	// "after 12" for an insertion), "" for resources.
 	Lines string `json:"lines,omitempty"`
-	// Message says what both sides did and which side won.
+	// Message says what both sides did and which side won. Values longer than 60
+	// bytes are cut around where they differ; Original, Updated and Dest hold them
+	// whole.
 	Message string `json:"message"`
+	// Original, Updated and Dest are, for a field conflict, the three whole values as
+	// plain JSON values (results.Value: a scalar as its string, a map or list as
+	// decoded YAML), each omitted where that side has no value, and a Secret's data
+	// and stringData redacted unless ShowSecretValues; all omitted for other rows.
+	Original interface{} `json:"original,omitempty"`
+	Updated  interface{} `json:"updated,omitempty"`
+	Dest     interface{} `json:"dest,omitempty"`
 	// FieldConflict is, for a field conflict, the conflict as the merge found it: its
 	// kind, the three values, the winner and, for a part of a value merged inside, the
 	// part (Message is its text). nil for a whole resource, a text file or a path that

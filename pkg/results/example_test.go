@@ -54,6 +54,10 @@ spec: {replicas: 5}
 	//   proposedValue: "2"
 	// file:
 	//   path: deploy.yaml
+	// tags:
+	//   dest: "5"
+	//   original: "1"
+	//   updated: "2"
 	// [error] apps/v1/Deployment/prod/web spec.replicas: conflict: changed on both sides (original 1, updated 2, dest 5); onConflict is error, so nothing is written
 }
 

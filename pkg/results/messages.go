@@ -1,10 +1,12 @@
 package results
 
 import (
+	"encoding/json"
 	"fmt"
 	"strings"
 
 	"sigs.k8s.io/kustomize/kyaml/fn/framework"
+	"sigs.k8s.io/kustomize/kyaml/yaml"
 
 	"github.com/krm-merge/krm-merge/pkg/merge"
 	"github.com/krm-merge/krm-merge/pkg/plan"
@@ -76,7 +78,8 @@ func ConflictText(c vocab.Conflict, p vocab.ConflictPolicy) string {
 // FieldConflict is the result of a 3-way field conflict c on the dest item at at (at.Path
 // is c's path): "conflict: " and ConflictText, currentValue dest's value, proposedValue
 // the winner's; for a conflicting part of a value merged inside (c.Part), the value the
-// output holds (c.Merged: every part merged, this one decided by the policy), e.g.
+// output holds (c.Merged: every part merged, this one decided by the policy); its tags
+// original, updated and dest the three values whole (wholeValues), e.g.
 // "conflict: changed on both sides: the tag (original v3.4.0, updated v3.5.0, dest
 // v3.4.1); updated wins".
 func FieldConflict(at At, c vocab.Conflict, p vocab.ConflictPolicy) *framework.Result {
@@ -91,7 +94,38 @@ func FieldConflict(at At, c vocab.Conflict, p vocab.ConflictPolicy) *framework.R
 	case c.Winner == vocab.Dest:
 		proposed = Value(c.Dest)
 	}
-	return conflictResult(at, ConflictText(c, p), p, Value(c.Dest), proposed)
+	r := conflictResult(at, ConflictText(c, p), p, Value(c.Dest), proposed)
+	r.Tags = wholeValues(c)
+	return r
+}
+
+// wholeValues are a conflict's three values whole, as its result's tags "original",
+// "updated" and "dest" (a scalar's text, a map or list as JSON; a side with no value
+// has no tag), since the message cuts a long value to the places where it differs and
+// currentValue and proposedValue hold two of the three; nil when no side has a value.
+func wholeValues(c vocab.Conflict) map[string]string {
+	tags := map[string]string{}
+	for _, side := range []struct {
+		name string
+		n    *yaml.RNode
+	}{{"original", c.Original}, {"updated", c.Updated}, {"dest", c.Dest}} {
+		if side.n.IsNil() {
+			continue
+		}
+		if side.n.YNode().Kind == yaml.ScalarNode {
+			tags[side.name] = side.n.YNode().Value
+			continue
+		}
+		b, err := json.Marshal(Value(side.n))
+		if err != nil {
+			continue
+		}
+		tags[side.name] = string(b)
+	}
+	if len(tags) == 0 {
+		return nil
+	}
+	return tags
 }
 
 // ValueMergedText says what a value merged inside (valueMerge) took from each side, e.g.
