@@ -5,6 +5,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"regexp"
 	"sort"
 	"syscall"
 
@@ -56,6 +57,9 @@ func (u *updater) stage(absDir, given string, rep *Report) (*Report, error) {
 		fc := FileChange{Path: c.change.Path, Action: c.action}
 		if u.opts.Plan {
 			fc.Diff = diff(c.old, c.change.Data)
+			if !u.cfg.ShowSecretValues && (holdsSecret(c.old) || holdsSecret(c.change.Data)) {
+				fc.Diff = secretDiff
+			}
 		}
 		rep.Files = append(rep.Files, fc)
 	}
@@ -139,6 +143,20 @@ func (u *updater) checkChanges() error {
 		}
 	}
 	return nil
+}
+
+// secretDiff stands for the plan's diff of a file holding a Secret, whose lines would
+// print its data and stringData values (the conflict and plan lines redact them).
+const secretDiff = "(the diff of a file holding a Secret is not shown: it would print the Secret's values; --show-secret-values shows it)\n"
+
+// secretKind is a document's top-level "kind: Secret" line.
+var secretKind = regexp.MustCompile(`(?m)^kind:[ \t]*["']?Secret["']?[ \t]*(#.*)?\r?$`)
+
+// holdsSecret reports whether data, a file's bytes, has a document of kind Secret: any
+// line "kind: Secret" at the top level, whatever the document's apiVersion or whether
+// the file parses, so that a diff is held back rather than a value printed.
+func holdsSecret(data []byte) bool {
+	return secretKind.Match(data)
 }
 
 // diff is the plan's diff of a file from old to new: a unified diff with 3 lines of
