@@ -59,64 +59,91 @@ func MergeMarked(base, dest, updated []byte, labels Labels) Marked {
 // mark writes the merge l with each region hunk says is one written as a hunk (git's
 // xdl_fill_merge_buffer and fill_conflict_hunk), the others as Merge writes them.
 func mark(l Lines, labels Labels, hunk func(Region) bool) Marked {
-	var out, upd, base bytes.Buffer
-	var m Marked
-	lines := 0 // lines written so far
-	write := func(ls [][]byte, needsCR, addNL bool, to ...*bytes.Buffer) {
-		lines += len(ls)
-		for _, w := range append(to, &out) {
-			for _, x := range ls {
-				w.Write(x)
-			}
-			if n := len(ls); addNL && n > 0 && !bytes.HasSuffix(ls[n-1], []byte("\n")) {
-				if needsCR {
-					w.WriteByte('\r')
-				}
-				w.WriteByte('\n')
-			}
-		}
-	}
-	marker := func(c byte, label string, withLabel, needsCR bool) {
-		out.Write(bytes.Repeat([]byte{c}, MarkerSize))
-		if withLabel {
-			out.WriteByte(' ')
-			out.WriteString(label)
-		}
-		if needsCR {
-			out.WriteByte('\r')
-		}
-		out.WriteByte('\n')
-		lines++
-	}
+	w := markedWriter{labels: labels}
 	next := 0 // next dest line to copy
 	for _, r := range l.Regions {
-		write(l.Dest[next:r.Dest.Start], false, false, &upd, &base)
+		w.same(l.Dest[next:r.Dest.Start])
 		next = r.Dest.End()
 		ds, us, bs := l.Dest[r.Dest.Start:r.Dest.End()], l.Updated[r.Updated.Start:r.Updated.End()], l.Base[r.Base.Start:r.Base.End()]
 		if !hunk(r) {
 			if r.Kind == UpdatedChanged {
-				write(us, false, false, &upd, &base)
+				w.same(us)
 			} else {
-				write(ds, false, false, &upd, &base)
+				w.same(ds)
 			}
 			continue
 		}
-		cr := needsCR(l, r)
-		h := Hunk{Base: Range{Start: r.Base.Start + 1, Lines: r.Base.Len}, Dest: Range{Start: r.Dest.Start + 1, Lines: r.Dest.Len},
-			Updated: Range{Start: r.Updated.Start + 1, Lines: r.Updated.Len}, Marked: Range{Start: lines + 1}}
-		marker('<', labels.Dest, true, cr)
-		write(ds, cr, true)
-		marker('|', labels.Base, true, cr)
-		write(bs, cr, true, &base)
-		marker('=', "", false, cr)
-		write(us, cr, true, &upd)
-		marker('>', labels.Updated, true, cr)
-		h.Marked.Lines = lines + 1 - h.Marked.Start
-		m.Hunks = append(m.Hunks, h)
+		w.hunk(Hunk{Base: Range{Start: r.Base.Start + 1, Lines: r.Base.Len}, Dest: Range{Start: r.Dest.Start + 1, Lines: r.Dest.Len},
+			Updated: Range{Start: r.Updated.Start + 1, Lines: r.Updated.Len}}, ds, bs, us, needsCR(l, r))
 	}
-	write(l.Dest[next:], false, false, &upd, &base)
-	m.Text, m.Updated, m.Base = orEmpty(out.Bytes()), orEmpty(upd.Bytes()), orEmpty(base.Bytes())
-	return m
+	w.same(l.Dest[next:])
+	return w.done()
+}
+
+// markedWriter builds a Marked: the text with markers (out), and the text with every
+// hunk resolved to its updated side (upd) and to its base side (base).
+type markedWriter struct {
+	out, upd, base bytes.Buffer
+	labels         Labels
+	hunks          []Hunk
+	lines          int // lines written to out so far
+}
+
+// same writes lines that every resolution holds (outside the hunks).
+func (w *markedWriter) same(ls [][]byte) {
+	w.put(ls, false, false, &w.out, &w.upd, &w.base)
+}
+
+// hunk writes one hunk with markers: dest's lines ds, base's bs, updated's us, the
+// markers ending in "\r\n" when cr; h holds the sides' ranges, and gets its Marked range.
+func (w *markedWriter) hunk(h Hunk, ds, bs, us [][]byte, cr bool) {
+	h.Marked = Range{Start: w.lines + 1}
+	w.marker('<', w.labels.Dest, cr)
+	w.put(ds, cr, true, &w.out)
+	w.marker('|', w.labels.Base, cr)
+	w.put(bs, cr, true, &w.out, &w.base)
+	w.marker('=', "", cr)
+	w.put(us, cr, true, &w.out, &w.upd)
+	w.marker('>', w.labels.Updated, cr)
+	h.Marked.Lines = w.lines + 1 - h.Marked.Start
+	w.hunks = append(w.hunks, h)
+}
+
+// put writes ls to each of to (out's lines counted), ending the last line with a line
+// end (CRLF when needsCR) where addNL and it has none: a side inside markers.
+func (w *markedWriter) put(ls [][]byte, needsCR, addNL bool, to ...*bytes.Buffer) {
+	w.lines += len(ls)
+	for _, b := range to {
+		for _, x := range ls {
+			b.Write(x)
+		}
+		if n := len(ls); addNL && n > 0 && !bytes.HasSuffix(ls[n-1], []byte("\n")) {
+			if needsCR {
+				b.WriteByte('\r')
+			}
+			b.WriteByte('\n')
+		}
+	}
+}
+
+// marker writes a marker line of c, with label where it is not "" (the "=======" line
+// has none).
+func (w *markedWriter) marker(c byte, label string, needsCR bool) {
+	w.out.Write(bytes.Repeat([]byte{c}, MarkerSize))
+	if label != "" || c != '=' {
+		w.out.WriteByte(' ')
+		w.out.WriteString(label)
+	}
+	if needsCR {
+		w.out.WriteByte('\r')
+	}
+	w.out.WriteByte('\n')
+	w.lines++
+}
+
+// done is the Marked written.
+func (w *markedWriter) done() Marked {
+	return Marked{Text: orEmpty(w.out.Bytes()), Hunks: w.hunks, Updated: orEmpty(w.upd.Bytes()), Base: orEmpty(w.base.Bytes())}
 }
 
 // needsCR decides whether the markers of region r end in "\r\n", as git's

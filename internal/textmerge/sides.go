@@ -168,61 +168,18 @@ func (h *sideHunk) trim(d [][]byte) {
 
 // writeHunks writes dest's lines d with each hunk of hs written with markers.
 func writeHunks(d [][]byte, hs []sideHunk, labels Labels) Marked {
-	var out, upd, base bytes.Buffer
-	var m Marked
-	lines := 0 // lines written so far
-	write := func(ls [][]byte, needsCR, addNL bool, to ...*bytes.Buffer) {
-		for _, w := range to {
-			for _, x := range ls {
-				w.Write(x)
-			}
-			if n := len(ls); addNL && n > 0 && !bytes.HasSuffix(ls[n-1], []byte("\n")) {
-				if needsCR {
-					w.WriteByte('\r')
-				}
-				w.WriteByte('\n')
-			}
-		}
-	}
-	marker := func(c byte, label string, withLabel, needsCR bool) {
-		out.Write(bytes.Repeat([]byte{c}, MarkerSize))
-		if withLabel {
-			out.WriteByte(' ')
-			out.WriteString(label)
-		}
-		if needsCR {
-			out.WriteByte('\r')
-		}
-		out.WriteByte('\n')
-		lines++
-	}
+	w := markedWriter{labels: labels}
 	next := 0
 	for _, h := range hs {
-		write(d[next:h.dest.Start], false, false, &out, &upd, &base)
-		lines += h.dest.Start - next
+		w.same(d[next:h.dest.Start])
 		next = h.dest.End()
-		ds := d[h.dest.Start:h.dest.End()]
-		us := h.updFrom[h.updated.Start:h.updated.End()]
-		bs := h.baseFrom[h.base.Start:h.base.End()]
 		cr := needsCR(Lines{Dest: d, Updated: h.updFrom, Base: h.baseFrom}, Region{Dest: h.dest, Updated: h.updated})
-		mh := Hunk{Base: Range{Start: h.base.Start + 1, Lines: h.base.Len}, Dest: Range{Start: h.dest.Start + 1, Lines: h.dest.Len},
-			Updated: Range{Start: h.updated.Start + 1, Lines: h.updated.Len}, Marked: Range{Start: lines + 1}}
-		marker('<', labels.Dest, true, cr)
-		write(ds, cr, true, &out)
-		lines += len(ds)
-		marker('|', labels.Base, true, cr)
-		write(bs, cr, true, &out, &base)
-		lines += len(bs)
-		marker('=', "", false, cr)
-		write(us, cr, true, &out, &upd)
-		lines += len(us)
-		marker('>', labels.Updated, true, cr)
-		mh.Marked.Lines = lines + 1 - mh.Marked.Start
-		m.Hunks = append(m.Hunks, mh)
+		w.hunk(Hunk{Base: Range{Start: h.base.Start + 1, Lines: h.base.Len}, Dest: Range{Start: h.dest.Start + 1, Lines: h.dest.Len},
+			Updated: Range{Start: h.updated.Start + 1, Lines: h.updated.Len}},
+			d[h.dest.Start:h.dest.End()], h.baseFrom[h.base.Start:h.base.End()], h.updFrom[h.updated.Start:h.updated.End()], cr)
 	}
-	write(d[next:], false, false, &out, &upd, &base)
-	m.Text, m.Updated, m.Base = orEmpty(out.Bytes()), orEmpty(upd.Bytes()), orEmpty(base.Bytes())
-	return m
+	w.same(d[next:])
+	return w.done()
 }
 
 func orEmpty(b []byte) []byte {
