@@ -364,3 +364,111 @@ func restore(lists *schema.Resolver, in, out *yaml.Node, sch schema.Node) *yaml.
 	res.Content = content
 	return res
 }
+
+// trail is the trailing comment of a map or list in one source and the depth it sits at
+// (see trailPath).
+type trail struct {
+	text  string
+	depth int
+}
+
+// trails are the trailing comments of a map or list in original, updated and dest.
+type trails struct{ o, u, d trail }
+
+// trailAt returns the index in n's content of the entry whose foot comment is n's
+// trailing comment: a list's last element, a map's last key (where the parser puts a
+// comment that follows the collection with no blank line); -1 when n is no map or list
+// or is empty.
+func trailAt(n *yaml.Node) int {
+	switch {
+	case n == nil:
+	case n.Kind == yaml.SequenceNode && len(n.Content) > 0:
+		return len(n.Content) - 1
+	case n.Kind == yaml.MappingNode && len(n.Content) > 1:
+		return len(n.Content) - 2
+	}
+	return -1
+}
+
+// lastKeyOf returns the index of the last key of el when el is a map that is neither an
+// alias nor anchored, else -1.
+func lastKeyOf(el *yaml.Node) int {
+	if el.Kind != yaml.MappingNode || el.Anchor != "" {
+		return -1
+	}
+	return trailAt(el)
+}
+
+// cutTrail returns n without its trailing comment (copies along the way; n is never
+// changed) and that comment. The trailing comment is the foot comment of n's last entry
+// (depth 0) or, in a list whose last element is a map, of that map's last key (depth 1:
+// a comment indented to the element's fields). It belongs to the collection, not to the
+// entry that happens to be last: merged as one slot of the collection (cutTrails,
+// putTrail), a comment that follows a list both sides appended to appears once, at the
+// end, not after each side's new last entry. n is returned as it is when it has none, or
+// a node to copy is anchored (an alias refers to that very node).
+func cutTrail(n *yaml.Node) (*yaml.Node, trail) {
+	i := trailAt(n)
+	if i < 0 || n.Anchor != "" || n.Content[i].Anchor != "" {
+		return n, trail{}
+	}
+	h := *n.Content[i]
+	var t trail
+	switch j := lastKeyOf(&h); {
+	case h.FootComment != "":
+		t.text, h.FootComment = h.FootComment, ""
+	case n.Kind == yaml.SequenceNode && j >= 0 && h.Content[j].FootComment != "" && h.Content[j].Anchor == "":
+		k := *h.Content[j]
+		t = trail{k.FootComment, 1}
+		k.FootComment = ""
+		h.Content = append([]*yaml.Node(nil), h.Content...)
+		h.Content[j] = &k
+	default:
+		return n, trail{}
+	}
+	c := *n
+	c.Content = append([]*yaml.Node(nil), n.Content...)
+	c.Content[i] = &h
+	return &c, t
+}
+
+// cutTrails is cutTrail on a map or list's three sources, before their entries are merged.
+func (*threeWay) cutTrails(o, u, d *yaml.Node) (co, cu, cd *yaml.Node, t trails) {
+	co, t.o = cutTrail(o)
+	cu, t.u = cutTrail(u)
+	cd, t.d = cutTrail(d)
+	return co, cu, cd, t
+}
+
+// putTrail returns out, a merged map or list the merge owns, with the trailing comment
+// merged 3-way as one slot (dest's when dest changed it from original's, else updated's)
+// at the end of its last entry, at the depth that side had it (a map element's last key
+// when it had it there and out's last element is a map, else the last entry), after any
+// foot comment that node has of its own. Nodes on the way are copied; out is changed in
+// place. out itself when there is none to put or out is empty (the comment goes with
+// the entries).
+func putTrail(out *yaml.Node, t trails) *yaml.Node {
+	c := t.u
+	if t.d.text != t.o.text {
+		c = t.d
+	}
+	on := deref(out)
+	i := trailAt(on)
+	if c.text == "" || i < 0 {
+		return out
+	}
+	h := *on.Content[i]
+	foot := &h.FootComment
+	if j := lastKeyOf(&h); c.depth == 1 && j >= 0 && h.Content[j].Anchor == "" && h.Anchor == "" {
+		k := *h.Content[j]
+		h.Content = append([]*yaml.Node(nil), h.Content...)
+		h.Content[j] = &k
+		foot = &k.FootComment
+	}
+	if *foot != "" {
+		c.text = *foot + "\n" + c.text
+	}
+	*foot = c.text
+	on.Content[i] = &h
+	return out
+}

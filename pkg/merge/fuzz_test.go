@@ -155,7 +155,8 @@ func checkFuzzOutput(t *testing.T, out *yaml.RNode, in []*yaml.RNode, snapshot [
 // well-formed YAML), its output is valid YAML, it changes no input, it gives the same
 // bytes twice, and with original == updated it returns dest byte for byte (no upstream
 // change, no change), but for dest's null elements of lists of primitives, which go. Seeds: the (original, updated, dest)
-// resources of the e2e 3-way case packages and the examples.
+// resources of the e2e 3-way case packages, the examples, and a trailing comment after a
+// list both sides appended to.
 func FuzzThreeWay(f *testing.F) {
 	fuzzguard.Setup(f)
 	for i, tr := range fuzzseed.Triples(f) {
@@ -164,6 +165,9 @@ func FuzzThreeWay(f *testing.F) {
 	for i, c := range valueMergeCases(f) { // values changed on both sides, merged inside
 		f.Add(c.Original, c.Updated, c.Dest, byte(4+i%4))
 	}
+	// a comment after a list both sides appended to (on the list's last element)
+	k := "apiVersion: kustomize.config.k8s.io/v1beta1\nkind: Kustomization\nresources:\n- cm.yaml\n"
+	f.Add(k+"# patches:\n", k+"- a.yaml\n# patches:\n", k+"- b.yaml\n# patches:\n", byte(0))
 	f.Fuzz(func(t *testing.T, o, u, d string, opt byte) {
 		defer fuzzguard.Guard(t, o, u, d, opt)()
 		in, snap, ok := parseAll(o, u, d)

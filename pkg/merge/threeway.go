@@ -164,16 +164,19 @@ func (e *threeWay) merge(o, u, d *yaml.Node, sch schema.Node, path *at, quiet bo
 	switch un.Kind {
 	case yaml.MappingNode:
 		if kindIs(o, yaml.MappingNode) && kindIs(d, yaml.MappingNode) {
-			return e.mergeMap(o, u, d, sch, path, quiet)
+			o, u, d, t := e.cutTrails(o, u, d)
+			return putTrail(e.mergeMap(o, u, d, sch, path, quiet), t)
 		}
 	case yaml.SequenceNode:
 		if kindIs(o, yaml.SequenceNode) && kindIs(d, yaml.SequenceNode) {
+			o, u, d, t := e.cutTrails(o, u, d)
+			un := deref(u)
 			l, ids := e.lists.Pair(sch, deref(o), un, deref(d))
 			switch l.Type {
 			case schema.Map:
-				return e.mergeKeyed(o, u, d, l, ids, sch.Elements(), path, quiet)
+				return putTrail(e.mergeKeyed(o, u, d, l, ids, sch.Elements(), path, quiet), t)
 			case schema.Set:
-				return e.mergeSet(o, u, d, path, quiet)
+				return putTrail(e.mergeSet(o, u, d, path, quiet), t)
 			}
 		}
 	}
