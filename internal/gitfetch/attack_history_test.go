@@ -5,6 +5,8 @@ import (
 	"crypto/rand"
 	"errors"
 	"io/fs"
+	"net/http"
+	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"strings"
@@ -141,5 +143,28 @@ func TestAttackFetchOverTheLimit(t *testing.T) {
 	}
 	if out := git(t, entries[0], "--git-dir", entries[0], "for-each-ref", "refs/tags/v3"); out != "" {
 		t.Errorf("the refused fetch wrote a ref: %s", out)
+	}
+}
+
+// A server that gives no history-less fetch (a dumb http server, which serves the
+// repository's files) is fetched from with the whole history.
+func TestDumbHTTPServerWithoutShallowFetches(t *testing.T) {
+	up, _, _, c1, c2 := historyUpstream(t, 100)
+	bare := filepath.Join(t.TempDir(), "up.git")
+	git(t, t.TempDir(), "clone", "-q", "--bare", up, bare)
+	git(t, bare, "update-server-info")
+	srv := httptest.NewServer(http.FileServer(http.Dir(bare)))
+	defer srv.Close()
+	t.Setenv("NO_PROXY", "*")
+	t.Setenv("no_proxy", "*")
+	f := &Fetcher{CacheDir: t.TempDir()}
+	if r, err := f.Resolve(context.Background(), srv.URL+"/", "/catalog/app", "v2"); err != nil || r.Commit != c2 {
+		t.Fatalf("a tag of a dumb http server: %+v, %v", r, err)
+	}
+	if err := update(t, f, srv.URL+"/", c1); err != nil {
+		t.Fatalf("a dumb http server: %v", err)
+	}
+	if err := f.Export(context.Background(), srv.URL+"/", c2, "/catalog/app", filepath.Join(t.TempDir(), "out")); err != nil {
+		t.Fatal(err)
 	}
 }

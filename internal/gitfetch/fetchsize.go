@@ -74,11 +74,13 @@ func (r *repo) fetchCapped(ctx context.Context, args []string) error {
 	close(finished)
 	<-watched
 	if n := over.Load(); n > 0 {
+		kept := "kept (git had finished)"
 		if now, err := r.refState(ctx); err == nil && now == refs { // git was stopped before it wrote a ref
 			removeNewPacks(packs, had)
+			kept = "nothing of it kept"
 		}
-		return fmt.Errorf("%s: the fetch downloaded over %d bytes and was stopped, nothing of it kept: the limit of one fetch is %d bytes "+
-			"(--max-fetch-size): %w", r.url, n, limit, ErrTooLarge)
+		return fmt.Errorf("%s: the fetch downloaded over %d bytes and was stopped, %s: the limit of one fetch is %d bytes "+
+			"(--max-fetch-size): %w", r.url, n, kept, limit, ErrTooLarge)
 	}
 	if err := r.f.gitError(ctx, tctx, args, stderr.String(), err); err != nil {
 		removeNewPacks(packs, nil)

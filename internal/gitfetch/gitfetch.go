@@ -359,7 +359,8 @@ func (r *repo) queryRemote(ctx context.Context, names []string) (map[string]stri
 // fetch downloads refspecs from the remote into the cache, checking every object
 // (fetch.fsckObjects), and no more than MaxFetchSize bytes (fetchCapped). shallow
 // fetches the commits alone (`--depth 1`: their trees and blobs, none of their
-// history); otherwise their whole history, completing a shallow cache (`--unshallow`).
+// history; the whole history when the server refuses that, naming "shallow" in its
+// error); otherwise their whole history, completing a shallow cache (`--unshallow`).
 // Under OneQueryPerRemote, a remote that did not answer in time (ErrTimeout) is not
 // asked again: its error is returned.
 func (r *repo) fetch(ctx context.Context, shallow bool, refspecs ...string) error {
@@ -374,6 +375,11 @@ func (r *repo) fetch(ctx context.Context, shallow bool, refspecs ...string) erro
 		args = append(args, "--unshallow")
 	}
 	err := r.fetchCapped(ctx, append(append(args, "--end-of-options", r.url), refspecs...))
+	var gerr *GitError
+	if shallow && errors.As(err, &gerr) && !isTimeout(err) && strings.Contains(gerr.Msg, "shallow") {
+		// a server that gives no history-less fetch (a dumb http server): the whole history
+		return r.fetch(ctx, false, refspecs...)
+	}
 	if r.f.OneQueryPerRemote && isTimeout(err) && ctx.Err() == nil {
 		if r.f.remotes == nil {
 			r.f.remotes = map[string]remoteRefs{}
