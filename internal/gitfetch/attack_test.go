@@ -120,7 +120,7 @@ func TestGitCommandsEndTheirOptions(t *testing.T) {
 		t.Error("ls-remote of an option passed")
 	}
 	notRun()
-	if err := r.fetch(ctx, "refs/tags/v1"); err == nil {
+	if err := r.fetch(ctx, true, "refs/tags/v1"); err == nil {
 		t.Error("fetch of an option passed")
 	}
 	notRun()

@@ -14,7 +14,8 @@
 // tag) first, then the tag <ref>, then the branch <ref>, then a commit id (full or
 // abbreviated). A full commit id found in the cache is used without contacting the
 // remote; every other ref is asked of the remote (`git ls-remote`) each time, and
-// fetched only when its commit is not cached yet. A tag that moved upstream is fetched
+// fetched only when its commit is not cached yet, as that commit alone (`--depth 1`:
+// no history) and no more than Fetcher.MaxFetchSize bytes. A tag that moved upstream is fetched
 // anew and reported in Resolved.Warnings; a cached tag is used, with a warning, when
 // the remote cannot be reached.
 //

@@ -61,6 +61,10 @@ const (
 	// DefaultMaxFiles is the most files and directories one Export writes (100,000): a
 	// tree that names one subtree many times over (a "git bomb") expands without end.
 	DefaultMaxFiles = 100_000
+	// DefaultMaxFetchSize is the most bytes one fetch downloads (1 GiB): the two
+	// releases an update needs are fetched without their history, so this bounds
+	// what an upstream's commit can make the cache grow by.
+	DefaultMaxFetchSize int64 = 1 << 30
 )
 
 // Fetcher fetches from git repositories through a cache. The zero value uses
@@ -85,6 +89,10 @@ type Fetcher struct {
 	// DefaultMaxTotalSize), MaxFiles its files and directories (0: DefaultMaxFiles).
 	MaxFileSize, MaxTotalSize int64
 	MaxFiles                  int
+	// MaxFetchSize bounds the bytes one `git fetch` downloads into the cache (the
+	// packs it writes); 0 is DefaultMaxFetchSize. A fetch past it is stopped and
+	// nothing of it kept (fetchCapped).
+	MaxFetchSize int64
 	// Fetches counts the `git fetch` runs (downloads), Queries the `git ls-remote` runs.
 	Fetches, Queries int
 	// OneQueryPerRemote makes Resolve ask each remote once for the Fetcher's life: the
@@ -239,7 +247,7 @@ func (f *Fetcher) Resolve(ctx context.Context, url, directory, ref string) (Reso
 		}
 		switch {
 		case have[commit] == "":
-			if err := r.fetch(ctx, "+"+c+":"+local); err != nil {
+			if err := r.fetch(ctx, true, "+"+c+":"+local); err != nil {
 				return Resolved{}, err
 			}
 			res.Cached = false
@@ -272,16 +280,17 @@ func firstLine(s string) string {
 }
 
 // byCommitID resolves id, a full or abbreviated commit id, into res: from the cache,
-// else after fetching it (a full id only: servers give a commit by its full id) or,
-// failing that, every branch and tag (res.Cached false). found is false when id names
-// no commit even then; err is a fetch's error.
+// else after fetching it alone, without its history (a full id only: servers give a
+// commit by its full id) or, failing that (a server refusing to give a commit by id),
+// every branch and tag with their whole history (res.Cached false). found is false
+// when id names no commit even then; err is a fetch's error.
 func (r *repo) byCommitID(ctx context.Context, res Resolved, id string) (_ Resolved, found bool, err error) {
 	if c, err := r.localCommit(ctx, id); err != nil || c != "" {
 		res.Commit = c
 		return res, c != "", err
 	}
-	if !fullSHA.MatchString(id) || r.fetch(ctx, id) != nil {
-		if err := r.fetch(ctx, "+refs/heads/*:refs/remotes/origin/*", "+refs/tags/*:refs/tags/*"); err != nil {
+	if !fullSHA.MatchString(id) || r.fetch(ctx, true, id) != nil {
+		if err := r.fetch(ctx, false, "+refs/heads/*:refs/remotes/origin/*", "+refs/tags/*:refs/tags/*"); err != nil {
 			return Resolved{}, false, err
 		}
 	}
@@ -348,15 +357,29 @@ func (r *repo) queryRemote(ctx context.Context, names []string) (map[string]stri
 }
 
 // fetch downloads refspecs from the remote into the cache, checking every object
-// (fetch.fsckObjects).
+// (fetch.fsckObjects), and no more than MaxFetchSize bytes (fetchCapped). shallow
+// fetches the commits alone (`--depth 1`: their trees and blobs, none of their
+// history; the whole history when the server refuses that, naming "shallow" in its
+// error); otherwise their whole history, completing a shallow cache (`--unshallow`).
 // Under OneQueryPerRemote, a remote that did not answer in time (ErrTimeout) is not
 // asked again: its error is returned.
-func (r *repo) fetch(ctx context.Context, refspecs ...string) error {
+func (r *repo) fetch(ctx context.Context, shallow bool, refspecs ...string) error {
 	if a, ok := r.f.remotes[r.url]; ok && r.f.OneQueryPerRemote && isTimeout(a.err) {
 		return a.err
 	}
 	r.f.Fetches++
-	_, err := r.git(ctx, append([]string{"fetch", "--no-tags", "--no-recurse-submodules", "--quiet", "--end-of-options", r.url}, refspecs...)...)
+	args := []string{"fetch", "--no-tags", "--no-recurse-submodules", "--quiet"}
+	if shallow {
+		args = append(args, "--depth", "1")
+	} else if out, err := r.git(ctx, "rev-parse", "--is-shallow-repository"); err == nil && strings.TrimSpace(out) == "true" {
+		args = append(args, "--unshallow")
+	}
+	err := r.fetchCapped(ctx, append(append(args, "--end-of-options", r.url), refspecs...))
+	var gerr *GitError
+	if shallow && errors.As(err, &gerr) && !isTimeout(err) && strings.Contains(gerr.Msg, "shallow") {
+		// a server that gives no history-less fetch (a dumb http server): the whole history
+		return r.fetch(ctx, false, refspecs...)
+	}
 	if r.f.OneQueryPerRemote && isTimeout(err) && ctx.Err() == nil {
 		if r.f.remotes == nil {
 			r.f.remotes = map[string]remoteRefs{}

@@ -2,6 +2,7 @@ package stage
 
 import (
 	"bufio"
+	"context"
 	"crypto/sha256"
 	"encoding/hex"
 	"errors"
@@ -43,22 +44,54 @@ import (
 //
 // A lock held elsewhere is asked again for up to LockRetry before Lock gives up: a
 // killed update's child process that had not yet started its program (between fork
-// and exec) holds the killed update's locks for a few milliseconds more.
+// and exec) holds the killed update's locks for a few milliseconds more. Lock is
+// LockWait without a wait.
 func Lock(dir string) (unlock func(), err error) {
-	deadline := time.Now().Add(LockRetry)
+	return LockWait(context.Background(), dir, 0, nil)
+}
+
+// LockWait is Lock, waiting up to wait for a lock held elsewhere (by another update of
+// dir, of a directory above it or of one inside it) to be released: log (when not nil)
+// is told once, as the wait begins, which directory's update and which process it
+// waits for (one line, no newline); the lock is asked for again every 20 ms. A wait
+// of 0, or shorter than LockRetry, waits LockRetry (the retry Lock describes), and
+// says nothing.
+// Errors: Lock's; a lock still held after the wait, or when ctx ends, is Lock's error
+// naming the directory and the process holding it, with how long it waited.
+func LockWait(ctx context.Context, dir string, wait time.Duration, log func(string)) (unlock func(), err error) {
+	start := time.Now()
+	bound := max(wait, LockRetry)
+	told := false
 	for {
 		unlock, err = tryLock(dir)
 		var b *busyError
 		if err == nil || !errors.As(err, &b) {
 			return unlock, err
 		}
-		if time.Now().After(deadline) {
+		name := func() string { // whose update it is (busy reads the lock files)
 			if b.msg == "" {
 				b.msg = busy(dir, b.locks, b.real).Error()
 			}
+			return b.msg
+		}
+		if !told && log != nil && wait > LockRetry {
+			log(fmt.Sprintf("%s; waiting for it to finish (giving up after %v)", name(), wait))
+			told = true
+		}
+		if ctx.Err() != nil || time.Since(start) >= bound {
+			name()
+			if wait > LockRetry {
+				b.msg += fmt.Sprintf(" (waited %v)", time.Since(start).Round(100*time.Millisecond))
+			}
+			if ctx.Err() != nil {
+				b.msg += ": " + ctx.Err().Error()
+			}
 			return nil, b
 		}
-		time.Sleep(20 * time.Millisecond)
+		select {
+		case <-ctx.Done():
+		case <-time.After(20 * time.Millisecond):
+		}
 	}
 }
 

@@ -9,8 +9,10 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	"strconv"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/krm-merge/krm-merge/internal/stage"
 )
@@ -112,5 +114,30 @@ func TestSubpackageStagingIsNotPackageContent(t *testing.T) {
 	}
 	if got := read(t, filepath.Join(dir, ".krm-merge-sub.update/journal.json")); got != "{}" {
 		t.Errorf("journal.json %q", got)
+	}
+}
+
+// An update waits for another update of its package tree up to Options.LockTimeout,
+// saying once which process it waits for, and goes on when that update ends.
+func TestUpdateWaitsForTheLockAndNamesTheHolder(t *testing.T) {
+	dir, _ := localPackage(t, nil)
+	unlock, err := stage.Lock(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var said []string
+	opts := options(dir, t)
+	opts.LockTimeout = 30 * time.Second
+	opts.Log = func(s string) { said = append(said, s) }
+	go func() {
+		time.Sleep(stage.LockRetry + 500*time.Millisecond)
+		unlock()
+	}()
+	if _, err := Update(context.Background(), opts); err != nil {
+		t.Fatalf("an update waiting for another to end: %v", err)
+	}
+	pid := "process " + strconv.Itoa(os.Getpid())
+	if len(said) != 1 || !strings.Contains(said[0], pid) || !strings.Contains(said[0], "waiting") {
+		t.Errorf("said %q; want one line naming %s", said, pid)
 	}
 }

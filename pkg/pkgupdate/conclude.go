@@ -28,14 +28,14 @@ import (
 // a local file, and each Kptfile to record parses, it records the new release in each
 // Kptfile as an update records it, deletes each marked file upstream had deleted that
 // was resolved to nothing but white space, and removes the update's state, all in
-// one all-or-nothing write. Only opts.Dir and opts.MaxFileSize are read. It returns
+// one all-or-nothing write. Only opts.Dir, opts.MaxFileSize, opts.LockTimeout and opts.Log are read. It returns
 // what it changed (Report.Files). A Continue or Abort that was interrupted while writing
 // is finished first (Report.Recovered); when that concluded the update, there is
 // nothing more to do.
 // Errors: ErrNotInProgress; *UnresolvedError (nothing changed); a state that cannot be
 // trusted; the errors of stage (a lock held, a write failing: nothing changed).
 func Continue(ctx context.Context, opts Options) (*Report, error) {
-	return conclude(opts, true)
+	return conclude(ctx, opts, true)
 }
 
 // Abort puts opts.Dir back exactly as it was before an update that stopped at conflict
@@ -43,14 +43,14 @@ func Continue(ctx context.Context, opts Options) (*Report, error) {
 // removed again, when the update added it), whatever was done to it since, the
 // directories above files the update deleted their modes, and the update's state is
 // removed, all in one all-or-nothing write; files the update did not touch are left as
-// they are. Only opts.Dir and opts.MaxFileSize are read. It returns what it changed.
+// they are. Only opts.Dir, opts.MaxFileSize, opts.LockTimeout and opts.Log are read. It returns what it changed.
 // Errors: ErrNotInProgress; a state that cannot be trusted; the errors of stage.
 func Abort(ctx context.Context, opts Options) (*Report, error) {
-	return conclude(opts, false)
+	return conclude(ctx, opts, false)
 }
 
 // conclude is Continue (cont) or Abort.
-func conclude(opts Options, cont bool) (*Report, error) {
+func conclude(ctx context.Context, opts Options, cont bool) (*Report, error) {
 	given := opts.Dir
 	dir, err := resolveDir(opts.Dir)
 	if err != nil {
@@ -59,7 +59,10 @@ func conclude(opts Options, cont bool) (*Report, error) {
 	if dir, err = filepath.Abs(dir); err != nil {
 		return nil, err
 	}
-	unlock, err := stage.Lock(dir)
+	if opts.LockTimeout < 0 {
+		return nil, fmt.Errorf("LockTimeout %s: want a positive duration, or 0", opts.LockTimeout)
+	}
+	unlock, err := stage.LockWait(ctx, dir, opts.LockTimeout, opts.Log)
 	if err != nil {
 		return nil, err
 	}

@@ -47,8 +47,20 @@ type Options struct {
 	// minutes); negative is an error. Each remote is asked for its refs once per
 	// update.
 	Timeout time.Duration
+	// MaxFetchSize bounds the bytes one git fetch downloads into the cache (each
+	// release is fetched without its history); 0 is gitfetch.DefaultMaxFetchSize (1
+	// GiB). A fetch over it is stopped, nothing of it kept, and the update fails
+	// (wrapping gitfetch.ErrTooLarge). Negative is an error.
+	MaxFetchSize int64
+	// LockTimeout is how long the update waits for another update of the package tree
+	// (of DIR, a directory above it or one inside it) to finish, telling Log once which
+	// process it waits for; past it the update fails naming that process. 0 waits only
+	// a second (stage.LockRetry); the command's default is DefaultLockTimeout. Negative
+	// is an error.
+	LockTimeout time.Duration
 	// Log, when set, receives messages a person should see while the update runs
-	// (waiting for another run's lock on the git cache), one line each, without "\n".
+	// (waiting for another run's lock on the git cache or on the package tree), one
+	// line each, without "\n".
 	Log func(string)
 }
 

@@ -24,6 +24,11 @@ import (
 // several: two releases per package, subpackages).
 const DefaultTimeout = 30 * time.Minute
 
+// DefaultLockTimeout is how long the command waits for another update of the package
+// tree to finish (Options.LockTimeout): 30 seconds, long enough for a concurrent CI job
+// on the same checkout to end, short enough that a stuck one is reported.
+const DefaultLockTimeout = 30 * time.Second
+
 // DefaultMaxFileSize is the size limit of one file when Options.MaxFileSize is 0:
 // 64 MiB.
 const DefaultMaxFileSize = pkgio.DefaultMaxFileSize
@@ -71,6 +76,9 @@ func Update(ctx context.Context, opts Options) (*Report, error) {
 	if opts.MaxFileSize < 0 {
 		return nil, fmt.Errorf("MaxFileSize is %d: want a positive number of bytes, or 0 for %d", opts.MaxFileSize, DefaultMaxFileSize)
 	}
+	if opts.MaxFetchSize < 0 || opts.LockTimeout < 0 {
+		return nil, fmt.Errorf("MaxFetchSize %d, LockTimeout %s: want positive values, or 0 for the defaults", opts.MaxFetchSize, opts.LockTimeout)
+	}
 	switch {
 	case opts.GitTimeout < 0:
 		return nil, fmt.Errorf("GitTimeout is %s: want a positive duration, or 0 for the default", opts.GitTimeout)
@@ -106,9 +114,9 @@ func Update(ctx context.Context, opts Options) (*Report, error) {
 	}
 	cfg := opts.Merge.functionConfig()
 	rep := &Report{Dir: given, Plan: opts.Plan, Packages: []*PackageReport{}, Files: []FileChange{}}
-	unlock, err := stage.Lock(opts.Dir)
+	unlock, err := stage.LockWait(ctx, opts.Dir, opts.LockTimeout, opts.Log)
 	if err != nil {
-		return nil, err
+		return nil, overdue(err)
 	}
 	defer unlock()
 	if opts.Plan {
@@ -148,7 +156,7 @@ func Update(ctx context.Context, opts Options) (*Report, error) {
 		}
 	}
 	u := &updater{opts: opts, cfg: cfg, fetcher: &gitfetch.Fetcher{CacheDir: opts.CacheDir, Timeout: opts.GitTimeout,
-		Log: opts.Log, MaxFileSize: opts.MaxFileSize, OneQueryPerRemote: true}}
+		Log: opts.Log, MaxFileSize: opts.MaxFileSize, MaxFetchSize: opts.MaxFetchSize, OneQueryPerRemote: true}}
 	tmp, err := os.MkdirTemp("", "krm-merge-pkg-update-")
 	if err != nil {
 		return nil, err

@@ -41,7 +41,8 @@ type updateFlags struct {
 	showSecretValues           bool
 	repo, directory, from, to  string
 	cacheDir                   string
-	maxFileSize                string
+	maxFileSize, maxFetchSize  string
+	lockTimeout                time.Duration
 	gitTimeout                 time.Duration
 	timeout                    time.Duration
 	log                        func(string) // progress messages, on stderr
@@ -170,6 +171,8 @@ func updateCommand() *cobra.Command {
 	fl.StringVar(&f.to, "to", "", "the upstream version to update to, instead of DIR@VERSION (default the Kptfile's upstream.git.ref; required with --repo)")
 	fl.StringVar(&f.cacheDir, "cache-dir", "", "git cache directory (default $KRM_MERGE_CACHE_DIR, else ~/.cache/krm-merge/git)")
 	fl.StringVar(&f.maxFileSize, "max-file-size", "64MiB", "the size limit of every file read, in DIR and in the upstream releases: bytes, or with KiB, MiB or GiB")
+	fl.StringVar(&f.maxFetchSize, "max-fetch-size", "1GiB", "the most one git fetch of an upstream release downloads into the cache (each release is fetched without its history): bytes, or with KiB, MiB or GiB")
+	fl.DurationVar(&f.lockTimeout, "lock-timeout", pkgupdate.DefaultLockTimeout, "how long to wait for another update of DIR, of a directory above it or inside it, to finish (0: do not wait)")
 	fl.DurationVar(&f.gitTimeout, "git-timeout", 0, "the time limit of every git command and of the wait for the git cache's lock, e.g. 90s or 20m (default $KRM_MERGE_GIT_TIMEOUT, else 5m)")
 	fl.DurationVar(&f.timeout, "timeout", pkgupdate.DefaultTimeout, "the time limit of the whole update; past it the update stops and writes nothing")
 	return cmd
@@ -252,6 +255,10 @@ func runUpdate(ctx context.Context, f *updateFlags, arg string, out io.Writer) e
 	if err != nil {
 		return fmt.Errorf("--max-file-size %w", err)
 	}
+	maxFetchSize, err := parseSize(f.maxFetchSize)
+	if err != nil {
+		return fmt.Errorf("--max-fetch-size %w", err)
+	}
 	if f.to != "" {
 		if version != "" {
 			return fmt.Errorf("the version is given twice (%s@%s and --to %s)", dir, version, f.to)
@@ -272,7 +279,8 @@ func runUpdate(ctx context.Context, f *updateFlags, arg string, out io.Writer) e
 		rep, err = pkgupdate.Update(ctx, pkgupdate.Options{
 			Dir: dir, Version: version, Repo: f.repo, Directory: f.directory, From: f.from,
 			Merge: merge, Plan: f.plan || cfg.Plan, AllowDirty: f.allowDirty, CacheDir: f.cacheDir,
-			MaxFileSize: maxFileSize, GitTimeout: f.gitTimeout, Timeout: f.timeout, Log: f.log,
+			MaxFileSize: maxFileSize, MaxFetchSize: maxFetchSize, LockTimeout: f.lockTimeout, GitTimeout: f.gitTimeout,
+			Timeout: f.timeout, Log: f.log,
 		})
 	}
 	if errors.Is(err, gitfetch.ErrTimeout) {
@@ -328,7 +336,7 @@ func runConclude(ctx context.Context, f *updateFlags, arg string, out io.Writer)
 	if err != nil {
 		return fmt.Errorf("--max-file-size %w", err)
 	}
-	opts := pkgupdate.Options{Dir: arg, MaxFileSize: maxFileSize}
+	opts := pkgupdate.Options{Dir: arg, MaxFileSize: maxFileSize, LockTimeout: f.lockTimeout, Log: f.log}
 	var rep *pkgupdate.Report
 	if f.cont {
 		rep, err = pkgupdate.Continue(ctx, opts)
