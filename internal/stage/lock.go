@@ -103,7 +103,9 @@ const LockDirEnv = "KRM_MERGE_LOCK_DIR"
 
 // LockDir is the directory of the user's update locks: $KRM_MERGE_LOCK_DIR, else
 // krm-merge/locks under the user's cache directory (os.UserCacheDir), else
-// krm-merge-locks-<uid> in the temporary directory. Lock makes it with mode 0700.
+// krm-merge-locks-<uid> in the temporary directory (tempLockDir). Lock makes it with
+// mode 0700, and takes tempLockDir when the cache directory cannot be made (a
+// container whose HOME is / and not writable).
 func LockDir() string {
 	if d := os.Getenv(LockDirEnv); d != "" {
 		return d
@@ -111,6 +113,11 @@ func LockDir() string {
 	if d, err := os.UserCacheDir(); err == nil {
 		return filepath.Join(d, "krm-merge", "locks")
 	}
+	return tempLockDir()
+}
+
+// tempLockDir is krm-merge-locks-<uid> in the temporary directory.
+func tempLockDir() string {
 	return filepath.Join(os.TempDir(), "krm-merge-locks-"+strconv.Itoa(os.Geteuid()))
 }
 
@@ -128,7 +135,11 @@ func openLockDir() (string, error) {
 		return "", err
 	}
 	if err := os.MkdirAll(d, 0o700); err != nil {
-		return "", fmt.Errorf("lock directory %s: %w", d, err)
+		t := tempLockDir()
+		if os.Getenv(LockDirEnv) != "" || d == t || os.MkdirAll(t, 0o700) != nil {
+			return "", fmt.Errorf("lock directory %s: %w", d, err)
+		}
+		d = t
 	}
 	fi, err := os.Lstat(d)
 	if err != nil {

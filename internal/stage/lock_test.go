@@ -169,3 +169,34 @@ func TestLockAsksAgainBriefly(t *testing.T) {
 	}
 	second()
 }
+
+// In a container whose HOME is / (not writable), the user's cache directory cannot be
+// made: the locks go to krm-merge-locks-<uid> in the temporary directory, not an error.
+func TestLockWithoutAWritableHome(t *testing.T) {
+	home := filepath.Join(t.TempDir(), "home")
+	if err := os.Mkdir(home, 0o500); err != nil {
+		t.Fatal(err)
+	}
+	if os.Geteuid() == 0 {
+		// root writes through mode bits: a file where the cache directory would be
+		// makes it as impossible to create
+		if err := os.Chmod(home, 0o700); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(home, ".cache"), nil, 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
+	t.Setenv("HOME", home)
+	t.Setenv("XDG_CACHE_HOME", "")
+	t.Setenv(LockDirEnv, "")
+	t.Setenv("TMPDIR", t.TempDir())
+	unlock, err := Lock(t.TempDir())
+	if err != nil {
+		t.Fatalf("Lock with an unwritable HOME: %v", err)
+	}
+	unlock()
+	if _, err := os.Stat(tempLockDir()); err != nil {
+		t.Errorf("the locks are not in %s: %v", tempLockDir(), err)
+	}
+}
