@@ -211,6 +211,7 @@ func TestConflictValuesAreConverted(t *testing.T) {
 		ResourceRef: &fn.ResourceRef{APIVersion: "v1", Kind: "ConfigMap", Name: "settings"},
 		File:        &fn.File{Path: "dest/settings.yaml"},
 		Field:       &fn.Field{Path: "data.image", CurrentValue: "app:local", ProposedValue: "app:2"},
+		Tags:        map[string]string{"original": "app:1", "updated": "app:2", "dest": "app:local"},
 	}
 	if !reflect.DeepEqual(c, want) {
 		t.Errorf("conflict result\n%#v\nwant\n%#v", c, want)
