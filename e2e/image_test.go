@@ -29,14 +29,16 @@ func TestImageShape(t *testing.T) {
 		t.Fatalf("image inspect output: %v\n%s", err, out)
 	}
 	img := inspect[0]
-	// Under 15 MB. Apply mode reads kubectl's patch metadata from a generated table
+	// Under 16 MB. Apply mode reads kubectl's patch metadata from a generated table
 	// (pkg/apply/patchmeta) instead of linking k8s.io/api, which had taken the binary
 	// from 11 to 26 MB, and the image is the binary alone on scratch (with /etc/passwd
 	// naming nobody and nonroot). What is left is kyaml, apimachinery's strategicpatch
-	// (which brings net/http and crypto/tls along) and the Go runtime.
+	// (which brings net/http and crypto/tls along), golang.org/x/text's Unicode
+	// normalisation tables (gitpath.Key compares names as a normalising file system
+	// does) and the Go runtime.
 	t.Logf("image size: %.2f MB (%.2f MiB)", float64(img.Size)/1e6, float64(img.Size)/(1<<20))
-	if ceiling := int64(15_000_000); img.Size >= ceiling {
-		t.Errorf("image is %d bytes; it must stay under 15 MB", img.Size)
+	if ceiling := int64(16_000_000); img.Size >= ceiling {
+		t.Errorf("image is %d bytes; it must stay under 16 MB", img.Size)
 	}
 	if img.Config.User != "65532" && img.Config.User != "65532:65532" {
 		t.Errorf("image user %q, want 65532 (nonroot)", img.Config.User)
