@@ -114,6 +114,11 @@ func Update(ctx context.Context, opts Options) (*Report, error) {
 	}
 	cfg := opts.Merge.functionConfig()
 	rep := &Report{Dir: given, Plan: opts.Plan, Packages: []*PackageReport{}, Files: []FileChange{}}
+	// Without git nothing can be fetched: said first, before the lock, whose directory
+	// a function image (no git, HOME=/, no /tmp) cannot make either.
+	if err := gitfetch.CheckGit(); err != nil {
+		return nil, err
+	}
 	unlock, err := stage.LockWait(ctx, opts.Dir, opts.LockTimeout, opts.Log)
 	if err != nil {
 		return nil, overdue(err)
