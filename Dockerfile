@@ -14,6 +14,7 @@ RUN go mod download
 COPY *.go ./
 COPY pkg/ ./pkg/
 COPY internal/ ./internal/
+COPY cmd/ ./cmd/
 RUN go build -trimpath -ldflags "-s -w -X main.version=${VERSION}" -o /out/krm-merge . && \
     mkdir -p /out/etc && \
     printf 'root:x:0:0:root:/:/sbin/nologin\nnobody:x:65534:65534:nobody:/:/sbin/nologin\nnonroot:x:65532:65532:nonroot:/:/sbin/nologin\n' > /out/etc/passwd && \

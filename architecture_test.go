@@ -13,28 +13,49 @@ import (
 )
 
 // layers is the architecture docs/architecture.md draws: each package of this module in
-// a layer, and a package may import only packages of lower layers. The vocabulary
-// (vocab, with the field paths it names conflicts by) is under everything; the role
-// layer (roles, identity) sits under the field engines and knows nothing of them; the
-// field engines (merge, apply) know nothing of resources, the functionConfig or hosts;
-// the resource layer knows nothing of the functionConfig (package function turns it
-// into options); only the embedding packages and the command sit above the function.
+// a layer, and a package may import only packages of lower layers. The leaf utilities
+// of internal/ are under everything; the vocabulary (vocab, with the field paths it
+// names conflicts by) is under every concept; the role layer (roles, identity) sits
+// under the field engines and knows nothing of them; the field engines (merge, apply)
+// know nothing of resources, the functionConfig or hosts; the resource layer knows
+// nothing of the functionConfig (package function turns it into options); only the
+// embedding packages and the binary's commands (cmd/) sit above the function. The
+// machinery of one package (pkg/X/internal/...) sits in the layers of what it uses.
 var layers = [][]string{
-	{"internal/gitpath", "internal/gittest"},
-	{"pkg/fieldpath", "pkg/apply/patchmeta", "internal/bounds", "internal/checked", "internal/jsonvalue", "internal/parallel", "internal/metanode",
-		"internal/yamlenc", "internal/nodediff", "internal/fuzzseed", "internal/gitfetch", "internal/pkgio",
-		"internal/stage", "internal/textmerge", "internal/lintdoc", "internal/fuzzguard", "internal/scrub"},
-	{"pkg/vocab", "pkg/apply/patchmeta/internal/kubescheme", "internal/keepbytes"},
-	{"pkg/roles", "pkg/schema", "pkg/fieldrules", "internal/kptfile", "internal/kptprep"},
-	{"pkg/identity", "pkg/plan", "pkg/apply/patchmeta/gen"},
+	{"internal/bounds", "internal/checked", "internal/jsonvalue", "internal/metanode", "internal/parallel", "internal/scrub",
+		"internal/testsupport", "internal/textmerge"},
+	{"internal/keepbytes"},
+	{"pkg/fieldpath", "pkg/apply/patchmeta", "pkg/pkgupdate/internal/gitpath", "pkg/function/internal/yamlenc"},
+	{"pkg/vocab", "pkg/apply/patchmeta/internal/kubescheme", "pkg/pkgupdate/internal/gitfetch", "pkg/pkgupdate/internal/pkgio",
+		"pkg/pkgupdate/internal/stage"},
+	{"pkg/roles", "pkg/schema", "pkg/fieldrules", "pkg/pkgupdate/internal/kptfile", "pkg/pkgupdate/internal/kptprep",
+		"pkg/pkgupdate/internal/keepfile"},
+	{"pkg/identity", "pkg/plan", "pkg/apply/patchmeta/gen", "pkg/function/internal/resourcelist"},
 	{"pkg/merge"},
-	{"pkg/results", "internal/host", "internal/resourcelist"},
+	{"pkg/results", "pkg/resources/internal/host"},
 	{"pkg/apply"},
-	{"pkg/resources", "pkg/config", "internal/inputcheck"},
+	{"pkg/resources", "pkg/config", "pkg/function/internal/inputcheck"},
 	{"pkg/function"},
 	{"pkg/filter", "pkg/pkgupdate"},
-	{"pkg/kptsdk", "internal/cli/pkgcmd", "internal/cli/help"},
+	{"pkg/kptsdk", "cmd/fncmd", "cmd/pkgcmd"},
 	{"."},
+}
+
+// folders are the module's top folders, bottom up: internal/ holds the leaf utilities
+// several layers use, pkg/ what a Go user may import (each package's own machinery in
+// its internal/), cmd/ the binary's commands, and the root main.go's wiring. No import
+// runs from a folder to a higher one.
+var folders = []string{"internal", "pkg", "cmd", "."}
+
+// folderOf is the index in folders of the top folder that holds package p.
+func folderOf(p string) int {
+	top, _, _ := strings.Cut(p, "/")
+	for i, f := range folders {
+		if f == top {
+			return i
+		}
+	}
+	return len(folders) - 1
 }
 
 const module = "github.com/krm-merge/krm-merge"
@@ -58,7 +79,7 @@ func TestArchitectureLayers(t *testing.T) {
 		}
 	}
 	imports := map[string]map[string]bool{}
-	for _, top := range []string{"pkg", "internal", "."} {
+	for _, top := range []string{"cmd", "pkg", "internal", "."} {
 		err := filepath.WalkDir(top, func(path string, d fs.DirEntry, err error) error {
 			if err != nil {
 				return err
@@ -116,6 +137,9 @@ func TestArchitectureLayers(t *testing.T) {
 			case to >= from:
 				t.Errorf("%s (layer %d) imports %s (layer %d): a package may import only lower layers", p, from, im, to)
 			}
+			if folderOf(im) > folderOf(p) {
+				t.Errorf("%s imports %s: an import may not run from %s/ up to %s/", p, im, folders[folderOf(p)], folders[folderOf(im)])
+			}
 		}
 	}
 	for p, allowed := range bottom {
@@ -129,7 +153,53 @@ func TestArchitectureLayers(t *testing.T) {
 			}
 		}
 	}
+	checkInternal(t, imports)
 	if _, err := os.Stat("main.go"); err != nil {
 		t.Fatal("run from the module root:", err)
 	}
+}
+
+// checkInternal fails on a package of internal/ that is not a shared leaf: one that
+// imports a package outside internal/, that only one package tree (pkg/X, cmd/X, or
+// internal/) uses and so belongs under that tree's internal/, or, for
+// internal/testsupport, that a non-test file imports. imports maps each package to what
+// its non-test files import.
+func checkInternal(t *testing.T, imports map[string]map[string]bool) {
+	users := map[string]map[string]bool{}
+	for p, ims := range imports {
+		parts := strings.SplitN(p, "/", 3)
+		tree := strings.Join(parts[:min(2, len(parts))], "/")
+		for im := range ims {
+			if users[im] == nil {
+				users[im] = map[string]bool{}
+			}
+			users[im][tree] = true
+		}
+	}
+	for p, ims := range imports {
+		if folderOf(p) != 0 {
+			continue
+		}
+		for im := range ims {
+			if folderOf(im) != 0 {
+				t.Errorf("%s imports %s: a package of internal/ imports only internal/", p, im)
+			}
+		}
+		switch n := len(users[p]); {
+		case p == "internal/testsupport" && n > 0:
+			t.Errorf("internal/testsupport is imported by %v: only tests may import it", keys(users[p]))
+		case p != "internal/testsupport" && n < 2:
+			t.Errorf("%s is used by %v only: move it under that package's internal/", p, keys(users[p]))
+		}
+	}
+}
+
+// keys returns m's keys in order.
+func keys(m map[string]bool) []string {
+	var out []string
+	for k := range m {
+		out = append(out, k)
+	}
+	sort.Strings(out)
+	return out
 }

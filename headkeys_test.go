@@ -12,7 +12,7 @@ import (
 // any other: the binary exits 1 with an error result naming the resource, the file, the
 // key's path and both lines, and writes no items. kyaml's annotation edits, made before
 // any processor runs, silently drop the empty copy; the fast reader declines such input
-// and the kyaml path checks it as read (internal/inputcheck).
+// and the kyaml path checks it as read (pkg/function/internal/inputcheck).
 func TestRepeatedHeadKeysAreErrors(t *testing.T) {
 	// file: the file the result names ("": the path annotation is in the repeated map's
 	// second copy, so the item's file is not known)

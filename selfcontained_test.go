@@ -22,7 +22,7 @@ const upstreamData = "testdata/upstream"
 // outside the module and are not read by the test: file (slash-separated, from the
 // module root) and literal, each with the reason.
 var outsideAllowed = map[[2]string]string{
-	{"internal/gitfetch/fuzz_test.go", strings.Repeat("../", 8) + "tmp"}: "a symlink target a hostile upstream plants; the test checks nothing follows it",
+	{"pkg/pkgupdate/internal/gitfetch/fuzz_test.go", strings.Repeat("../", 8) + "tmp"}: "a symlink target a hostile upstream plants; the test checks nothing follows it",
 }
 
 // sharedData is the data directory of the workspace around a checkout, which a fresh

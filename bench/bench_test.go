@@ -2,6 +2,7 @@ package bench_test
 
 import (
 	"bytes"
+	"errors"
 	"io"
 	"testing"
 
@@ -13,7 +14,6 @@ import (
 
 	"github.com/krm-merge/krm-merge/bench"
 	"github.com/krm-merge/krm-merge/bench/gen"
-	"github.com/krm-merge/krm-merge/internal/resourcelist"
 	"github.com/krm-merge/krm-merge/pkg/function"
 	"github.com/krm-merge/krm-merge/pkg/merge"
 	"github.com/krm-merge/krm-merge/pkg/schema"
@@ -32,7 +32,7 @@ func TestSmoke(t *testing.T) {
 			t.Errorf("%s: %d bytes an item, want about 3,400", mode, avg)
 		}
 		var out bytes.Buffer
-		if err := resourcelist.Execute(function.Processor{}, in.Bytes(), &out); err != nil {
+		if err := serve(in.Bytes(), &out); err != nil {
 			t.Fatalf("%s: %v", mode, err)
 		}
 		rl, err := yaml.Parse(out.String())
@@ -188,7 +188,7 @@ func BenchmarkFastPath3Way1000(b *testing.B) {
 	in := list(b, 1000)
 	b.SetBytes(int64(len(in)))
 	for i := 0; i < b.N; i++ {
-		if err := resourcelist.Execute(function.Processor{}, in, io.Discard); err != nil {
+		if err := serve(in, io.Discard); err != nil {
 			b.Fatal(err)
 		}
 	}
@@ -211,4 +211,13 @@ func list(b *testing.B, n int) []byte {
 		b.Fatal(err)
 	}
 	return in.Bytes()
+}
+
+// errDeclined is serve's error for input the fast reader declines.
+var errDeclined = errors.New("the fast reader declined the input")
+
+// serve runs the function on a ResourceList through its fast reader and writer
+// (function.Serve), failing with errDeclined where the run would fall back to kyaml's.
+func serve(in []byte, w io.Writer) error {
+	return function.Serve(bytes.NewReader(in), w, io.Discard, func(io.Reader) error { return errDeclined }, function.Memory{})
 }

@@ -17,8 +17,6 @@ import (
 	"sigs.k8s.io/kustomize/kyaml/yaml"
 
 	"github.com/krm-merge/krm-merge/bench/gen"
-	"github.com/krm-merge/krm-merge/internal/inputcheck"
-	"github.com/krm-merge/krm-merge/internal/resourcelist"
 	"github.com/krm-merge/krm-merge/pkg/function"
 )
 
@@ -73,13 +71,13 @@ func BenchmarkMemory(b *testing.B) {
 func runStdin(b *testing.B, in []byte) {
 	var out, errw bytes.Buffer
 	kyamlPath := func(r io.Reader) error {
-		r, err := inputcheck.ResourceList(r, &out)
+		r, err := function.CheckResourceList(r, &out)
 		if err != nil {
 			return err
 		}
 		return framework.Execute(function.Processor{}, &kio.ByteReadWriter{Reader: r, Writer: &out, KeepReaderAnnotations: true})
 	}
-	if err := resourcelist.Run(function.Processor{}, bytes.NewReader(in), &out, &errw, kyamlPath, resourcelist.Memory{}); err != nil {
+	if err := function.Serve(bytes.NewReader(in), &out, &errw, kyamlPath, function.Memory{}); err != nil {
 		b.Fatalf("%v\n%s", err, out.String())
 	}
 }

@@ -19,8 +19,8 @@
 # a fuzzer that stalls proves nothing. Before that first line only the link and the
 # start of the binary run, bounded by FUZZ_START seconds (default 900; a binary that
 # hangs before fuzzing fails too). Minimization is bounded by
-# FUZZ_MINIMIZE executions per input (default 1000x; see internal/fuzzguard for why a
-# time bound makes the count stall). A slow input (over internal/fuzzguard's budget) is a
+# FUZZ_MINIMIZE executions per input (default 1000x; see internal/testsupport for why a
+# time bound makes the count stall). A slow input (over internal/testsupport's budget) is a
 # finding like any other; a hanging one leaves a goroutine dump in LOGDIR.
 #
 # A target may carry a third field, its own execution count, used instead of LENGTH when
@@ -38,7 +38,7 @@ stall=${FUZZ_STALL:-180}
 startup=${FUZZ_START:-900}
 minimize=${FUZZ_MINIMIZE:-1000x}
 targets=(
-	"FuzzRead ./internal/resourcelist"
+	"FuzzRead ./pkg/function/internal/resourcelist"
 	"FuzzLoad ./pkg/config"
 	"FuzzThreeWay ./pkg/merge"
 	"FuzzTwoWay ./pkg/merge"
@@ -47,9 +47,9 @@ targets=(
 	"FuzzIdentity ./pkg/function"
 	"FuzzRepeatedKeys ./pkg/function"
 	"FuzzMalformedInput ./pkg/function"
-	"FuzzAppendItem ./internal/yamlenc"
+	"FuzzAppendItem ./pkg/function/internal/yamlenc"
 	"FuzzFunctionAgainstGit ./pkg/function 50000x" # each execution runs git three times and the function
-	"FuzzExport ./internal/gitfetch 50000x" # each execution runs git: ~30 ms
+	"FuzzExport ./pkg/pkgupdate/internal/gitfetch 50000x" # each execution runs git: ~30 ms
 )
 if [ -n "${FUZZ_TARGETS:-}" ]; then # e.g. FUZZ_TARGETS="FuzzRead FuzzLoad": only these
 	keep=()
@@ -138,7 +138,7 @@ for t in "${targets[@]}"; do
 		# Go's fuzz coordinator reached -fuzztime while its worker was still running an
 		# input and reports the cancelled call as a failure, saving no input: the engine
 		# stopping, not a finding (a slow input fails inside the worker with its input
-		# saved, internal/fuzzguard's budget being far below any -fuzztime used here).
+		# saved, internal/testsupport's budget being far below any -fuzztime used here).
 		echo "ENGINE DEADLINE: $1 stopped at -fuzztime with its worker busy; no input saved, not a finding" | tee -a "$log"
 		rc=0
 	fi

@@ -11,6 +11,6 @@
 // Callers: package function checks every item before a run (and marks the merge's
 // options alias-free through internal/checked), packages merge and apply check inputs
 // they are given directly, package config bounds the functionConfig, and
-// internal/resourcelist picks its alias-safe path with HasAlias and declines items
+// pkg/function/internal/resourcelist picks its alias-safe path with HasAlias and declines items
 // whose head is malformed.
 package bounds

@@ -13,6 +13,6 @@
 // or namespace holds a control character (the message still says which item).
 //
 // Callers: package function scrubs a run's results before they are written or
-// reported; internal/inputcheck scrubs the error result it writes for input refused
+// reported; pkg/function/internal/inputcheck scrubs the error result it writes for input refused
 // before the run.
 package scrub

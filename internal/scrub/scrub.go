@@ -16,7 +16,7 @@ import (
 // separators U+2028 and U+2029, tag characters (`\U000e0041`) and other format
 // characters. Letters, marks, numbers, punctuation, symbols and spaces of any script
 // are kept as they are. It is the rule `krm-merge pkg update` prints by
-// (internal/pkgio's Escape), but keeping newlines: a message may span lines.
+// (Escape), but keeping newlines: a message may span lines.
 func String(s string) string {
 	i := 0
 	for i < len(s) {

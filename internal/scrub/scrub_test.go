@@ -46,7 +46,7 @@ func TestResults(t *testing.T) {
 // Characters that are not graphic, though not control characters, act on a terminal or
 // on how a person reads it: bidi overrides (U+202E turns the rest of a line around), the
 // line and paragraph separators (U+2028, U+2029), tag characters (U+E0041...); they are
-// escaped as `pkg update` escapes its output (internal/pkgio's Escape). So are the
+// escaped as `pkg update` escapes its output (Escape). So are the
 // strings of a result's values and a resourceRef's fields.
 func TestNonGraphicCharacters(t *testing.T) {
 	for in, want := range map[string]string{

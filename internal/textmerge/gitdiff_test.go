@@ -8,9 +8,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/krm-merge/krm-merge/internal/gittest"
-
 	"github.com/krm-merge/krm-merge/bench/gen"
+	"github.com/krm-merge/krm-merge/internal/testsupport"
 )
 
 func join(lines []string, finalNewline bool) []byte {
@@ -61,11 +60,11 @@ func genCase(r *rand.Rand, family int) (base, dest, updated []byte) {
 		lines = append(lines, fresh())
 	}
 	blocks := family == longRepetitive
-	d := gittest.Mutate(r, lines, r.Intn(edits), fresh, blocks)
-	u := gittest.Mutate(r, lines, r.Intn(edits), fresh, blocks)
+	d := testsupport.Mutate(r, lines, r.Intn(edits), fresh, blocks)
+	u := testsupport.Mutate(r, lines, r.Intn(edits), fresh, blocks)
 	if r.Intn(5) == 0 { // the same change on both sides
 		u = append([]string(nil), d...)
-		u = gittest.Mutate(r, u, r.Intn(2), fresh, blocks)
+		u = testsupport.Mutate(r, u, r.Intn(2), fresh, blocks)
 	}
 	// mostly a final newline; sometimes one side drops it
 	nl := func() bool { return r.Intn(8) != 0 }
@@ -79,9 +78,9 @@ func genCase(r *rand.Rand, family int) (base, dest, updated []byte) {
 // as git's --theirs with FavorUpdated and as git's --ours with FavorDest.
 func compareWithGit(t *testing.T, dir string, base, dest, updated []byte, show func(want, got []byte) string) ([]string, int) {
 	t.Helper()
-	gitPlain, gitConflicts := gittest.MergeFile(t, dir, base, dest, updated)
-	gitTheirs, _ := gittest.MergeFile(t, dir, base, dest, updated, "--theirs")
-	gitOurs, _ := gittest.MergeFile(t, dir, base, dest, updated, "--ours")
+	gitPlain, gitConflicts := testsupport.GitMergeFile(t, dir, base, dest, updated)
+	gitTheirs, _ := testsupport.GitMergeFile(t, dir, base, dest, updated, "--theirs")
+	gitOurs, _ := testsupport.GitMergeFile(t, dir, base, dest, updated, "--ours")
 	theirs := Merge(base, dest, updated, FavorUpdated)
 	ours := Merge(base, dest, updated, FavorDest)
 	var problems []string

@@ -8,7 +8,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/krm-merge/krm-merge/internal/gittest"
+	"github.com/krm-merge/krm-merge/internal/testsupport"
 )
 
 var labels = Labels{Dest: "local", Base: "v1", Updated: "v2"}
@@ -64,7 +64,7 @@ func TestMergeMarkedAgainstGit(t *testing.T) {
 	dir := t.TempDir()
 	hunks, sameSides := 0, 0
 	check := func(name string, base, dest, updated []byte) bool {
-		want, conflicts := gittest.MergeFile(t, dir, base, dest, updated, "--diff3", "-L", "local", "-L", "v1", "-L", "v2")
+		want, conflicts := testsupport.GitMergeFile(t, dir, base, dest, updated, "--diff3", "-L", "local", "-L", "v1", "-L", "v2")
 		got := MergeMarked(base, dest, updated, labels)
 		var problems []string
 		if !bytes.Equal(got.Text, want) {

@@ -9,7 +9,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/krm-merge/krm-merge/internal/gittest"
+	"github.com/krm-merge/krm-merge/internal/testsupport"
 )
 
 // diff3 renders a sequence merge as `git merge-file -p --diff3 -L dest -L base -L
@@ -87,7 +87,7 @@ func TestMergeSeqAgainstGitDiff3(t *testing.T) {
 			in := interner{}
 			list := MergeSeq(in.ids(lb), in.ids(ld), in.ids(lu))
 			got := diff3(lb, ld, lu, list)
-			want := gittest.SameSides(string(gitOut))
+			want := testsupport.SameSides(string(gitOut))
 			if strings.Contains(want, "<<<<<<< dest") {
 				conflicting++
 			}

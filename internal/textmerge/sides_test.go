@@ -6,7 +6,7 @@ import (
 	"math/rand"
 	"testing"
 
-	"github.com/krm-merge/krm-merge/internal/gittest"
+	"github.com/krm-merge/krm-merge/internal/testsupport"
 )
 
 // hunkText is one hunk of a marked text as MarkDifferences writes it with labels.
@@ -152,8 +152,8 @@ func TestMarkDifferencesRandom(t *testing.T) {
 		items = append(items, fmt.Sprintf("k%d: %d", i, i))
 	}
 	for i := 0; i < 400; i++ {
-		d := gittest.Mutate(r, items, 1+r.Intn(3), fresh, false)
-		u := gittest.Mutate(r, d, 1+r.Intn(3), fresh, false)
+		d := testsupport.Mutate(r, items, 1+r.Intn(3), fresh, false)
+		u := testsupport.Mutate(r, d, 1+r.Intn(3), fresh, false)
 		var b []string // d with each run where d and u differ replaced by 0 to 2 lines of its own
 		in := interner{}
 		next := 0
@@ -167,8 +167,8 @@ func TestMarkDifferencesRandom(t *testing.T) {
 		b = append(b, d[next:]...)
 		s := Sides{Dest: join(d, true), Updated: join(u, true), Base: join(b, true)}
 		if i%2 == 0 {
-			s.UpdatedText = join(gittest.Mutate(r, u, r.Intn(3), fresh, false), true)
-			s.BaseText = join(gittest.Mutate(r, b, r.Intn(3), fresh, false), true)
+			s.UpdatedText = join(testsupport.Mutate(r, u, r.Intn(3), fresh, false), true)
+			s.BaseText = join(testsupport.Mutate(r, b, r.Intn(3), fresh, false), true)
 		} else {
 			s.UpdatedText, s.BaseText = s.Updated, s.Base
 		}

@@ -6,8 +6,7 @@ import (
 
 	"sigs.k8s.io/kustomize/kyaml/yaml"
 
-	"github.com/krm-merge/krm-merge/internal/fuzzguard"
-	"github.com/krm-merge/krm-merge/internal/fuzzseed"
+	"github.com/krm-merge/krm-merge/internal/testsupport"
 	"github.com/krm-merge/krm-merge/pkg/apply"
 	"github.com/krm-merge/krm-merge/pkg/vocab"
 )
@@ -20,12 +19,12 @@ import (
 // nothing (checked for custom kinds: see below for built-in ones). Seeds: the (live, config) pair of examples/apply and the (dest, updated)
 // resources of the e2e 3-way case packages.
 func FuzzApply(f *testing.F) {
-	fuzzguard.Setup(f)
-	for i, tr := range fuzzseed.Triples(f) {
+	testsupport.SetupFuzz(f)
+	for i, tr := range testsupport.SeedTriples(f) {
 		f.Add(tr[2], tr[1], i%2 == 0)
 	}
 	f.Fuzz(func(t *testing.T, liveText, configText string, noOverwrite bool) {
-		defer fuzzguard.Guard(t, liveText, configText, noOverwrite)()
+		defer testsupport.Guard(t, liveText, configText, noOverwrite)()
 		live, err1 := yaml.Parse(liveText)
 		config, err2 := yaml.Parse(configText)
 		if err1 != nil || err2 != nil || live.YNode().Kind != yaml.MappingNode || config.YNode().Kind != yaml.MappingNode {

@@ -8,8 +8,7 @@ import (
 
 	"sigs.k8s.io/kustomize/kyaml/yaml"
 
-	"github.com/krm-merge/krm-merge/internal/fuzzguard"
-	"github.com/krm-merge/krm-merge/internal/fuzzseed"
+	"github.com/krm-merge/krm-merge/internal/testsupport"
 	"github.com/krm-merge/krm-merge/pkg/vocab"
 )
 
@@ -20,15 +19,15 @@ import (
 // packages and the examples, and every other YAML document there (items are not
 // functionConfigs, so they exercise the error paths).
 func FuzzLoad(f *testing.F) {
-	fuzzguard.Setup(f)
-	for _, s := range fuzzseed.FnConfigs(f) {
+	testsupport.SetupFuzz(f)
+	for _, s := range testsupport.SeedFnConfigs(f) {
 		f.Add(s)
 	}
-	for _, s := range fuzzseed.Docs(f) {
+	for _, s := range testsupport.SeedDocs(f) {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, s string) {
-		defer fuzzguard.Guard(t, s)()
+		defer testsupport.Guard(t, s)()
 		fc, err := yaml.Parse(s)
 		if err != nil {
 			return

@@ -7,9 +7,9 @@ import (
 
 	"github.com/krm-merge/krm-merge/internal/bounds"
 	"github.com/krm-merge/krm-merge/internal/checked"
-	"github.com/krm-merge/krm-merge/internal/inputcheck"
 	"github.com/krm-merge/krm-merge/internal/parallel"
 	"github.com/krm-merge/krm-merge/pkg/config"
+	"github.com/krm-merge/krm-merge/pkg/function/internal/inputcheck"
 	"github.com/krm-merge/krm-merge/pkg/roles"
 	"github.com/krm-merge/krm-merge/pkg/vocab"
 )
@@ -20,7 +20,7 @@ import (
 // wrong shape, an alias or a merge key), naming the item's position ("items[3]",
 // "functionConfig spec.updated[0]") and the field: kyaml's annotation reads, which roles
 // and the engines use, would otherwise panic or misread it. The binary's readers refuse
-// such input items before the processor runs (internal/inputcheck, and the fast reader declines
+// such input items before the processor runs (pkg/function/internal/inputcheck, and the fast reader declines
 // them); this serves Run's other callers and the inline sources. Cost: each item's head.
 func checkHeads(items []*yaml.RNode, cfg *config.Config) error {
 	for i, n := range items {

@@ -29,7 +29,7 @@
 // checked.HasNullElement), then hands the roles to resources.Run (the mode's resource
 // rules, the engines of package merge or package apply, the output and results). It
 // does no I/O. The krm-merge binary runs Processor through kyaml's command builder and
-// the fast reader and writer of internal/resourcelist, with internal/inputcheck's checks
+// the fast reader and writer of pkg/function/internal/resourcelist, with pkg/function/internal/inputcheck's checks
 // of the input kyaml reads; package filter (a kio.Filter), package kptsdk (the kpt
 // functions SDK) and package pkgupdate (`krm-merge pkg update`) call Run or LoadConfig.
 //

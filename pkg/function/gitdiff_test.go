@@ -10,8 +10,7 @@ import (
 
 	"sigs.k8s.io/kustomize/kyaml/yaml"
 
-	"github.com/krm-merge/krm-merge/internal/fuzzguard"
-	"github.com/krm-merge/krm-merge/internal/gittest"
+	"github.com/krm-merge/krm-merge/internal/testsupport"
 )
 
 // Differential test of the function (the binary's ResourceList path) against
@@ -21,7 +20,7 @@ import (
 // lines, and a conflict must be reported exactly where git finds one. Lines include a
 // leading tab and trailing spaces, which the writer must write as text it reads back.
 
-// gitLines makes a base and two edited copies of it (internal/gittest.Mutate): from a
+// gitLines makes a base and two edited copies of it (internal/testsupport.Mutate): from a
 // small alphabet (ambiguous diffs: git's choice decides conflicts), or distinct lines.
 func gitLines(r *rand.Rand, few bool) (o, u, d []string) {
 	n := 0
@@ -35,10 +34,10 @@ func gitLines(r *rand.Rand, few bool) (o, u, d []string) {
 	for i := r.Intn(10); i > 0; i-- {
 		o = append(o, fresh())
 	}
-	d = gittest.Mutate(r, o, r.Intn(4), fresh, false)
-	u = gittest.Mutate(r, o, r.Intn(4), fresh, false)
+	d = testsupport.Mutate(r, o, r.Intn(4), fresh, false)
+	u = testsupport.Mutate(r, o, r.Intn(4), fresh, false)
 	if r.Intn(5) == 0 { // the same change on both sides, and maybe more
-		u = gittest.Mutate(r, d, r.Intn(2), fresh, false)
+		u = testsupport.Mutate(r, d, r.Intn(2), fresh, false)
 	}
 	return o, u, d
 }
@@ -103,8 +102,8 @@ func runGitCase(t *testing.T, dir string, c gitCase) (kind, problem string) {
 	if c.dest {
 		flag = "--ours"
 	}
-	want, _ := gittest.MergeFile(t, dir, []byte(so), []byte(sd), []byte(su), flag)
-	_, conflicts := gittest.MergeFile(t, dir, []byte(so), []byte(sd), []byte(su))
+	want, _ := testsupport.GitMergeFile(t, dir, []byte(so), []byte(sd), []byte(su), flag)
+	_, conflicts := testsupport.GitMergeFile(t, dir, []byte(so), []byte(sd), []byte(su))
 	kind = "clean"
 	switch {
 	case so == su || so == sd || su == sd:
@@ -199,14 +198,14 @@ func FuzzFunctionAgainstGit(f *testing.F) {
 	if _, err := exec.LookPath("git"); err != nil {
 		f.Skip("git is not on PATH")
 	}
-	fuzzguard.Setup(f)
+	testsupport.SetupFuzz(f)
 	for _, s := range []int64{1, 2, 3, 42, 1 << 40} {
 		f.Add(s)
 	}
 	dir := f.TempDir()
 	f.Fuzz(func(t *testing.T, seed int64) {
 		// git runs three times: gitfetch's FuzzExport budget
-		defer fuzzguard.GuardFor(t, 6*time.Second, seed)()
+		defer testsupport.GuardFor(t, 6*time.Second, seed)()
 		c := genGitCase(rand.New(rand.NewSource(seed)))
 		if kind, problem := runGitCase(t, dir, c); problem != "" {
 			t.Fatalf("seed %d (%s, list %v, onConflict dest %v): %s\ninput:\n%s", seed, kind, c.list, c.dest, problem, c.input())

@@ -9,7 +9,7 @@ import (
 	"sigs.k8s.io/kustomize/kyaml/openapi"
 	"sigs.k8s.io/kustomize/kyaml/yaml"
 
-	"github.com/krm-merge/krm-merge/internal/fuzzguard"
+	"github.com/krm-merge/krm-merge/internal/testsupport"
 )
 
 // The identity fuzz target draws packages from a small universe where the identity
@@ -253,7 +253,7 @@ func identities(items []idItem) (map[int]oracleID, string) {
 // the role directories unchanged, nothing else; and the summary counts each identity
 // that has an updated or dest item once, and its conflicts.
 func FuzzIdentity(f *testing.F) {
-	fuzzguard.Setup(f)
+	testsupport.SetupFuzz(f)
 	f.Add([]byte{3, 0, 1, 0, 0, 0, 1, 0, 1, 0, 1, 0, 2}, false)
 	f.Add([]byte{6, 4, 0, 0, 0, 4, 0, 0, 1, 4, 0, 0, 2, 4, 0, 1, 0, 4, 0, 1, 1, 4, 0, 1, 2}, true)
 	f.Add([]byte{5, 4, 1, 0, 2, 4, 1, 1, 2, 4, 1, 0, 0, 4, 1, 1, 1, 5, 0, 0, 2}, false)
@@ -261,7 +261,7 @@ func FuzzIdentity(f *testing.F) {
 	f.Add([]byte{6, 3, 0, 0, 0, 3, 0, 0, 2, 3, 1, 2, 2, 19, 2, 0, 1, 2, 2, 0, 3, 0, 1, 1, 3}, false)
 	f.Add([]byte{8, 0, 1, 0, 0, 0, 1, 0, 1, 0, 1, 1, 2, 0, 1, 2, 2, 5, 0, 0, 2, 5, 0, 2, 0, 0, 2, 3, 3, 5, 0, 0, 3}, true)
 	f.Fuzz(func(t *testing.T, in []byte, keepDest bool) {
-		defer fuzzguard.Guard(t, in, keepDest)()
+		defer testsupport.Guard(t, in, keepDest)()
 		items := drawPackage(in)
 		policy := "updated"
 		if keepDest {

@@ -10,8 +10,7 @@ import (
 	"sigs.k8s.io/kustomize/kyaml/kio"
 	"sigs.k8s.io/kustomize/kyaml/yaml"
 
-	"github.com/krm-merge/krm-merge/internal/fuzzguard"
-	"github.com/krm-merge/krm-merge/internal/fuzzseed"
+	"github.com/krm-merge/krm-merge/internal/testsupport"
 	"github.com/krm-merge/krm-merge/pkg/config"
 	"github.com/krm-merge/krm-merge/pkg/function"
 	"github.com/krm-merge/krm-merge/pkg/vocab"
@@ -204,7 +203,7 @@ func TestRunRefusesMalformedHeads(t *testing.T) {
 // ResourceList, with nothing on stdout (kyaml writes such a run's results to stderr). Seeds: the malformed shapes above, every e2e package read as kpt reads it,
 // and each seed's head fields replaced by a list, a map, a scalar, null or an alias.
 func FuzzMalformedInput(f *testing.F) {
-	fuzzguard.Setup(f)
+	testsupport.SetupFuzz(f)
 	for _, tc := range malformedInputs {
 		f.Add(tc.in)
 	}
@@ -212,7 +211,7 @@ func FuzzMalformedInput(f *testing.F) {
 	for _, in := range aliasesAcrossItems() {
 		f.Add(in)
 	}
-	for _, fc := range fuzzseed.FnConfigs(f) {
+	for _, fc := range testsupport.SeedFnConfigs(f) {
 		f.Add(rlHead + "items:\n" + cmItem("    annotations: {config.kubernetes.io/merge-source: dest, internal.config.kubernetes.io/path: f.yaml}\n") +
 			"functionConfig:\n  " + strings.ReplaceAll(strings.TrimRight(fc, "\n"), "\n", "\n  ") + "\n")
 	}
@@ -225,7 +224,7 @@ func FuzzMalformedInput(f *testing.F) {
 		}
 	}
 	f.Fuzz(func(t *testing.T, in string) {
-		defer fuzzguard.Guard(t, in)()
+		defer testsupport.Guard(t, in)()
 		if len(in) > 16<<10 {
 			return
 		}

@@ -4,7 +4,6 @@ import (
 	"sigs.k8s.io/kustomize/kyaml/yaml"
 
 	"github.com/krm-merge/krm-merge/internal/checked"
-	"github.com/krm-merge/krm-merge/internal/host"
 	"github.com/krm-merge/krm-merge/pkg/config"
 	"github.com/krm-merge/krm-merge/pkg/fieldrules"
 	"github.com/krm-merge/krm-merge/pkg/identity"
@@ -29,7 +28,7 @@ func roleOptions(cfg *config.Config) roles.Options {
 // carry (internal/checked) so that the engine skips those walks.
 func resourceOptions(cfg *config.Config, ro roles.Options, assigned []roles.Item, aliasFree, nullElementFree bool) resources.Options {
 	mo := merge.Options{Policy: cfg.OnConflict, Lists: resolver(cfg, assigned),
-		PositionalHost: hostedByID(assigned), ValueMerge: cfg.ValueMerge && cfg.Mode == vocab.ThreeWay}
+		ValueMerge: cfg.ValueMerge && cfg.Mode == vocab.ThreeWay}
 	checked.Mark(&mo, checked.Inputs{AliasFree: aliasFree, NullElementFree: nullElementFree})
 	return resources.Options{
 		Roles:       ro,
@@ -41,17 +40,6 @@ func resourceOptions(cfg *config.Config, ro roles.Options, assigned []roles.Item
 
 		ShowSecretValues: cfg.ShowSecretValues,
 	}
-}
-
-// hostedByID reports whether the items come from a host that restores comments and
-// field order by input id (kpt, kustomize): a dest item carries the id.
-func hostedByID(items []roles.Item) bool {
-	for i := range items {
-		if items[i].Role == vocab.Dest && host.HasID(items[i].Node) {
-			return true
-		}
-	}
-	return false
 }
 
 // resolver returns the resolver that decides how a run's lists merge (package schema), in

@@ -9,8 +9,8 @@ import (
 	"sigs.k8s.io/kustomize/kyaml/kio"
 	"sigs.k8s.io/kustomize/kyaml/yaml"
 
-	"github.com/krm-merge/krm-merge/internal/inputcheck"
 	"github.com/krm-merge/krm-merge/pkg/function"
+	"github.com/krm-merge/krm-merge/pkg/function/internal/inputcheck"
 )
 
 // run feeds a ResourceList through the processor as the binary does and returns the

@@ -8,8 +8,8 @@ import (
 
 	"sigs.k8s.io/kustomize/kyaml/yaml"
 
-	"github.com/krm-merge/krm-merge/internal/resourcelist"
 	"github.com/krm-merge/krm-merge/pkg/function"
+	"github.com/krm-merge/krm-merge/pkg/function/internal/resourcelist"
 )
 
 // tabList is a 3-way ResourceList of one ConfigMap whose data.f is o, u and d in the

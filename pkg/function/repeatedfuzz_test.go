@@ -13,11 +13,10 @@ import (
 	"sigs.k8s.io/kustomize/kyaml/yaml"
 
 	"github.com/krm-merge/krm-merge/internal/bounds"
-	"github.com/krm-merge/krm-merge/internal/fuzzguard"
-	"github.com/krm-merge/krm-merge/internal/fuzzseed"
-	"github.com/krm-merge/krm-merge/internal/inputcheck"
-	"github.com/krm-merge/krm-merge/internal/resourcelist"
+	"github.com/krm-merge/krm-merge/internal/testsupport"
 	"github.com/krm-merge/krm-merge/pkg/function"
+	"github.com/krm-merge/krm-merge/pkg/function/internal/inputcheck"
+	"github.com/krm-merge/krm-merge/pkg/function/internal/resourcelist"
 )
 
 // repeated is the oracle for a map key given twice: the first map in preorder (keys'
@@ -107,8 +106,8 @@ func (r *repeated) where(root *yaml.Node) string {
 // (12d4c98d0a98201c: `annotations` again, empty, which kyaml's annotation edits dropped
 // before the function's check).
 func FuzzRepeatedKeys(f *testing.F) {
-	fuzzguard.Setup(f)
-	for i, d := range fuzzseed.Docs(f) {
+	testsupport.SetupFuzz(f)
+	for i, d := range testsupport.SeedDocs(f) {
 		if i%3 == 0 {
 			d += "\napiVersion: again\n"
 		}
@@ -118,7 +117,7 @@ func FuzzRepeatedKeys(f *testing.F) {
 	f.Add("data: {x: 1, \"x\": 2, 1: a, \"1\": b, y: &m {q: 1, q: 2}, z: *m}\n")
 	f.Add("data:\n  <<: {a: 1}\n  <<: {b: 2}\n  ? [c]\n  : 1\n  ? [c]\n  : 2\n")
 	f.Fuzz(func(t *testing.T, doc string) {
-		defer fuzzguard.Guard(t, doc)()
+		defer testsupport.Guard(t, doc)()
 		n, err := yaml.Parse(doc)
 		if err != nil {
 			return

@@ -6,7 +6,7 @@ import (
 	"sigs.k8s.io/kustomize/kyaml/fn/framework"
 	"sigs.k8s.io/kustomize/kyaml/yaml"
 
-	"github.com/krm-merge/krm-merge/internal/yamlenc"
+	"github.com/krm-merge/krm-merge/pkg/function/internal/yamlenc"
 )
 
 // writable returns an output item as a YAML encoder can write it and a parser read it

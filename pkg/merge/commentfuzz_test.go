@@ -8,8 +8,7 @@ import (
 
 	"github.com/krm-merge/krm-merge/internal/bounds"
 	"github.com/krm-merge/krm-merge/internal/checked"
-	"github.com/krm-merge/krm-merge/internal/fuzzguard"
-	"github.com/krm-merge/krm-merge/internal/fuzzseed"
+	"github.com/krm-merge/krm-merge/internal/testsupport"
 	"github.com/krm-merge/krm-merge/pkg/merge"
 )
 
@@ -90,19 +89,19 @@ func reparses(n *yaml.RNode) bool {
 // byte for byte. Edits that leave updated or dest unprintable as YAML are skipped: a
 // parsed file cannot hold them. Seeds: the repository's YAML documents, with edits of each kind.
 func FuzzThreeWayComments(f *testing.F) {
-	fuzzguard.Setup(f)
+	testsupport.SetupFuzz(f)
 	edits := [][]byte{
 		{1, 2, 3, 5, 6, 7, 9, 10, 11, 13, 14, 15},
 		{0, 6, 0, 9, 0, 15, 0, 18, 0, 29, 0, 2, 0, 5},
 		{13, 14, 15, 29, 30, 31, 1, 5, 9},
 	}
-	for i, d := range fuzzseed.Docs(f) {
+	for i, d := range testsupport.SeedDocs(f) {
 		f.Add(d, edits[i%len(edits)], byte(i))
 	}
 	f.Add("a: 1 # c\nb:\n  - x\n  - y # e\nc: {d: e}\n", []byte{3, 6, 2, 9, 14, 1, 5, 10, 15}, byte(0))
 	f.Add("# head\n\n# first\na: b # line\n# foot\n", []byte{1, 7, 6, 9, 1, 2}, byte(1))
 	f.Fuzz(func(t *testing.T, base string, edits []byte, opt byte) {
-		defer fuzzguard.Guard(t, base, edits, opt)()
+		defer testsupport.Guard(t, base, edits, opt)()
 		b, err := yaml.Parse(base)
 		if err != nil || repeatsKey(b.YNode()) || bounds.Check(b.YNode()).UnwritableTag != nil || bounds.HasAlias(b.YNode()) || checked.HasNullElement(b.YNode()) {
 			return // aliased nodes keep their comments; null list elements go (rule 5)

@@ -295,7 +295,7 @@ func seqOrNil(n *yaml.Node) *yaml.Node {
 // nil meaning the default associative keys only). This is what a host that copies an input item's
 // comments onto the function's output item (kyaml's comments.CopyComments, which kpt
 // and kustomize run by the config.k8s.io/id annotation) would do if it paired nodes as
-// the merge does; internal/host compares the two to find where the host's own pairing
+// the merge does; pkg/resources/internal/host compares the two to find where the host's own pairing
 // would move a comment onto another node. Neither input is changed; out itself is
 // returned when nothing is filled. nil in or out gives out.
 func RestoreComments(in, out *yaml.RNode, lists *schema.Resolver) *yaml.RNode {

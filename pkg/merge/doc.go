@@ -48,7 +48,7 @@
 // Package resources calls ThreeWay and TwoWay, shared and with the resource's field
 // rules, for every resource that two roles share, after deciding the resource rules
 // (added, deleted, kept); package results words the Conflicts and RuleEffects;
-// internal/host uses RestoreComments to find where a host would copy a comment onto
+// pkg/resources/internal/host uses RestoreComments to find where a host would copy a comment onto
 // another node. Package function checks every item once and marks its Options through
 // internal/checked (no aliases, no null elements) so that the engine skips its own
 // checks.

@@ -9,8 +9,7 @@ import (
 
 	"github.com/krm-merge/krm-merge/internal/bounds"
 	"github.com/krm-merge/krm-merge/internal/checked"
-	"github.com/krm-merge/krm-merge/internal/fuzzguard"
-	"github.com/krm-merge/krm-merge/internal/fuzzseed"
+	"github.com/krm-merge/krm-merge/internal/testsupport"
 	"github.com/krm-merge/krm-merge/pkg/merge"
 	"github.com/krm-merge/krm-merge/pkg/schema"
 	"github.com/krm-merge/krm-merge/pkg/vocab"
@@ -158,8 +157,8 @@ func checkFuzzOutput(t *testing.T, out *yaml.RNode, in []*yaml.RNode, snapshot [
 // resources of the e2e 3-way case packages, the examples, and a trailing comment after a
 // list both sides appended to.
 func FuzzThreeWay(f *testing.F) {
-	fuzzguard.Setup(f)
-	for i, tr := range fuzzseed.Triples(f) {
+	testsupport.SetupFuzz(f)
+	for i, tr := range testsupport.SeedTriples(f) {
 		f.Add(tr[0], tr[1], tr[2], byte(i))
 	}
 	for i, c := range valueMergeCases(f) { // values changed on both sides, merged inside
@@ -169,7 +168,7 @@ func FuzzThreeWay(f *testing.F) {
 	k := "apiVersion: kustomize.config.k8s.io/v1beta1\nkind: Kustomization\nresources:\n- cm.yaml\n"
 	f.Add(k+"# patches:\n", k+"- a.yaml\n# patches:\n", k+"- b.yaml\n# patches:\n", byte(0))
 	f.Fuzz(func(t *testing.T, o, u, d string, opt byte) {
-		defer fuzzguard.Guard(t, o, u, d, opt)()
+		defer testsupport.Guard(t, o, u, d, opt)()
 		in, snap, ok := parseAll(o, u, d)
 		if !ok {
 			return
@@ -217,16 +216,16 @@ func FuzzThreeWay(f *testing.F) {
 // apiVersion and kind, which choose the schema). Seeds: (updated, dest) resources of the 3-way triples and
 // the e2e 2-way case (patch into cronjob).
 func FuzzTwoWay(f *testing.F) {
-	fuzzguard.Setup(f)
-	for i, tr := range fuzzseed.Triples(f) {
+	testsupport.SetupFuzz(f)
+	for i, tr := range testsupport.SeedTriples(f) {
 		f.Add(tr[1], tr[2], byte(i))
 	}
-	docs := fuzzseed.Docs(f)
+	docs := testsupport.SeedDocs(f)
 	for i := 0; i+1 < len(docs); i += 2 {
 		f.Add(docs[i], docs[i+1], byte(i))
 	}
 	f.Fuzz(func(t *testing.T, s, d string, opt byte) {
-		defer fuzzguard.Guard(t, s, d, opt)()
+		defer testsupport.Guard(t, s, d, opt)()
 		in, snap, ok := parseAll(s, d)
 		if !ok {
 			return

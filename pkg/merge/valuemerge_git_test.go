@@ -7,11 +7,10 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/krm-merge/krm-merge/internal/gittest"
-
 	"pgregory.net/rapid"
 	"sigs.k8s.io/kustomize/kyaml/yaml"
 
+	"github.com/krm-merge/krm-merge/internal/testsupport"
 	"github.com/krm-merge/krm-merge/pkg/merge"
 	"github.com/krm-merge/krm-merge/pkg/vocab"
 )
@@ -23,7 +22,7 @@ import (
 // texts (in dir) and returns its output.
 func gitMerge(t *testing.T, dir string, base, dest, updated string, flags ...string) string {
 	t.Helper()
-	out, _ := gittest.MergeFile(t, dir, []byte(base), []byte(dest), []byte(updated), append(flags, "-L", "dest", "-L", "base", "-L", "updated")...)
+	out, _ := testsupport.GitMergeFile(t, dir, []byte(base), []byte(dest), []byte(updated), append(flags, "-L", "dest", "-L", "base", "-L", "updated")...)
 	return string(out)
 }
 
@@ -65,10 +64,10 @@ func genItems(r *rand.Rand, few bool) (o, u, d []string) {
 	for i := r.Intn(10); i > 0; i-- {
 		o = append(o, fresh())
 	}
-	d = gittest.Mutate(r, o, r.Intn(4), fresh, false)
-	u = gittest.Mutate(r, o, r.Intn(4), fresh, false)
+	d = testsupport.Mutate(r, o, r.Intn(4), fresh, false)
+	u = testsupport.Mutate(r, o, r.Intn(4), fresh, false)
 	if r.Intn(5) == 0 { // the same change on both sides, and maybe more
-		u = gittest.Mutate(r, d, r.Intn(2), fresh, false)
+		u = testsupport.Mutate(r, d, r.Intn(2), fresh, false)
 	}
 	return o, u, d
 }
@@ -138,7 +137,7 @@ func TestValueMergeListsAgainstGit(t *testing.T) {
 					continue
 				}
 				if p == vocab.UpdatedWins {
-					want := gittest.SameSides(gitMerge(t, dir, so, sd, su, "--diff3"))
+					want := testsupport.SameSides(gitMerge(t, dir, so, sd, su, "--diff3"))
 					if strings.Contains(want, "<<<<<<<") {
 						conflicting++
 					}
@@ -212,7 +211,7 @@ func TestValueMergeTextAgainstGit(t *testing.T) {
 				problems = append(problems, fmt.Sprintf("%s: merged %q, git %q", flag, g, w))
 			}
 			if p == vocab.UpdatedWins && allNL && len(res.ValueMerges) == 1 {
-				want := gittest.SameSides(gitMerge(t, dir, so, sd, su, "--diff3"))
+				want := testsupport.SameSides(gitMerge(t, dir, so, sd, su, "--diff3"))
 				if strings.Contains(want, "<<<<<<<") {
 					conflicting++
 				}

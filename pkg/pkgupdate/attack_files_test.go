@@ -171,7 +171,7 @@ func fileList(rep *Report) []string {
 // a conflict under onConflict when both sides changed the path (never a silent
 // deletion), upstream's change when the local copy is as the old release had it. Each
 // case runs as a plan first (the decision), then for real (the write, which needs
-// internal/stage to turn a directory into a file and back in one update).
+// pkg/pkgupdate/internal/stage to turn a directory into a file and back in one update).
 func TestAttackFileVersusDirectory(t *testing.T) {
 	kf := map[string]string{"Kptfile": kptfileV1}
 	with := func(base map[string]string, files map[string]string) map[string]string {

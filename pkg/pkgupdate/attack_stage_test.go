@@ -14,7 +14,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/krm-merge/krm-merge/internal/stage"
+	"github.com/krm-merge/krm-merge/pkg/pkgupdate/internal/stage"
 )
 
 // Another user plants a committed journal as the staging directory of DIR in DIR's

@@ -17,9 +17,10 @@ import (
 
 	"sigs.k8s.io/kustomize/kyaml/yaml"
 
-	"github.com/krm-merge/krm-merge/internal/pkgio"
-	"github.com/krm-merge/krm-merge/internal/stage"
+	"github.com/krm-merge/krm-merge/internal/scrub"
 	"github.com/krm-merge/krm-merge/internal/textmerge"
+	"github.com/krm-merge/krm-merge/pkg/pkgupdate/internal/pkgio"
+	"github.com/krm-merge/krm-merge/pkg/pkgupdate/internal/stage"
 )
 
 // Continue concludes an update of opts.Dir that stopped at conflict markers
@@ -87,7 +88,7 @@ func conclude(ctx context.Context, opts Options, cont bool) (*Report, error) {
 		if !cont {
 			what = "abort"
 		}
-		return rep, fmt.Errorf("%w in %s: nothing to %s", ErrNotInProgress, pkgio.Escape(given), what)
+		return rep, fmt.Errorf("%w in %s: nothing to %s", ErrNotInProgress, scrub.Escape(given), what)
 	}
 	defer st.close()
 	var changes []fileChange
@@ -318,7 +319,7 @@ func restoreDirModes(dir string, dirs []priorDir) error {
 			continue
 		}
 		if err := root.Chmod(d.Path, fileMode(d.Mode)); err != nil {
-			return fmt.Errorf("restoring the mode of %s: %w", pkgio.Escape(d.Path), err)
+			return fmt.Errorf("restoring the mode of %s: %w", scrub.Escape(d.Path), err)
 		}
 	}
 	return nil
@@ -340,7 +341,7 @@ func (p Problem) String() string {
 	if p.Line > 0 {
 		loc += ":" + strconv.Itoa(p.Line)
 	}
-	return pkgio.Escape(loc + ": " + p.Message)
+	return scrub.Escape(loc + ": " + p.Message)
 }
 
 // UnresolvedError is Continue's refusal: conflict markers are left, a file does not
@@ -359,5 +360,5 @@ func (e *UnresolvedError) Error() string {
 		lines[i] = "  " + p.String()
 	}
 	return fmt.Sprintf("the update of %s is not resolved; nothing was changed (resolve each, then --continue again, or --abort):\n%s",
-		pkgio.Escape(e.Dir), strings.Join(lines, "\n"))
+		scrub.Escape(e.Dir), strings.Join(lines, "\n"))
 }

@@ -69,7 +69,7 @@
 //
 // # Neighbours
 //
-// The `krm-merge pkg update` command (internal/cli/pkgcmd) is its front end. It uses
+// The `krm-merge pkg update` command (cmd/pkgcmd) is its front end. It uses
 // package function for the resources (function.Run) and internal packages for the rest:
 // gitfetch (fetching), kptfile and kptprep (kpt's bookkeeping), pkgio (reading and
 // writing package files as kpt does), textmerge (line merges) and stage (the

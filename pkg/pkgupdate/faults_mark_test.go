@@ -14,7 +14,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/krm-merge/krm-merge/internal/stage"
+	"github.com/krm-merge/krm-merge/pkg/pkgupdate/internal/stage"
 )
 
 // TestFaultContinueAndAbortKilled kills `krm-merge pkg update DIR --continue` and

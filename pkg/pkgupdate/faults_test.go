@@ -28,7 +28,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/krm-merge/krm-merge/internal/stage"
+	"github.com/krm-merge/krm-merge/pkg/pkgupdate/internal/stage"
 )
 
 // buildBinary builds the krm-merge command into a temporary directory.
@@ -433,7 +433,7 @@ exec "` + realGit + `" "$@"
 func mountTmpfs(t *testing.T, dir string, size int) {
 	t.Helper()
 	if err := syscall.Mount("tmpfs", dir, "tmpfs", 0, "size="+strconv.Itoa(size)); err != nil {
-		t.Skipf("cannot mount a tmpfs here (%v): the failing writes are covered by internal/stage's injected errors", err)
+		t.Skipf("cannot mount a tmpfs here (%v): the failing writes are covered by pkg/pkgupdate/internal/stage's injected errors", err)
 	}
 	t.Cleanup(func() { _ = syscall.Unmount(dir, syscall.MNT_DETACH) })
 }
@@ -485,7 +485,7 @@ func TestFaultReadOnlyDirectory(t *testing.T) {
 	p := newFaultPackage(t)
 	docs := filepath.Join(p.dir, "docs")
 	if err := syscall.Mount(docs, docs, "", syscall.MS_BIND, ""); err != nil {
-		t.Skipf("cannot bind-mount here (%v): the failing writes are covered by internal/stage's injected errors", err)
+		t.Skipf("cannot bind-mount here (%v): the failing writes are covered by pkg/pkgupdate/internal/stage's injected errors", err)
 	}
 	t.Cleanup(func() { _ = syscall.Unmount(docs, syscall.MNT_DETACH) })
 	if err := syscall.Mount(docs, docs, "", syscall.MS_BIND|syscall.MS_REMOUNT|syscall.MS_RDONLY, ""); err != nil {

@@ -14,11 +14,12 @@ import (
 
 	"sigs.k8s.io/kustomize/kyaml/yaml"
 
-	"github.com/krm-merge/krm-merge/internal/gitfetch"
-	"github.com/krm-merge/krm-merge/internal/gitpath"
-	"github.com/krm-merge/krm-merge/internal/kptfile"
-	"github.com/krm-merge/krm-merge/internal/pkgio"
-	"github.com/krm-merge/krm-merge/internal/stage"
+	"github.com/krm-merge/krm-merge/internal/scrub"
+	"github.com/krm-merge/krm-merge/pkg/pkgupdate/internal/gitfetch"
+	"github.com/krm-merge/krm-merge/pkg/pkgupdate/internal/gitpath"
+	"github.com/krm-merge/krm-merge/pkg/pkgupdate/internal/kptfile"
+	"github.com/krm-merge/krm-merge/pkg/pkgupdate/internal/pkgio"
+	"github.com/krm-merge/krm-merge/pkg/pkgupdate/internal/stage"
 )
 
 // source is where a package comes from.
@@ -195,7 +196,7 @@ func (u *updater) fetch(ctx context.Context, dir, rel string, src *source, pr *P
 			MaxFileSize: u.opts.MaxFileSize, RefuseGitPaths: true})
 		if err == nil && reserved != "" {
 			err = fmt.Errorf("%s: the name of krm-merge's own state or staging directory (%s, %s), to a case-insensitive file system; "+
-				"an upstream may not ship it", pkgio.Escape(reserved), stateDirName, ".krm-merge-update")
+				"an upstream may not ship it", scrub.Escape(reserved), stateDirName, ".krm-merge-update")
 		}
 		if err != nil {
 			return nil, fmt.Errorf("upstream %s at %s: %w", src.repo, v.commit, err)

@@ -7,8 +7,8 @@ import (
 	"sort"
 	"strings"
 
-	"github.com/krm-merge/krm-merge/internal/pkgio"
-	"github.com/krm-merge/krm-merge/internal/stage"
+	"github.com/krm-merge/krm-merge/pkg/pkgupdate/internal/pkgio"
+	"github.com/krm-merge/krm-merge/pkg/pkgupdate/internal/stage"
 	"github.com/krm-merge/krm-merge/pkg/vocab"
 )
 

@@ -11,9 +11,9 @@ import (
 
 	"sigs.k8s.io/kustomize/kyaml/yaml"
 
-	"github.com/krm-merge/krm-merge/internal/gitfetch"
-	"github.com/krm-merge/krm-merge/internal/kptfile"
-	"github.com/krm-merge/krm-merge/internal/pkgio"
+	"github.com/krm-merge/krm-merge/pkg/pkgupdate/internal/gitfetch"
+	"github.com/krm-merge/krm-merge/pkg/pkgupdate/internal/kptfile"
+	"github.com/krm-merge/krm-merge/pkg/pkgupdate/internal/pkgio"
 )
 
 func requireGit(t *testing.T) {

@@ -19,8 +19,8 @@ import (
 	"sigs.k8s.io/kustomize/kyaml/kio/kioutil"
 	"sigs.k8s.io/kustomize/kyaml/yaml"
 
-	"github.com/krm-merge/krm-merge/internal/keepbytes"
 	"github.com/krm-merge/krm-merge/internal/textmerge"
+	"github.com/krm-merge/krm-merge/pkg/pkgupdate/internal/keepfile"
 )
 
 // gadgetsCRD is a CRD as controller-gen before v0.14 wrote it (sigs.k8s.io/yaml):
@@ -81,15 +81,15 @@ const (
 )
 
 // recordKeeps records how each written KRM file was made while the test runs.
-func recordKeeps(t *testing.T) map[string]keepbytes.Result {
+func recordKeeps(t *testing.T) map[string]keepfile.Result {
 	t.Helper()
-	got := map[string]keepbytes.Result{}
-	keepHook = func(p string, r keepbytes.Result) { got[p] = r }
+	got := map[string]keepfile.Result{}
+	keepHook = func(p string, r keepfile.Result) { got[p] = r }
 	t.Cleanup(func() { keepHook = nil })
 	return got
 }
 
-func how(r keepbytes.Result) string { return fmt.Sprintf("%s, %d rejected", r.Source, r.Rejected) }
+func how(r keepfile.Result) string { return fmt.Sprintf("%s, %d rejected", r.Source, r.Rejected) }
 
 // A plain copy of a CRD with wrapped descriptions (--repo): the update writes
 // upstream's change and nothing else, so the package's diff is upstream's, line for line.
@@ -108,7 +108,7 @@ func TestUpdateKeepsWrappedScalars(t *testing.T) {
 	if ours, theirs := textmerge.Unified([]byte(gadgetsCRD), []byte(got), 3), textmerge.Unified([]byte(gadgetsCRD), []byte(v2), 3); ours != theirs {
 		t.Errorf("the package's diff:\n%s\nupstream's:\n%s", ours, theirs)
 	}
-	if r := keeps["crd.yaml"]; r.Source != keepbytes.Kept || r.Rejected != 0 {
+	if r := keeps["crd.yaml"]; r.Source != keepfile.Kept || r.Rejected != 0 {
 		t.Errorf("crd.yaml: %s, %d rejected", r.Source, r.Rejected)
 	}
 }
@@ -145,14 +145,14 @@ func TestUpdateKptCopyChangesOnlyChangedLines(t *testing.T) {
 		t.Errorf("Kptfile (-want +got):\n%s", textmerge.Unified([]byte(want), []byte(got), 1))
 	}
 	for _, p := range []string{"Kptfile", "crd.yaml"} {
-		if r := keeps[p]; r.Source != keepbytes.Kept || r.Rejected != 0 {
+		if r := keeps[p]; r.Source != keepfile.Kept || r.Rejected != 0 {
 			t.Errorf("%s: %s", p, how(r))
 		}
 	}
 }
 
 // countSources adds the written files' sources to counts ("kept", "encoded, 1 rejected", ...).
-func countSources(counts map[string]int, keeps map[string]keepbytes.Result) {
+func countSources(counts map[string]int, keeps map[string]keepfile.Result) {
 	for _, r := range keeps {
 		k := r.Source.String()
 		if r.Rejected > 0 {

@@ -11,12 +11,13 @@ import (
 	"sigs.k8s.io/kustomize/kyaml/kio/kioutil"
 	"sigs.k8s.io/kustomize/kyaml/yaml"
 
-	"github.com/krm-merge/krm-merge/internal/kptfile"
-	"github.com/krm-merge/krm-merge/internal/pkgio"
-	"github.com/krm-merge/krm-merge/internal/stage"
+	"github.com/krm-merge/krm-merge/internal/scrub"
 	"github.com/krm-merge/krm-merge/internal/textmerge"
 	"github.com/krm-merge/krm-merge/pkg/config"
 	"github.com/krm-merge/krm-merge/pkg/function"
+	"github.com/krm-merge/krm-merge/pkg/pkgupdate/internal/kptfile"
+	"github.com/krm-merge/krm-merge/pkg/pkgupdate/internal/pkgio"
+	"github.com/krm-merge/krm-merge/pkg/pkgupdate/internal/stage"
 	"github.com/krm-merge/krm-merge/pkg/resources"
 	"github.com/krm-merge/krm-merge/pkg/roles"
 	"github.com/krm-merge/krm-merge/pkg/vocab"
@@ -78,7 +79,7 @@ func labels(pr *PackageReport) textmerge.Labels {
 	if from == to {
 		from, to = from+" ("+short(pr.From.Commit)+")", to+" ("+short(pr.To.Commit)+")"
 	}
-	return textmerge.Labels{Dest: localLabel, Base: pkgio.Escape(from), Updated: pkgio.Escape(to)}
+	return textmerge.Labels{Dest: localLabel, Base: scrub.Escape(from), Updated: scrub.Escape(to)}
 }
 
 // short is a commit's first 12 hex digits.

@@ -11,7 +11,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/krm-merge/krm-merge/internal/pkgio"
+	"github.com/krm-merge/krm-merge/pkg/pkgupdate/internal/pkgio"
 	"github.com/krm-merge/krm-merge/pkg/vocab"
 )
 

@@ -10,8 +10,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/krm-merge/krm-merge/internal/gittest"
-	"github.com/krm-merge/krm-merge/internal/pkgio"
+	"github.com/krm-merge/krm-merge/internal/testsupport"
+	"github.com/krm-merge/krm-merge/pkg/pkgupdate/internal/pkgio"
 	"github.com/krm-merge/krm-merge/pkg/vocab"
 )
 
@@ -215,7 +215,7 @@ func TestMarkSidesAsGitWritesThem(t *testing.T) {
 					continue
 				}
 				local := side(t, marked, 'l')
-				out, n := gittest.MergeFile(t, tmp, []byte(v1[p]), []byte(local), []byte(v2[p]), "--diff3", "-L", "local", "-L", "v1", "-L", "v2")
+				out, n := testsupport.GitMergeFile(t, tmp, []byte(v1[p]), []byte(local), []byte(v2[p]), "--diff3", "-L", "local", "-L", "v1", "-L", "v2")
 				var theirs *markHunk
 				for _, h := range hunksOf(t, string(out)) {
 					if h.at < ours[0].at+max(ours[0].lines, 1) && ours[0].at < h.at+max(h.lines, 1) {

@@ -10,9 +10,9 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/krm-merge/krm-merge/internal/gittest"
-	"github.com/krm-merge/krm-merge/internal/pkgio"
+	"github.com/krm-merge/krm-merge/internal/testsupport"
 	"github.com/krm-merge/krm-merge/internal/textmerge"
+	"github.com/krm-merge/krm-merge/pkg/pkgupdate/internal/pkgio"
 	"github.com/krm-merge/krm-merge/pkg/vocab"
 )
 
@@ -393,7 +393,7 @@ func TestMarkTextFileAsGitWritesIt(t *testing.T) {
 	if _, err := update(dirs[0], cache, vocab.MarkConflicts); err == nil {
 		t.Fatal("want conflicts marked")
 	}
-	want, _ := gittest.MergeFile(t, t.TempDir(), []byte(markV1.files["README.md"]), []byte(local), []byte(markV2.files["README.md"]),
+	want, _ := testsupport.GitMergeFile(t, t.TempDir(), []byte(markV1.files["README.md"]), []byte(local), []byte(markV2.files["README.md"]),
 		"--diff3", "-L", "local", "-L", "v1", "-L", "v2")
 	if got := read(t, filepath.Join(dirs[0], "README.md")); got != string(want) {
 		t.Errorf("README.md:\n%s\ngit merge-file --diff3 writes:\n%s", got, want)

@@ -13,11 +13,11 @@ import (
 	"sigs.k8s.io/kustomize/kyaml/fn/framework"
 	"sigs.k8s.io/kustomize/kyaml/yaml"
 
-	"github.com/krm-merge/krm-merge/internal/keepbytes"
-	"github.com/krm-merge/krm-merge/internal/kptfile"
-	"github.com/krm-merge/krm-merge/internal/pkgio"
-	"github.com/krm-merge/krm-merge/internal/stage"
 	"github.com/krm-merge/krm-merge/pkg/function"
+	"github.com/krm-merge/krm-merge/pkg/pkgupdate/internal/keepfile"
+	"github.com/krm-merge/krm-merge/pkg/pkgupdate/internal/kptfile"
+	"github.com/krm-merge/krm-merge/pkg/pkgupdate/internal/pkgio"
+	"github.com/krm-merge/krm-merge/pkg/pkgupdate/internal/stage"
 	"github.com/krm-merge/krm-merge/pkg/results"
 	"github.com/krm-merge/krm-merge/pkg/roles"
 	"github.com/krm-merge/krm-merge/pkg/vocab"
@@ -208,7 +208,7 @@ func (u *updater) mergeResources(rel string, src *source, paths []string, o, up,
 		if err != nil {
 			return fmt.Errorf("%s: encoding: %w", target, err)
 		}
-		in := keepbytes.Input{Merged: data}
+		in := keepfile.Input{Merged: data}
 		if df != nil {
 			was, err := pkgio.Encode(df.Header, df.Docs)
 			if err == nil && bytes.Equal(was, data) {
@@ -219,7 +219,7 @@ func (u *updater) mergeResources(rel string, src *source, paths []string, o, up,
 		if uf := up.Files[p]; uf != nil && uf.KRM() {
 			in.Updated = uf.Data // as fetched: kpt's bookkeeping is on its parsed Docs only
 		}
-		kept := keepbytes.File(in)
+		kept := keepfile.File(in)
 		if keepHook != nil {
 			keepHook(target, kept)
 		}
@@ -238,7 +238,7 @@ func (u *updater) mergeResources(rel string, src *source, paths []string, o, up,
 }
 
 // keepHook, when set (by tests), sees how each written KRM file was made.
-var keepHook func(path string, r keepbytes.Result)
+var keepHook func(path string, r keepfile.Result)
 
 // describe is a resource as results name it: "apiVersion kind [namespace/]name".
 func describe(n *yaml.RNode) string {

@@ -5,6 +5,7 @@ import (
 
 	"github.com/krm-merge/krm-merge/pkg/config"
 	"github.com/krm-merge/krm-merge/pkg/fieldrules"
+	"github.com/krm-merge/krm-merge/pkg/pkgupdate/internal/gitfetch"
 	"github.com/krm-merge/krm-merge/pkg/schema"
 	"github.com/krm-merge/krm-merge/pkg/vocab"
 )
@@ -130,3 +131,11 @@ const (
 	roleUpdated  = "updated"
 	roleDest     = "dest"
 )
+
+// ErrTimeout is wrapped by the error of an update stopped at a time limit: a git
+// command that ran past Options.GitTimeout, or the cache lock another run held past it.
+var ErrTimeout = gitfetch.ErrTimeout
+
+// TimeoutEnv is the environment variable that sets the git time limit when
+// Options.GitTimeout is zero (a Go duration, as "5m").
+const TimeoutEnv = gitfetch.TimeoutEnv

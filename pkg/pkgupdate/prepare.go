@@ -10,10 +10,10 @@ import (
 	"sigs.k8s.io/kustomize/kyaml/kio/kioutil"
 	"sigs.k8s.io/kustomize/kyaml/yaml"
 
-	"github.com/krm-merge/krm-merge/internal/gitfetch"
-	"github.com/krm-merge/krm-merge/internal/kptfile"
-	"github.com/krm-merge/krm-merge/internal/kptprep"
-	"github.com/krm-merge/krm-merge/internal/pkgio"
+	"github.com/krm-merge/krm-merge/pkg/pkgupdate/internal/gitfetch"
+	"github.com/krm-merge/krm-merge/pkg/pkgupdate/internal/kptfile"
+	"github.com/krm-merge/krm-merge/pkg/pkgupdate/internal/kptprep"
+	"github.com/krm-merge/krm-merge/pkg/pkgupdate/internal/pkgio"
 	"github.com/krm-merge/krm-merge/pkg/vocab"
 )
 

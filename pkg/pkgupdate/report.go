@@ -4,7 +4,7 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/krm-merge/krm-merge/internal/pkgio"
+	"github.com/krm-merge/krm-merge/internal/scrub"
 	"github.com/krm-merge/krm-merge/pkg/vocab"
 )
 
@@ -47,9 +47,9 @@ type Mark struct {
 // escaped as Conflict.String is.
 func (m Mark) String() string {
 	if m.Beside != "" {
-		return pkgio.Escape(fmt.Sprintf("%s (upstream's version beside it: %s)", m.File, m.Beside))
+		return scrub.Escape(fmt.Sprintf("%s (upstream's version beside it: %s)", m.File, m.Beside))
 	}
-	return pkgio.Escape(fmt.Sprintf("%s:%d-%d", m.File, m.Start, m.End))
+	return scrub.Escape(fmt.Sprintf("%s:%d-%d", m.File, m.Start, m.End))
 }
 
 // Conflicts returns the number of conflicts in all packages.
@@ -150,7 +150,7 @@ func (c Conflict) String() string {
 	if c.Field != "" {
 		parts = append(parts, c.Field)
 	}
-	return pkgio.Escape(strings.Join(append(parts, c.Message), ": "))
+	return scrub.Escape(strings.Join(append(parts, c.Message), ": "))
 }
 
 // Note is a warning or a planned field change.
@@ -171,7 +171,7 @@ func (n Note) String() string {
 			parts = append(parts, s)
 		}
 	}
-	return pkgio.Escape(strings.Join(append(parts, n.Message), ": "))
+	return scrub.Escape(strings.Join(append(parts, n.Message), ": "))
 }
 
 // ResourceChange is a resource the update adds or deletes.
@@ -222,5 +222,5 @@ type MarkedError struct {
 // Error names the files and says how to go on.
 func (e *MarkedError) Error() string {
 	return fmt.Sprintf("conflict markers written in %s (%s): resolve them, then run `krm-merge pkg update %s --continue`, "+
-		"or `--abort` to put the package back as it was", count(len(e.Files), "file"), pkgio.Escape(strings.Join(e.Files, ", ")), pkgio.Escape(e.Dir))
+		"or `--abort` to put the package back as it was", count(len(e.Files), "file"), scrub.Escape(strings.Join(e.Files, ", ")), scrub.Escape(e.Dir))
 }

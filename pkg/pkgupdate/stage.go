@@ -9,9 +9,9 @@ import (
 	"sort"
 	"syscall"
 
-	"github.com/krm-merge/krm-merge/internal/pkgio"
-	"github.com/krm-merge/krm-merge/internal/stage"
 	"github.com/krm-merge/krm-merge/internal/textmerge"
+	"github.com/krm-merge/krm-merge/pkg/pkgupdate/internal/pkgio"
+	"github.com/krm-merge/krm-merge/pkg/pkgupdate/internal/stage"
 	"github.com/krm-merge/krm-merge/pkg/vocab"
 )
 

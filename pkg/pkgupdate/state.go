@@ -17,9 +17,10 @@ import (
 
 	"golang.org/x/sys/unix"
 
-	"github.com/krm-merge/krm-merge/internal/kptfile"
-	"github.com/krm-merge/krm-merge/internal/pkgio"
-	"github.com/krm-merge/krm-merge/internal/stage"
+	"github.com/krm-merge/krm-merge/internal/scrub"
+	"github.com/krm-merge/krm-merge/pkg/pkgupdate/internal/kptfile"
+	"github.com/krm-merge/krm-merge/pkg/pkgupdate/internal/pkgio"
+	"github.com/krm-merge/krm-merge/pkg/pkgupdate/internal/stage"
 )
 
 // An update under onConflict mark that wrote markers is in progress until Continue or
@@ -309,7 +310,7 @@ func untrustedFD(fd int, isDir bool) string {
 // unsafeState refuses the state directory s: why, and what to do.
 func unsafeState(s, why string) error {
 	return fmt.Errorf("%s: not the state of an update this user can trust: %s. It may be another user's, or planted; nothing was changed. "+
-		"Inspect it, remove it (rm -rf '%s') and run the command again", pkgio.Escape(s), pkgio.Escape(why), strings.ReplaceAll(pkgio.Escape(s), "'", `'\''`))
+		"Inspect it, remove it (rm -rf '%s') and run the command again", scrub.Escape(s), scrub.Escape(why), strings.ReplaceAll(scrub.Escape(s), "'", `'\''`))
 }
 
 // check refuses a state whose paths are not clean paths inside the package
@@ -400,7 +401,7 @@ func checkNotInProgress(dir, given string) error {
 	inProgress := func(pkg, name string) error {
 		return fmt.Errorf("%w: an update of %s stopped at conflict markers and is not concluded (%s); resolve the markers and run "+
 			"`krm-merge pkg update %s --continue`, or `krm-merge pkg update %s --abort` to put it back as it was; nothing was changed",
-			ErrInProgress, pkgio.Escape(name), pkgio.Escape(filepath.Join(pkg, stateDirName)), pkgio.Escape(name), pkgio.Escape(name))
+			ErrInProgress, scrub.Escape(name), scrub.Escape(filepath.Join(pkg, stateDirName)), scrub.Escape(name), scrub.Escape(name))
 	}
 	err := filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
 		if err != nil {

@@ -6,9 +6,9 @@ import (
 	"io/fs"
 	"path"
 
-	"github.com/krm-merge/krm-merge/internal/pkgio"
-	"github.com/krm-merge/krm-merge/internal/stage"
 	"github.com/krm-merge/krm-merge/internal/textmerge"
+	"github.com/krm-merge/krm-merge/pkg/pkgupdate/internal/pkgio"
+	"github.com/krm-merge/krm-merge/pkg/pkgupdate/internal/stage"
 	"github.com/krm-merge/krm-merge/pkg/vocab"
 )
 

@@ -12,11 +12,12 @@ import (
 
 	"sigs.k8s.io/kustomize/kyaml/yaml"
 
-	"github.com/krm-merge/krm-merge/internal/gitfetch"
-	"github.com/krm-merge/krm-merge/internal/kptfile"
-	"github.com/krm-merge/krm-merge/internal/pkgio"
-	"github.com/krm-merge/krm-merge/internal/stage"
+	"github.com/krm-merge/krm-merge/internal/scrub"
 	"github.com/krm-merge/krm-merge/pkg/config"
+	"github.com/krm-merge/krm-merge/pkg/pkgupdate/internal/gitfetch"
+	"github.com/krm-merge/krm-merge/pkg/pkgupdate/internal/kptfile"
+	"github.com/krm-merge/krm-merge/pkg/pkgupdate/internal/pkgio"
+	"github.com/krm-merge/krm-merge/pkg/pkgupdate/internal/stage"
 )
 
 // DefaultTimeout is the time limit of a whole update when Options.Timeout is 0: 30
@@ -194,7 +195,7 @@ func resolveDir(dir string) (string, error) {
 		return "", fmt.Errorf("package directory: %w", err)
 	}
 	if !fi.IsDir() {
-		return "", fmt.Errorf("%s is not a directory", pkgio.Escape(dir))
+		return "", fmt.Errorf("%s is not a directory", scrub.Escape(dir))
 	}
 	if dir, err = filepath.EvalSymlinks(dir); err != nil {
 		return "", fmt.Errorf("package directory: %w", err)

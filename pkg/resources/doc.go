@@ -33,7 +33,7 @@
 // field changes for a plan (docs/function.md, "Plan"), and results are built by package
 // results from the typed outcomes (report.go).
 //
-// Host annotations (internal/host: kpt's and kyaml's path, index, id and seqindent,
+// Host annotations (pkg/resources/internal/host: kpt's and kyaml's path, index, id and seqindent,
 // legacy and internal) and the role annotation are never merged: dest's are kept.
 // Added items lose the role annotation; with path roles their path moves from the
 // updated (src) directory into the dest directory.

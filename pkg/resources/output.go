@@ -3,7 +3,7 @@ package resources
 import (
 	"sigs.k8s.io/kustomize/kyaml/yaml"
 
-	"github.com/krm-merge/krm-merge/internal/host"
+	"github.com/krm-merge/krm-merge/pkg/resources/internal/host"
 	"github.com/krm-merge/krm-merge/pkg/roles"
 	"github.com/krm-merge/krm-merge/pkg/vocab"
 )

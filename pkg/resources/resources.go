@@ -6,12 +6,12 @@ import (
 	"sigs.k8s.io/kustomize/kyaml/fn/framework"
 	"sigs.k8s.io/kustomize/kyaml/yaml"
 
-	"github.com/krm-merge/krm-merge/internal/host"
 	"github.com/krm-merge/krm-merge/internal/parallel"
 	"github.com/krm-merge/krm-merge/pkg/fieldrules"
 	"github.com/krm-merge/krm-merge/pkg/identity"
 	"github.com/krm-merge/krm-merge/pkg/merge"
 	"github.com/krm-merge/krm-merge/pkg/plan"
+	"github.com/krm-merge/krm-merge/pkg/resources/internal/host"
 	"github.com/krm-merge/krm-merge/pkg/results"
 	"github.com/krm-merge/krm-merge/pkg/roles"
 	"github.com/krm-merge/krm-merge/pkg/vocab"
@@ -122,6 +122,7 @@ type Conflict struct {
 // apply.Create, placed at the item at fault; a panic while handling a resource,
 // recovered into an error naming it.
 func Run(items []roles.Item, opts Options) (*Outcome, error) {
+	opts.Merge.PositionalHost = hostedByID(items)
 	idOpts := opts.Identity
 	if idOpts.Namespaced == nil {
 		idOpts.Namespaced = opts.Merge.Lists.Namespaced
@@ -287,3 +288,15 @@ func (r *run) hostCopied(it *roles.Item, copied []host.Copy) {
 
 // describe names a set for messages (its identity).
 func describe(s *identity.Set) string { return fmt.Sprint(s.ID) }
+
+// hostedByID reports whether the items come from a host that restores comments and
+// field order by input id (kpt, kustomize): a dest item carries the id. Run sets
+// merge.Options.PositionalHost from it.
+func hostedByID(items []roles.Item) bool {
+	for i := range items {
+		if items[i].Role == vocab.Dest && host.HasID(items[i].Node) {
+			return true
+		}
+	}
+	return false
+}

@@ -50,7 +50,7 @@
 // Package function builds the run's Resolver from package config's
 // Config; package merge asks it at every list (merge.Options.Lists); package resources
 // lists a merge's field changes with the same decisions (through package plan's Meta)
-// and gives identity.Index the Resolver's Namespaced; internal/host pairs comments with it.
+// and gives identity.Index the Resolver's Namespaced; pkg/resources/internal/host pairs comments with it.
 // This package reads schemas and items and changes nothing.
 //
 // # Errors

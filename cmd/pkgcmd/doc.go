@@ -1,0 +1,18 @@
+// Package pkgcmd is the `krm-merge pkg` command group: `krm-merge pkg update
+// DIR[@VERSION]`, a cobra front end to pkg/pkgupdate that prints the report for a
+// person or as JSON. Every name, value and diff line in either comes from the package
+// or the upstream, and is escaped where a terminal would act on it (the text report
+// with scrub.Escape, the JSON document with \u escapes).
+//
+// It needs the git CLI; in the function's container image, which has none, it fails with
+// gitfetch.ErrNoGit's message and changes nothing.
+//
+// Its conflict policy defaults to mark (DefaultOnConflict: a conflict stops the update
+// with markers in the files), where pkgupdate's and the function's default is updated;
+// --on-conflict, then a --config file's onConflict, override it. An update stopped at
+// markers is no error for a person (no "Error:" line) and exits ExitMarked (2); every
+// error exits 1 (ExitCode).
+//
+// Only the krm-merge command (package main) calls it, through New and ExitCode; Go
+// programs call pkgupdate.Update directly.
+package pkgcmd

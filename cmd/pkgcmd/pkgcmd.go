@@ -1,0 +1,461 @@
+package pkgcmd
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"math"
+	"os"
+	"os/signal"
+	"strconv"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/spf13/cobra"
+	"sigs.k8s.io/kustomize/kyaml/yaml"
+
+	"github.com/krm-merge/krm-merge/internal/scrub"
+	"github.com/krm-merge/krm-merge/pkg/config"
+	"github.com/krm-merge/krm-merge/pkg/function"
+	"github.com/krm-merge/krm-merge/pkg/pkgupdate"
+	"github.com/krm-merge/krm-merge/pkg/vocab"
+)
+
+// New returns the `pkg` command with its `update` subcommand.
+func New() *cobra.Command {
+	pkg := &cobra.Command{
+		Use:   "pkg",
+		Short: "Work with kpt packages: update one from its upstream",
+	}
+	pkg.AddCommand(updateCommand())
+	return pkg
+}
+
+type updateFlags struct {
+	config, onConflict, output string
+	plan, allowDirty           bool
+	cont, abort                bool
+	showSecretValues           bool
+	repo, directory, from, to  string
+	cacheDir                   string
+	maxFileSize, maxFetchSize  string
+	lockTimeout                time.Duration
+	gitTimeout                 time.Duration
+	timeout                    time.Duration
+	log                        func(string) // progress messages, on stderr
+}
+
+const updateLong = `Take a new upstream release into a package in one step.
+
+DIR is a package fetched with kpt pkg get: its Kptfile names the upstream
+(upstream.git.repo, directory, ref) and the release it was fetched at
+(upstreamLock.git.commit). VERSION (a tag, branch or commit; default upstream.git.ref,
+resolved to its current commit) is the release to update to. Both are fetched with git
+(any URL git accepts, local paths and file:// included) through a cache
+($KRM_MERGE_CACHE_DIR, default ~/.cache/krm-merge/git), and given the bookkeeping kpt
+pkg get adds, so that what kpt added to the local copy is not a local change.
+
+The change from the old release to the new one is merged into DIR: resources field by
+field with krm-merge's 3-way merge (every conflict reported with its field path; dest's
+file layout, comments and formatting kept; added resources in the files upstream has
+them in; deleted ones removed, and files left empty deleted), other files (README.md,
+scripts, YAML that is not a resource) line by line as git merge-file merges them.
+Subpackages with their own upstream are updated from it. The Kptfile records the new
+release (upstream.git.ref, upstreamLock), as kpt pkg update does.
+
+The write is all or nothing: on any error DIR is unchanged, and a run interrupted while
+writing is finished by the next one. A package with uncommitted changes in git is
+refused unless --allow-dirty.
+
+A conflict (a field, a part of a value or lines changed differently on both sides)
+stops the update by default (--on-conflict mark): every conflict no value merge settles
+is written into its file as git-style markers around its lines (<<<<<<< local,
+||||||| the old release with its lines, =======, >>>>>>> the new release), which
+editors' merge tools read; each side alone parses. A binary file changed on both
+sides, or a path that is a file on one side and a directory on the other, keeps the
+local copy and gets upstream's beside it (FILE.<new release>). Everything without a
+conflict is updated; the Kptfile keeps the old release, and the command lists the
+markers, names the files holding them and exits 2. Resolve them, then run --continue
+(refused while a marker is left, a file does not parse or an upstream version is still
+beside its file) to record the new release, or --abort to put DIR back exactly as it
+was. Until then every other update of DIR, of a package above it or of one inside it
+is refused. --on-conflict updated takes upstream's value at every conflict, as kpt pkg
+update does (and the function by default); dest keeps yours; error writes nothing and
+fails. A --config file's onConflict is used when no --on-conflict is given.
+
+A directory without a Kptfile upstream (a kustomize base or plain manifests vendored
+from git) is updated with --repo, --from and the new version (DIR@VERSION or --to);
+nothing is recorded.
+
+In DIR@VERSION, an existing directory decides where the @ splits: a@2/pkg is the
+directory a@2/pkg, pkg@release/1.2 is pkg at the branch release/1.2 (--to VERSION
+is never ambiguous). DIR may be reached
+through a symbolic link. Only regular files are read, in DIR and in both releases, none
+over --max-file-size; a symbolic link, FIFO, device or socket is an error naming it. A
+path that is a file on one side and a directory on the other is a conflict like any
+other, never a silent deletion. Names and values are printed with control characters
+escaped (\x1b); binary files are never printed.
+
+Exit status: 0 when the update is done (or planned, or concluded); 2 when it stopped at
+conflict markers (--on-conflict mark, the default): everything else is written, resolve
+the markers and run --continue, or --abort; 1 on an error, including conflicts under
+--on-conflict error (then nothing is written).
+
+git must be installed; the krm-merge container image has none.`
+
+const updateExample = `  # take release v0.4.4 of the package fetched into my-project
+  krm-merge pkg update my-project@project-blueprint-v0.4.4
+
+  # what would change, without writing anything
+  krm-merge pkg update my-project@project-blueprint-v0.4.4 --plan
+
+  # a conflict stops the update (exit 2) with markers in the files; resolve them
+  # in an editor, then conclude (or undo)
+  krm-merge pkg update my-app@v2
+  krm-merge pkg update my-app --continue
+  krm-merge pkg update my-app --abort
+
+  # fail (in CI) when the upgrade conflicts with local changes; nothing written
+  krm-merge pkg update my-project@v2 --on-conflict error --output json
+
+  # upstream wins every conflict, as kpt pkg update does
+  krm-merge pkg update my-project@v2 --on-conflict updated
+
+  # a kustomize base vendored from git without a Kptfile
+  krm-merge pkg update bases --repo https://github.com/fluxcd/flux2 \
+      --directory /manifests/bases --from v2.7.0 --to v2.9.4`
+
+func updateCommand() *cobra.Command {
+	f := &updateFlags{}
+	cmd := &cobra.Command{
+		Use:           "update DIR[@VERSION]",
+		Short:         "Update a package to a new upstream release with krm-merge's 3-way merge",
+		Long:          updateLong,
+		Example:       updateExample,
+		Args:          cobra.ExactArgs(1),
+		SilenceUsage:  true,
+		SilenceErrors: true,
+		RunE: func(c *cobra.Command, args []string) error {
+			ctx := c.Context()
+			if ctx == nil {
+				ctx = context.Background()
+			}
+			// Ctrl-C or a TERM ends git (with every process it started) and the update
+			// before it writes; a write under way finishes or is undone (all or nothing).
+			ctx, stop := signal.NotifyContext(ctx, os.Interrupt, syscall.SIGTERM)
+			defer stop()
+			f.log = func(msg string) { fmt.Fprintln(c.ErrOrStderr(), scrub.Escape(msg)) }
+			err := runUpdate(ctx, f, args[0], c.OutOrStdout())
+			var marked *pkgupdate.MarkedError
+			if err != nil && f.output != "json" && !errors.As(err, &marked) { // the report says how to go on
+				printError(c.ErrOrStderr(), err)
+			}
+			return err
+		},
+	}
+	fl := cmd.Flags()
+	fl.StringVar(&f.config, "config", "", "merge options: a functionConfig file (fn.krm-merge.dev/v1alpha1 ResourceMerge or ConfigMap), as for the function (default none: the function's defaults, onConflict aside)")
+	fl.StringVar(&f.onConflict, "on-conflict", "", "what a conflict does: mark (markers in the files; the update stops, exit 2, until --continue or --abort), updated (upstream wins, as kpt pkg update), dest (your copy wins) or error (exit 1, nothing written) (default the --config file's onConflict if it sets one, else mark)")
+	fl.BoolVar(&f.showSecretValues, "show-secret-values", false, "print a Secret's data and stringData values in conflict and plan lines (the config's showSecretValues); without it they are redacted (default false: redacted)")
+	fl.BoolVar(&f.cont, "continue", false, "conclude an update stopped at conflict markers, once they are resolved: record the new release")
+	fl.BoolVar(&f.abort, "abort", false, "undo an update stopped at conflict markers: DIR exactly as before it")
+	fl.StringVar(&f.output, "output", "text", "output format: text or json")
+	fl.BoolVar(&f.plan, "plan", false, "print what the update would change and change nothing")
+	fl.BoolVar(&f.allowDirty, "allow-dirty", false, "update a package with uncommitted changes in git")
+	fl.StringVar(&f.repo, "repo", "", "upstream repository of a directory without a Kptfile upstream (default none: a Kptfile's upstream names it, and --repo is refused there)")
+	fl.StringVar(&f.directory, "directory", "", "the package's directory in --repo (default the root)")
+	fl.StringVar(&f.from, "from", "", "the upstream version the directory was made from, required with --repo (default none: a Kptfile's upstreamLock records it)")
+	fl.StringVar(&f.to, "to", "", "the upstream version to update to, instead of DIR@VERSION (default the Kptfile's upstream.git.ref; required with --repo)")
+	fl.StringVar(&f.cacheDir, "cache-dir", "", "git cache directory (default $KRM_MERGE_CACHE_DIR, else ~/.cache/krm-merge/git)")
+	fl.StringVar(&f.maxFileSize, "max-file-size", "64MiB", "the size limit of every file read, in DIR and in the upstream releases: bytes, or with KiB, MiB or GiB")
+	fl.StringVar(&f.maxFetchSize, "max-fetch-size", "1GiB", "the most one git fetch of an upstream release downloads into the cache (each release is fetched without its history): bytes, or with KiB, MiB or GiB")
+	fl.DurationVar(&f.lockTimeout, "lock-timeout", pkgupdate.DefaultLockTimeout, "how long to wait for another update of DIR, of a directory above it or inside it, to finish (0: do not wait)")
+	fl.DurationVar(&f.gitTimeout, "git-timeout", 0, "the time limit of every git command and of the wait for the git cache's lock, e.g. 90s or 20m (default $KRM_MERGE_GIT_TIMEOUT, else 5m)")
+	fl.DurationVar(&f.timeout, "timeout", pkgupdate.DefaultTimeout, "the time limit of the whole update; past it the update stops and writes nothing")
+	return cmd
+}
+
+// splitArg splits DIR[@VERSION]; "" is no version. arg naming an existing directory
+// is that directory (a@2/pkg); else it splits at the last @ whose left part is an
+// existing directory (pkg@release/1.2: a branch with a slash); else at an @ after the
+// last / (so that a missing directory is reported by its whole name).
+// Errors: an @ with nothing after it.
+func splitArg(arg string) (dir, version string, err error) {
+	return splitArgWith(arg, isDir)
+}
+
+// splitArgWith is splitArg with the directory test given.
+func splitArgWith(arg string, isDir func(string) bool) (dir, version string, err error) {
+	if !strings.Contains(arg, "@") || isDir(arg) {
+		return arg, "", nil
+	}
+	split := func(i int) (string, string, error) {
+		if i == len(arg)-1 {
+			return "", "", fmt.Errorf("%q: no version after @", arg)
+		}
+		return arg[:i], arg[i+1:], nil
+	}
+	for i := strings.LastIndex(arg, "@"); i > 0; i = strings.LastIndex(arg[:i], "@") {
+		if isDir(arg[:i]) {
+			return split(i)
+		}
+	}
+	i := strings.LastIndex(arg, "@")
+	if i < strings.LastIndex(arg, "/") {
+		return arg, "", nil
+	}
+	return split(i)
+}
+
+// isDir reports whether p is an existing directory (through symbolic links).
+func isDir(p string) bool {
+	fi, err := os.Stat(p)
+	return err == nil && fi.IsDir()
+}
+
+// parseSize reads a size: a positive number of bytes, with an optional unit B, K, Ki or
+// KiB, M, Mi or MiB, G, Gi or GiB (powers of 1024).
+// Errors: anything else, or a size that does not fit in int64.
+func parseSize(s string) (int64, error) {
+	num, shift := s, uint(0)
+	for _, u := range []struct {
+		suffix string
+		shift  uint
+	}{{"KiB", 10}, {"MiB", 20}, {"GiB", 30}, {"Ki", 10}, {"Mi", 20}, {"Gi", 30}, {"K", 10}, {"M", 20}, {"G", 30}, {"B", 0}} {
+		if strings.HasSuffix(s, u.suffix) {
+			num, shift = strings.TrimSuffix(s, u.suffix), u.shift
+			break
+		}
+	}
+	n, err := strconv.ParseInt(num, 10, 64)
+	if err != nil || n <= 0 || n > math.MaxInt64>>shift {
+		return 0, fmt.Errorf("%q: want a positive size in bytes, or with KiB, MiB or GiB", s)
+	}
+	return n << shift, nil
+}
+
+func runUpdate(ctx context.Context, f *updateFlags, arg string, out io.Writer) error {
+	if ctx == nil {
+		ctx = context.Background()
+	}
+	if f.output != "text" && f.output != "json" {
+		return fmt.Errorf("--output %q: want text or json", f.output)
+	}
+	if f.cont || f.abort {
+		return runConclude(ctx, f, arg, out)
+	}
+	dir, version, err := splitArg(arg)
+	if err != nil {
+		return err
+	}
+	maxFileSize, err := parseSize(f.maxFileSize)
+	if err != nil {
+		return fmt.Errorf("--max-file-size %w", err)
+	}
+	maxFetchSize, err := parseSize(f.maxFetchSize)
+	if err != nil {
+		return fmt.Errorf("--max-fetch-size %w", err)
+	}
+	if f.to != "" {
+		if version != "" {
+			return fmt.Errorf("the version is given twice (%s@%s and --to %s)", dir, version, f.to)
+		}
+		version = f.to
+	}
+	cfg, configSets, err := loadConfig(f.config)
+	if err != nil {
+		return err
+	}
+	if cfg.OnConflict, err = conflictPolicy(f.onConflict, cfg.OnConflict, configSets); err != nil {
+		return err
+	}
+	cfg.ShowSecretValues = cfg.ShowSecretValues || f.showSecretValues
+	var rep *pkgupdate.Report
+	merge, err := mergeOptions(cfg)
+	if err == nil {
+		rep, err = pkgupdate.Update(ctx, pkgupdate.Options{
+			Dir: dir, Version: version, Repo: f.repo, Directory: f.directory, From: f.from,
+			Merge: merge, Plan: f.plan || cfg.Plan, AllowDirty: f.allowDirty, CacheDir: f.cacheDir,
+			MaxFileSize: maxFileSize, MaxFetchSize: maxFetchSize, LockTimeout: f.lockTimeout, GitTimeout: f.gitTimeout,
+			Timeout: f.timeout, Log: f.log,
+		})
+	}
+	if errors.Is(err, pkgupdate.ErrTimeout) {
+		err = fmt.Errorf("%w (raise the limit with --git-timeout or %s)", err, pkgupdate.TimeoutEnv)
+	}
+	if errors.Is(err, pkgupdate.ErrTooLarge) {
+		err = fmt.Errorf("%w (raise the limit with --max-file-size)", err)
+	}
+	if err != nil && strings.Contains(arg, "@") && version == "" {
+		if _, statErr := os.Stat(dir); statErr != nil {
+			err = fmt.Errorf("%w (no directory before an @ in %q: give the version with --to)", err, arg)
+		}
+	}
+	if f.output == "json" {
+		if encErr := writeJSON(out, rep, dir, err); encErr != nil && err == nil {
+			err = encErr
+		}
+		return err
+	}
+	if rep != nil {
+		printReport(out, rep, err)
+	}
+	return err
+}
+
+// runConclude runs --continue or --abort of the update stopped at conflict markers in
+// DIR (arg: no version; no other update flag).
+func runConclude(ctx context.Context, f *updateFlags, arg string, out io.Writer) error {
+	flag := "--continue"
+	if f.abort {
+		flag = "--abort"
+	}
+	if f.cont && f.abort {
+		return fmt.Errorf("--continue and --abort: give one")
+	}
+	var bad []string
+	for _, o := range []struct {
+		name string
+		set  bool
+	}{{"--config", f.config != ""}, {"--on-conflict", f.onConflict != ""}, {"--plan", f.plan}, {"--allow-dirty", f.allowDirty},
+		{"--repo", f.repo != ""}, {"--directory", f.directory != ""}, {"--from", f.from != ""}, {"--to", f.to != ""}, {"--cache-dir", f.cacheDir != ""}} {
+		if o.set {
+			bad = append(bad, o.name)
+		}
+	}
+	if len(bad) > 0 {
+		return fmt.Errorf("%s takes no %s: it concludes the update in progress as it was started", flag, strings.Join(bad, ", "))
+	}
+	if dir, version, err := splitArg(arg); err == nil && version != "" {
+		return fmt.Errorf("%s takes DIR without a version (%s@%s): the update in progress records the release it was started for", flag, dir, version)
+	}
+	maxFileSize, err := parseSize(f.maxFileSize)
+	if err != nil {
+		return fmt.Errorf("--max-file-size %w", err)
+	}
+	opts := pkgupdate.Options{Dir: arg, MaxFileSize: maxFileSize, LockTimeout: f.lockTimeout, Log: f.log}
+	var rep *pkgupdate.Report
+	if f.cont {
+		rep, err = pkgupdate.Continue(ctx, opts)
+	} else {
+		rep, err = pkgupdate.Abort(ctx, opts)
+	}
+	if f.output == "json" {
+		if encErr := writeJSON(out, rep, arg, err); encErr != nil && err == nil {
+			err = encErr
+		}
+		return err
+	}
+	if rep != nil {
+		if rep.Recovered != "" {
+			fmt.Fprintf(out, "Recovered: %s.\n", rep.Recovered)
+		}
+		if len(rep.Files) > 0 && err == nil {
+			fmt.Fprintln(out, "Files:")
+			for _, fc := range rep.Files {
+				fmt.Fprintf(out, "  %-8s %s\n", fc.Action, scrub.Escape(fc.Path))
+			}
+		}
+	}
+	switch {
+	case err != nil:
+	case rep.Recovered != "" && len(rep.Files) == 0:
+		fmt.Fprintf(out, "No update of %s is in progress any more.\n", scrub.Escape(arg))
+	case f.cont:
+		fmt.Fprintf(out, "Update of %s concluded: the new release is recorded.\n", scrub.Escape(arg))
+	default:
+		fmt.Fprintf(out, "Update of %s aborted: the package is as it was before it.\n", scrub.Escape(arg))
+	}
+	return err
+}
+
+// mergeOptions are pkg update's merge settings from the loaded functionConfig cfg (its
+// plan acts as --plan). Errors: cfg sets what pkg update decides itself, each named:
+// a mode other than 3way, a role path, keepSources, inline sources.
+func mergeOptions(cfg *config.Config) (*pkgupdate.MergeOptions, error) {
+	var bad []string
+	if cfg.Mode != vocab.ThreeWay {
+		bad = append(bad, fmt.Sprintf("mode is %s; pkg update is a 3-way merge", cfg.Mode))
+	}
+	for _, f := range []struct{ key, v string }{{"originalPath", cfg.OriginalPath}, {"updatedPath", cfg.UpdatedPath},
+		{"destPath", cfg.DestPath}, {"srcPath", cfg.SrcPath}} {
+		if f.v != "" {
+			bad = append(bad, f.key+" is set; pkg update chooses the roles itself")
+		}
+	}
+	if cfg.KeepSources {
+		bad = append(bad, "keepSources is set; pkg update writes only the package")
+	}
+	if cfg.Inline() {
+		bad = append(bad, "inline sources (spec.original, spec.updated, spec.src) are set; pkg update fetches them")
+	}
+	if len(bad) > 0 {
+		return nil, fmt.Errorf("merge config: %s", strings.Join(bad, "; "))
+	}
+	return &pkgupdate.MergeOptions{OnConflict: cfg.OnConflict, RoleAnnotation: cfg.RoleAnnotation,
+		MergeOnPath: cfg.MergeOnPath, ValueMerge: cfg.ValueMerge, Schema: cfg.Schema,
+		AssociativeKeys: cfg.AssociativeKeys, MergeKeys: cfg.MergeKeys, FieldRules: cfg.FieldRules, ShowSecretValues: cfg.ShowSecretValues}, nil
+}
+
+// DefaultOnConflict is the conflict policy of the pkg update command when neither
+// --on-conflict nor the --config file sets one: mark, so that nothing of the user's is
+// replaced without them seeing it (git stops at a conflict too). The function's
+// default, and pkgupdate.DefaultMergeOptions's, stays updated (kyaml's rule).
+const DefaultOnConflict = vocab.MarkConflicts
+
+// conflictPolicy is the update's conflict policy: flag (--on-conflict) when given, else
+// fromConfig when the --config file sets onConflict (configSets), else
+// DefaultOnConflict. Errors: a flag value other than updated, dest, error or mark.
+func conflictPolicy(flag string, fromConfig vocab.ConflictPolicy, configSets bool) (vocab.ConflictPolicy, error) {
+	switch p := vocab.ConflictPolicy(flag); {
+	case flag == "" && configSets:
+		return fromConfig, nil
+	case flag == "":
+		return DefaultOnConflict, nil
+	case p == vocab.UpdatedWins || p == vocab.DestWins || p == vocab.FailOnConflict || p == vocab.MarkConflicts:
+		return p, nil
+	default:
+		return "", fmt.Errorf("--on-conflict %q: want mark, updated, dest or error", flag)
+	}
+}
+
+// loadConfig reads a functionConfig file as the function reads its functionConfig;
+// "" is the defaults. setsOnConflict reports whether the file gives onConflict (data
+// or spec, aliases followed), so that its value, even the function's default, wins over
+// the command's. Errors name the file and the field.
+func loadConfig(file string) (cfg *config.Config, setsOnConflict bool, err error) {
+	if file == "" {
+		return config.Defaults(), false, nil
+	}
+	b, err := os.ReadFile(file)
+	if err != nil {
+		return nil, false, fmt.Errorf("--config: %w", err)
+	}
+	n, err := yaml.Parse(string(b))
+	if err != nil {
+		return nil, false, fmt.Errorf("--config %s: %w", file, err)
+	}
+	cfg, err = function.LoadConfig(n)
+	if err != nil {
+		return nil, false, fmt.Errorf("--config %s: %w", file, err)
+	}
+	return cfg, setsKey(n, "onConflict"), nil
+}
+
+// setsKey reports whether the functionConfig fc, which function.LoadConfig accepted,
+// gives key: under data in a ConfigMap, under spec in a ResourceMerge, YAML aliases
+// and merge keys expanded as the loader expands them.
+func setsKey(fc *yaml.RNode, key string) bool {
+	c := fc.Copy()
+	if err := c.DeAnchor(); err != nil { // the loader expanded them already
+		return false
+	}
+	for _, form := range []string{"data", "spec"} {
+		if v, err := c.Pipe(yaml.Lookup(form, key)); err == nil && v != nil {
+			return true
+		}
+	}
+	return false
+}
