@@ -23,11 +23,8 @@ import (
 // such input items before the processor runs (pkg/function/internal/inputcheck, and the fast reader declines
 // them); this serves Run's other callers and the inline sources. Cost: each item's head.
 func checkHeads(items []*yaml.RNode, cfg *config.Config) error {
-	for i, n := range items {
-		if f := bounds.BadHead(n.YNode()); f != nil {
-			it := roles.Item{Node: n, Position: i}
-			return it.Errorf(f.Field, "items[%d]: %s", i, f.Message())
-		}
+	if err := CheckHeads(items); err != nil {
+		return err
 	}
 	for _, src := range []struct {
 		role  vocab.Role
@@ -39,6 +36,29 @@ func checkHeads(items []*yaml.RNode, cfg *config.Config) error {
 				return &vocab.ItemError{Location: vocab.Location{Resource: vocab.ResourceRef(n), File: where}, Field: f.Field, Msg: where + ": " + f.Message()}
 			}
 		}
+	}
+	return nil
+}
+
+// CheckHeads returns a *vocab.ItemError for the first of items (input items, in input
+// order) whose head bounds.BadHead finds malformed (see checkHeads), naming its position
+// ("items[3]") and the field; nil when every head is well formed. A caller that assigns
+// roles itself (roles.Assign, then Merge) checks the heads first: roles.Assign reads
+// them. Cost: each item's head.
+func CheckHeads(items []*yaml.RNode) error {
+	for i, n := range items {
+		if err := checkHead(n, i); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// checkHead is CheckHeads' error for the item n at position i, or nil.
+func checkHead(n *yaml.RNode, i int) error {
+	if f := bounds.BadHead(n.YNode()); f != nil {
+		it := roles.Item{Node: n, Position: i}
+		return it.Errorf(f.Field, "items[%d]: %s", i, f.Message())
 	}
 	return nil
 }

@@ -16,8 +16,10 @@
 //
 // Run is the same without the ResourceList: items and a *config.Config in, a
 // *resources.Outcome out (items, results, counts, conflicts, the merged and deleted
-// items). LoadConfig is config.Load with its errors placed on the functionConfig
-// resource. Run builds the run's schema.Resolver (mergeKeys, the CRDs among the items,
+// items). Merge is Run for items whose roles the caller knows ([]roles.Item: node, role,
+// file as results name it, path relative to its tree): what Run does after roles.Assign.
+// CheckHeads is the head check a caller that assigns roles runs first. LoadConfig is
+// config.Load with its errors placed on the functionConfig resource. Run builds the run's schema.Resolver (mergeKeys, the CRDs among the items,
 // the built-in OpenAPI, the associative keys).
 //
 // # Neighbours
@@ -31,7 +33,8 @@
 // does no I/O. The krm-merge binary runs Processor through kyaml's command builder and
 // the fast reader and writer of pkg/function/internal/resourcelist, with pkg/function/internal/inputcheck's checks
 // of the input kyaml reads; package filter (a kio.Filter), package kptsdk (the kpt
-// functions SDK) and package pkgupdate (`krm-merge pkg update`) call Run or LoadConfig.
+// functions SDK) call Run or LoadConfig; package pkgupdate (`krm-merge pkg update`), which
+// knows each resource's role by the tree it read it from, calls Merge.
 //
 // # Rules
 //

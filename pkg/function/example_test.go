@@ -10,7 +10,10 @@ import (
 	"sigs.k8s.io/kustomize/kyaml/kio"
 	"sigs.k8s.io/kustomize/kyaml/yaml"
 
+	"github.com/krm-merge/krm-merge/pkg/config"
 	"github.com/krm-merge/krm-merge/pkg/function"
+	"github.com/krm-merge/krm-merge/pkg/roles"
+	"github.com/krm-merge/krm-merge/pkg/vocab"
 )
 
 // The function on a ResourceList, as the krm-merge binary runs it for a host (kpt fn
@@ -154,6 +157,37 @@ func ExampleRun_onConflictError() {
 	// no outcome
 	// [error]: onConflict is error and the merge found 1 conflicts; nothing was written
 	// [error] v1/ConfigMap/settings data.level: conflict: changed on both sides (original info, updated warn, dest debug); onConflict is error, so nothing is written
+}
+
+// Merge takes items whose roles the caller knows (here three trees read from files,
+// as pkg update reads the releases and the package): no role annotations or role
+// directories to decode. File is where results place an item; RelFile is what identity
+// compares across the trees.
+func ExampleMerge() {
+	read := func(role vocab.Role, file, doc string, position int) roles.Item {
+		return roles.Item{Node: yaml.MustParse(doc), Role: role, Position: position, File: file, RelFile: "app.yaml", RoleDir: "."}
+	}
+	items := []roles.Item{
+		read(vocab.Original, "app.yaml (upstream v1)", "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: settings}\ndata: {level: info}\n", 0),
+		read(vocab.Updated, "app.yaml (upstream v2)", "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: settings}\ndata: {level: warn}\n", 1),
+		read(vocab.Dest, "app.yaml", "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: settings}\ndata: {level: debug}\n", 2),
+	}
+	cfg := config.Defaults()
+	cfg.Mode, cfg.DestPath = vocab.ThreeWay, "."
+	out, err := function.Merge(items, cfg)
+	if err != nil {
+		log.Fatal(err)
+	}
+	for _, c := range out.Conflicts {
+		fmt.Printf("%s %s: %s\n", c.Item.File, c.Field.Path, c.Result.Message)
+	}
+	fmt.Print(out.Items[0].MustString())
+	// Output:
+	// app.yaml data.level: conflict: changed on both sides (original info, updated warn, dest debug); updated wins
+	// apiVersion: v1
+	// kind: ConfigMap
+	// metadata: {name: settings}
+	// data: {level: warn}
 }
 
 // A bad functionConfig: LoadConfig names the functionConfig resource and the field of

@@ -106,18 +106,14 @@ func LoadConfig(fc *yaml.RNode) (*config.Config, error) {
 
 // Run runs items by cfg (which must be valid: config.Load's, or checked with
 // (*config.Config).Validate): the heads of the items and inline sources (checkHeads),
-// roles (roles.Assign), the item checks (checkItems), then
-// the mode's resource rules and engines (resources.Run) with the options cfg gives
-// (options.go). It does no I/O and never changes items. The outcome's items are
-// writable YAML (writable: aliases resolve to an anchor before them, emptied maps and
-// lists are flow style); with cfg.Plan its results are the plan (what the run would
-// change) and its items are not for writing.
+// roles (roles.Assign), then what Merge does with the assigned items. It does no I/O and
+// never changes items. The outcome's items are writable YAML (writable: aliases resolve
+// to an anchor before them, emptied maps and lists are flow style); with cfg.Plan its
+// results are the plan (what the run would change) and its items are not for writing.
 //
 // Errors: onConflict mark (errMark: only `krm-merge pkg update` writes conflict
-// markers); *vocab.ItemError for bad items, as checkHeads, roles.Assign, checkItems and
-// resources.Run document them; in apply mode, an item with the field-rules annotation;
-// with onConflict: error and any conflict, a framework.Results error holding a heading
-// error result (results.Refused), then the run's results (a plan's) or its conflicts.
+// markers); *vocab.ItemError for bad items, as checkHeads and roles.Assign document
+// them; then Merge's errors.
 func Run(items []*yaml.RNode, cfg *config.Config) (*resources.Outcome, error) {
 	if cfg.OnConflict == vocab.MarkConflicts {
 		return nil, fmt.Errorf("%s%w", config.ErrorPrefix, errMark)
@@ -130,6 +126,49 @@ func Run(items []*yaml.RNode, cfg *config.Config) (*resources.Outcome, error) {
 	if err != nil {
 		return nil, err
 	}
+	return runAssigned(assigned, cfg, ro)
+}
+
+// Merge runs items whose roles are known by cfg (valid, as for Run): what Run does after
+// roles.Assign. items are one roles.Item per resource, with its Node, Role (vocab.None
+// passes through), Position (its place in the input, "items[i]" in errors), File and
+// Index (where results and errors say it is: any text, e.g. "app/x.yaml (upstream
+// v2)"), RelFile (its path relative to its tree, which identity compares) and RoleDir
+// (non-empty when the item was read from a tree of files: a Kptfile there is identified
+// by its path, identity.PathIdentified). cfg's mode, role annotation and merge settings
+// apply; its role paths and inline sources choose no roles here, but cfg.DestPath is the
+// directory an added item goes to (roles.Options.AddDir: its RelFile under DestPath,
+// after the last item whose File is that path). The caller keeps items' order: the
+// output follows it.
+//
+// Merge checks each item's head (CheckHeads), checks every item once (checkItems:
+// alias expansion, repeated keys, node bounds, null elements), refuses the field-rules
+// annotation in apply mode, then runs the mode's resource rules and engines
+// (resources.Run) with the options cfg gives (options.go). It does no I/O and never
+// changes items; the outcome is Run's (writable items, or the plan), and its Merged and
+// Deleted keys point into items.
+//
+// Errors: onConflict mark (errMark); *vocab.ItemError for bad items, as CheckHeads,
+// checkItems and resources.Run document them; in apply mode, an item with the
+// field-rules annotation; with onConflict: error and any conflict, a framework.Results
+// error holding a heading error result (results.Refused), then the run's results (a
+// plan's) or its conflicts.
+func Merge(items []roles.Item, cfg *config.Config) (*resources.Outcome, error) {
+	if cfg.OnConflict == vocab.MarkConflicts {
+		return nil, fmt.Errorf("%s%w", config.ErrorPrefix, errMark)
+	}
+	for i := range items {
+		if err := checkHead(items[i].Node, items[i].Position); err != nil {
+			return nil, err
+		}
+	}
+	return runAssigned(items, cfg, roleOptions(cfg))
+}
+
+// runAssigned is Run after roles.Assign and Merge after the heads: the item checks, the
+// resource rules and engines with the options cfg and ro give, the ignored identity
+// overrides, onConflict error's refusal, writable items.
+func runAssigned(assigned []roles.Item, cfg *config.Config, ro roles.Options) (*resources.Outcome, error) {
 	anyAlias, anyNullElement, err := checkItems(assigned)
 	if err != nil {
 		return nil, err
