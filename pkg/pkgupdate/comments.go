@@ -2,14 +2,12 @@ package pkgupdate
 
 import (
 	"sort"
-	"strings"
 
 	"sigs.k8s.io/kustomize/kyaml/yaml"
 
 	"github.com/krm-merge/krm-merge/pkg/identity"
 	"github.com/krm-merge/krm-merge/pkg/pkgupdate/internal/pkgio"
 	"github.com/krm-merge/krm-merge/pkg/roles"
-	"github.com/krm-merge/krm-merge/pkg/vocab"
 )
 
 // comments places the file-level comments of the output: each file's header and the
@@ -140,19 +138,15 @@ func (c *comments) alias(n, of *yaml.RNode) {
 	}
 }
 
-// baseDocs returns the lookup of the documents of base (original's tree) by the dest
-// items of the run over items (its input): for a dest item (at it.Position in items),
+// baseDocs returns the lookup of the documents of base (original's tree) by the items
+// of the dest tree of a run (resourceItems): for such an item (by its Position),
 // base's document with the same identity.DocKeys key, nil when base has none.
-func baseDocs(base *pkgio.Tree, items []*yaml.RNode) func(it *roles.Item) *yaml.RNode {
-	var dest []identity.Doc
-	at := map[int]int{} // position in items to index in dest
-	for i, n := range items {
-		file := roles.Clean(vocab.LocationOf(n).File)
-		if !strings.HasPrefix(file, roleDest+"/") {
-			continue
-		}
-		at[i] = len(dest)
-		dest = append(dest, identity.Doc{File: strings.TrimPrefix(file, roleDest+"/"), Node: n})
+func baseDocs(base *pkgio.Tree, destItems []roles.Item) func(it *roles.Item) *yaml.RNode {
+	dest := make([]identity.Doc, len(destItems))
+	at := map[int]int{} // position to index in dest
+	for i, it := range destItems {
+		at[it.Position] = i
+		dest[i] = identity.Doc{File: it.RelFile, Node: it.Node}
 	}
 	bd, _ := treeDocs(base)
 	keys := identity.NewDocKeys(bd, dest)

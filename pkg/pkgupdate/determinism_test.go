@@ -221,9 +221,9 @@ func writeTrees(t *testing.T, original, updated, local map[string]string) [3]str
 // bookkeeping, under policy, and returns each file the update writes (with the
 // content of markers under mark), "" for a file it deletes, and the package's report.
 func mergeFiles(dirs [3]string, policy vocab.ConflictPolicy) (map[string]string, *PackageReport, error) {
-	trees := map[string]*pkgio.Tree{}
-	for i, role := range []string{roleOriginal, roleUpdated, roleDest} {
-		tree, err := pkgio.Read(dirs[i], pkgio.Options{PathPrefix: role + "/"})
+	var t trees
+	for i, tp := range []**pkgio.Tree{&t.original, &t.updated, &t.dest} {
+		tree, err := pkgio.Read(dirs[i], pkgio.Options{})
 		if err != nil {
 			return nil, nil, err
 		}
@@ -234,13 +234,13 @@ func mergeFiles(dirs [3]string, policy vocab.ConflictPolicy) (map[string]string,
 				}
 			}
 		}
-		trees[role] = tree
+		*tp = tree
 	}
 	m := DefaultMergeOptions()
 	m.OnConflict = policy
 	u := &updater{cfg: m.functionConfig()}
 	pr := &PackageReport{Path: ".", From: Version{Ref: "v1"}, To: Version{Ref: "v2"}}
-	if err := u.merge(".", &source{fromRef: "v1", toRef: "v2"}, trees, nil, pr); err != nil {
+	if err := u.merge(".", &source{fromRef: "v1", toRef: "v2"}, t, nil, pr); err != nil {
 		return nil, nil, err
 	}
 	out := map[string]string{}

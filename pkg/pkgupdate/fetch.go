@@ -130,14 +130,35 @@ func (u *updater) movesWithRoot(sub *kptfile.Git) bool {
 	return rd == "/" || sd == rd || strings.HasPrefix(sd, rd+"/")
 }
 
-// fetched is what fetch brings for one package: the three trees under their role
-// directories (original and updated from upstream, dest the package itself), the
-// package's subpackages with their own upstream (left out of the trees), and the
-// release updated to as it resolved.
+// fetched is what fetch brings for one package: the three trees (original and updated
+// from upstream, dest the package itself), the package's subpackages with their own
+// upstream (left out of the trees), and the release updated to as it resolved.
 type fetched struct {
-	trees map[string]*pkgio.Tree
+	trees trees
 	subs  []string
 	to    gitfetch.Resolved
+}
+
+// trees are the three versions of a package a merge takes, each file by its path
+// relative to the package; each resource's path annotation is its path relative to the
+// update's directory (annotationPath).
+type trees struct {
+	original, updated, dest *pkgio.Tree
+}
+
+// annotationPath is the path annotation of the resources of file p of the package at
+// rel (relative to the update's directory): p joined to rel.
+func annotationPath(rel, p string) string {
+	return path.Join(rel, p)
+}
+
+// annotationPrefix is pkgio.Options.PathPrefix for the package at rel: what
+// annotationPath puts before a file's path.
+func annotationPrefix(rel string) string {
+	if rel == "." {
+		return ""
+	}
+	return rel + "/"
 }
 
 // fetch resolves the package's two releases (src.fromRef, src.toRef) through the git
@@ -173,10 +194,11 @@ func (u *updater) fetch(ctx context.Context, dir, rel string, src *source, pr *P
 		}
 		return false
 	}
-	trees := map[string]*pkgio.Tree{}
+	var t trees
 	for _, v := range []struct {
-		role, commit string
-	}{{roleOriginal, from.Commit}, {roleUpdated, to.Commit}} {
+		tree   **pkgio.Tree
+		commit string
+	}{{&t.original, from.Commit}, {&t.updated, to.Commit}} {
 		u.n++
 		out := filepath.Join(u.tmp, strconv.Itoa(u.n))
 		if err := u.fetcher.Export(ctx, src.repo, v.commit, src.directory, out); err != nil {
@@ -192,7 +214,7 @@ func (u *updater) fetch(ctx context.Context, dir, rel string, src *source, pr *P
 			}
 			return skip(p, isDir)
 		}
-		t, err := pkgio.Read(out, pkgio.Options{PathPrefix: v.role + "/", Skip: skipUpstream,
+		read, err := pkgio.Read(out, pkgio.Options{PathPrefix: annotationPrefix(rel), Skip: skipUpstream,
 			MaxFileSize: u.opts.MaxFileSize, RefuseGitPaths: true})
 		if err == nil && reserved != "" {
 			err = fmt.Errorf("%s: the name of krm-merge's own state or staging directory (%s, %s), to a case-insensitive file system; "+
@@ -201,17 +223,15 @@ func (u *updater) fetch(ctx context.Context, dir, rel string, src *source, pr *P
 		if err != nil {
 			return nil, fmt.Errorf("upstream %s at %s: %w", src.repo, v.commit, err)
 		}
-		trees[v.role] = t
+		*v.tree = read
 		if err := u.noteShipped(rel, out, subs, src.repo+" at "+v.commit); err != nil {
 			return nil, err
 		}
 	}
-	dest, err := pkgio.Read(dir, pkgio.Options{PathPrefix: roleDest + "/", Skip: skip, MaxFileSize: u.opts.MaxFileSize})
-	if err != nil {
+	if t.dest, err = pkgio.Read(dir, pkgio.Options{PathPrefix: annotationPrefix(rel), Skip: skip, MaxFileSize: u.opts.MaxFileSize}); err != nil {
 		return nil, prefixed(rel, err)
 	}
-	trees[roleDest] = dest
-	return &fetched{trees: trees, subs: subs, to: to}, nil
+	return &fetched{trees: t, subs: subs, to: to}, nil
 }
 
 // noteShipped records, for each subpackage of the package at rel whose Kptfile the

@@ -370,12 +370,13 @@ func recordKptfile(data []byte, file string, r recording) ([]byte, error) {
 	return pkgio.Encode(header, docs)
 }
 
-// run is function.Run for mergeResources. Under vocab.OriginalWins (the B run of
-// onConflict mark) a resource deleted upstream but changed locally, which that run
-// deletes as under updated, is original's document (found in u.base by baseDocs) in
-// dest's place, so that the markers show it as the base of that conflict.
-func (u *updater) run(items []*yaml.RNode, cfg *config.Config) (*resources.Outcome, error) {
-	out, err := function.Run(items, cfg)
+// run is function.Merge for mergeResources (items from resourceItems, dest's from
+// fromDest on). Under vocab.OriginalWins (the B run of onConflict mark) a resource
+// deleted upstream but changed locally, which that run deletes as under updated, is
+// original's document (found in u.base by baseDocs) in dest's place, so that the
+// markers show it as the base of that conflict.
+func (u *updater) run(items []roles.Item, fromDest int, cfg *config.Config) (*resources.Outcome, error) {
+	out, err := function.Merge(items, cfg)
 	if err != nil || cfg.OnConflict != vocab.OriginalWins || u.base == nil {
 		return out, err
 	}
@@ -385,7 +386,7 @@ func (u *updater) run(items []*yaml.RNode, cfg *config.Config) (*resources.Outco
 			continue
 		}
 		if base == nil {
-			base = baseDocs(u.base, items)
+			base = baseDocs(u.base, items[fromDest:])
 		}
 		n := c.Item.Node
 		if b := base(c.Item); b != nil {

@@ -13,6 +13,7 @@ import (
 	"sigs.k8s.io/kustomize/kyaml/fn/framework"
 	"sigs.k8s.io/kustomize/kyaml/yaml"
 
+	"github.com/krm-merge/krm-merge/pkg/config"
 	"github.com/krm-merge/krm-merge/pkg/function"
 	"github.com/krm-merge/krm-merge/pkg/pkgupdate/internal/keepfile"
 	"github.com/krm-merge/krm-merge/pkg/pkgupdate/internal/kptfile"
@@ -28,8 +29,8 @@ import (
 // a directory on the other (fileOrDir), then resources with the function's engine and
 // text files line by line; it adds the package's file changes to u.changes and fills
 // pr.
-func (u *updater) merge(rel string, src *source, trees map[string]*pkgio.Tree, subs []string, pr *PackageReport) error {
-	o, up, d := trees[roleOriginal], trees[roleUpdated], trees[roleDest]
+func (u *updater) merge(rel string, src *source, t trees, subs []string, pr *PackageReport) error {
+	o, up, d := t.original, t.updated, t.dest
 	decided, err := u.fileOrDir(rel, src, o, up, d, subs, pr)
 	if err != nil {
 		return err
@@ -71,45 +72,39 @@ func (u *updater) merge(rel string, src *source, trees map[string]*pkgio.Tree, s
 	return nil
 }
 
-// mergeResources runs function.Run on the resources of the KRM files, given under
-// the role directories, and turns its output back into files.
+// mergeResources runs function.Merge on the resources of the KRM files at paths in the
+// three trees (resourceItems) and turns its output back into files.
 func (u *updater) mergeResources(rel string, src *source, paths []string, o, up, d *pkgio.Tree, pr *PackageReport) error {
-	var items []*yaml.RNode
-	for _, t := range []*pkgio.Tree{o, up, d} {
-		for _, p := range paths {
-			if f := t.Files[p]; f != nil {
-				for _, doc := range f.Docs {
-					items = append(items, doc.Node)
-				}
-			}
-		}
+	items, fromDest, err := resourceItems(u.cfg, rel, src, paths, trees{o, up, d})
+	if err != nil {
+		return err
 	}
-	loc := locator{rel: rel, from: src.fromRef, to: src.toRef}
 	// Under onConflict error the merge runs as under updated, so that the report has
 	// every count and change; the conflicts then fail the update before any write.
+	// Added resources go to the package's directory.
 	cfg := *u.cfg
 	failOnConflict := cfg.OnConflict == vocab.FailOnConflict
 	if failOnConflict {
 		cfg.OnConflict = vocab.UpdatedWins
 	}
-	cfg.Plan = false
-	out, err := u.run(items, &cfg)
+	cfg.Plan, cfg.DestPath = false, rel
+	out, err := u.run(items, fromDest, &cfg)
 	if err != nil {
-		return loc.relocate(err)
+		return mergeError(err)
 	}
 	if u.opts.Plan { // the field changes, as the function's plan lists them
 		planCfg := cfg
 		planCfg.Plan = true
-		planned, err := function.Run(items, &planCfg)
+		planned, err := function.Merge(items, &planCfg)
 		if err != nil {
-			return loc.relocate(err)
+			return mergeError(err)
 		}
 		for _, ch := range planned.Changes {
 			change := ch.Change
 			if !cfg.ShowSecretValues { // a Secret's values end up in CI logs
 				change = results.RedactChange(ch.Item.Ref(), change)
 			}
-			pr.Changes = append(pr.Changes, Note{File: loc.file(ch.Item.File), Resource: describeRef(ch.Item.Ref()),
+			pr.Changes = append(pr.Changes, Note{File: ch.Item.File, Resource: describeRef(ch.Item.Ref()),
 				Field: ch.Change.Path.String(), Message: results.ChangeText(change)})
 		}
 	}
@@ -126,7 +121,7 @@ func (u *updater) mergeResources(rel string, src *source, paths []string, o, up,
 	isConflict := map[*framework.Result]bool{}
 	for _, c := range out.Conflicts {
 		isConflict[c.Result] = true
-		pc := Conflict{File: loc.file(c.Item.File), Resource: describeRef(c.Item.Ref())}
+		pc := Conflict{File: c.Item.File, Resource: describeRef(c.Item.Ref())}
 		if c.Field != nil {
 			shown := *c.Field
 			if !cfg.ShowSecretValues {
@@ -141,28 +136,35 @@ func (u *updater) mergeResources(rel string, src *source, paths []string, o, up,
 	}
 	for _, r := range out.Results {
 		if r.Severity == framework.Warning && !isConflict[r] {
-			pr.Warnings = append(pr.Warnings, loc.note(r))
+			pr.Warnings = append(pr.Warnings, note(r))
 		}
 	}
 	for _, v := range out.ValueMerges {
-		pr.MergedInside = append(pr.MergedInside, loc.note(v.Result))
+		pr.MergedInside = append(pr.MergedInside, note(v.Result))
 	}
 	for _, n := range out.Added {
-		pr.Resources = append(pr.Resources, ResourceChange{Action: "added", Resource: describe(n), File: loc.file(vocab.LocationOf(n).File)})
+		pr.Resources = append(pr.Resources, ResourceChange{Action: "added", Resource: describe(n), File: roles.Clean(vocab.LocationOf(n).File)})
 	}
 	for _, it := range out.Deleted {
-		pr.Resources = append(pr.Resources, ResourceChange{Action: "deleted", Resource: describe(it.Node), File: loc.file(it.File)})
+		pr.Resources = append(pr.Resources, ResourceChange{Action: "deleted", Resource: describe(it.Node), File: it.File})
 	}
-	// Output items by dest file, in index order.
+	// Output items by dest file, in index order; an upstream resource whose role
+	// annotation makes it dest is no file of the package.
+	upstream := map[*yaml.RNode]bool{}
+	for i := range items[:fromDest] {
+		upstream[items[i].Node] = true
+		if n, ok := out.Merged[&items[i]]; ok {
+			upstream[n] = true
+		}
+	}
 	byFile := map[string][]*yaml.RNode{}
 	indexOf := map[*yaml.RNode]int{}
 	for _, n := range out.Items {
-		l := vocab.LocationOf(n)
-		file := roles.Clean(l.File)
-		if !strings.HasPrefix(file, roleDest+"/") {
-			continue // sources passing through
+		if upstream[n] {
+			continue
 		}
-		p := strings.TrimPrefix(file, roleDest+"/")
+		l := vocab.LocationOf(n)
+		p := relTo(rel, roles.Clean(l.File))
 		byFile[p] = append(byFile[p], n)
 		indexOf[n] = l.Index
 	}
@@ -257,30 +259,66 @@ func describeRef(r *yaml.ResourceIdentifier) string {
 	return strings.TrimSpace(r.APIVersion + " " + r.Kind + " " + name)
 }
 
-// locator turns the role-directory paths of the merge into paths of the package.
-type locator struct {
-	rel, from, to string
-}
-
-// file maps "dest/x" to x relative to the update's directory, and the sources' paths to
-// the upstream file with its version.
-func (l locator) file(p string) string {
-	p = roles.Clean(p)
-	switch {
-	case strings.HasPrefix(p, roleDest+"/"):
-		return path.Join(l.rel, strings.TrimPrefix(p, roleDest+"/"))
-	case strings.HasPrefix(p, roleOriginal+"/"):
-		return path.Join(l.rel, strings.TrimPrefix(p, roleOriginal+"/")) + " (upstream " + l.from + ")"
-	case strings.HasPrefix(p, roleUpdated+"/"):
-		return path.Join(l.rel, strings.TrimPrefix(p, roleUpdated+"/")) + " (upstream " + l.to + ")"
+// resourceItems are the items of the merge of the package at rel: the resources of the
+// KRM files at paths in t's original, updated and dest trees, in that order, each with
+// its tree's role (unless its role annotation names another: roles.Assign with the
+// tree's role directory at rel, the package's place in the update's directory). An
+// item's RelFile is its file's path in the package; its File is where reports place
+// it: the path relative to the update's directory, with " (upstream REF)" for a
+// release's. fromDest is the index of dest's first item.
+// Errors: a malformed head (function.CheckHeads) or roles.Assign's, naming the file as
+// the item's File does.
+func resourceItems(cfg *config.Config, rel string, src *source, paths []string, t trees) (items []roles.Item, fromDest int, err error) {
+	var nodes []*yaml.RNode
+	var ends [3]int
+	for i, tree := range []*pkgio.Tree{t.original, t.updated, t.dest} {
+		for _, p := range paths {
+			if f := tree.Files[p]; f != nil {
+				for _, doc := range f.Docs {
+					nodes = append(nodes, doc.Node)
+				}
+			}
+		}
+		ends[i] = len(nodes)
 	}
-	return p
+	if err := function.CheckHeads(nodes); err != nil {
+		return nil, 0, err
+	}
+	start := 0
+	for i, tree := range []struct {
+		opts   roles.Options
+		suffix string
+	}{
+		{roles.Options{OriginalDir: rel}, " (upstream " + src.fromRef + ")"},
+		{roles.Options{UpdatedDir: rel}, " (upstream " + src.toRef + ")"},
+		{roles.Options{DestDir: rel}, ""},
+	} {
+		tree.opts.Mode, tree.opts.Annotation = cfg.Mode, cfg.RoleAnnotation
+		assigned, err := roles.Assign(nodes[start:ends[i]], tree.opts)
+		if err != nil {
+			var ie *vocab.ItemError
+			if errors.As(err, &ie) && ie.File != "" {
+				c := *ie
+				c.File += tree.suffix
+				return nil, 0, &c
+			}
+			return nil, 0, err
+		}
+		for j := range assigned {
+			assigned[j].Position = start + j
+			assigned[j].File += tree.suffix
+		}
+		items = append(items, assigned...)
+		start = ends[i]
+	}
+	return items, ends[1], nil
 }
 
-func (l locator) note(r *framework.Result) Note {
+// note is a result as a report's note: its message, file, resource and field.
+func note(r *framework.Result) Note {
 	n := Note{Message: r.Message}
 	if r.File != nil {
-		n.File = l.file(r.File.Path)
+		n.File = r.File.Path
 	}
 	if r.ResourceRef != nil {
 		n.Resource = describeRef(r.ResourceRef)
@@ -291,32 +329,28 @@ func (l locator) note(r *framework.Result) Note {
 	return n
 }
 
-// relocate rewrites the file paths in the merge's errors into package paths.
-func (l locator) relocate(err error) error {
+// mergeError is the error of a failed merge as Update returns it: each of joined errors
+// in turn; the *vocab.ItemError an error wraps, alone; for a refusal (a
+// framework.Results), one error per error result, as a note reads (Note.String).
+func mergeError(err error) error {
 	var ie *vocab.ItemError
 	if joined, ok := err.(interface{ Unwrap() []error }); ok {
 		var out []error
 		for _, e := range joined.Unwrap() {
-			out = append(out, l.relocate(e))
+			out = append(out, mergeError(e))
 		}
 		return errors.Join(out...)
 	}
 	if errors.As(err, &ie) {
-		c := *ie
-		if c.File != "" {
-			c.File = l.file(c.File)
-		}
-		return &c
+		return ie
 	}
 	var rs framework.Results
 	if errors.As(err, &rs) {
 		var out []error
 		for _, r := range rs {
-			if r.Severity != framework.Error {
-				continue
+			if r.Severity == framework.Error {
+				out = append(out, errors.New(note(r).String()))
 			}
-			n := l.note(r)
-			out = append(out, errors.New(n.String()))
 		}
 		return errors.Join(out...)
 	}

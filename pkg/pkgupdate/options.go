@@ -110,8 +110,7 @@ func DefaultMergeOptions() *MergeOptions {
 }
 
 // functionConfig is the function's config for the merges of an update with m (nil:
-// DefaultMergeOptions): 3-way, the roles by the directories the three trees are given
-// under.
+// DefaultMergeOptions): 3-way; the roles are the trees' (function.Merge).
 func (m *MergeOptions) functionConfig() *config.Config {
 	if m == nil {
 		m = DefaultMergeOptions()
@@ -120,17 +119,9 @@ func (m *MergeOptions) functionConfig() *config.Config {
 	c.Mode = vocab.ThreeWay
 	c.OnConflict, c.RoleAnnotation, c.MergeOnPath, c.ValueMerge = m.OnConflict, m.RoleAnnotation, m.MergeOnPath, m.ValueMerge
 	c.Schema, c.AssociativeKeys, c.MergeKeys, c.FieldRules = m.Schema, m.AssociativeKeys, m.MergeKeys, m.FieldRules
-	c.OriginalPath, c.UpdatedPath, c.DestPath = roleOriginal, roleUpdated, roleDest
 	c.ShowSecretValues = m.ShowSecretValues
 	return c
 }
-
-// The role directories the three trees are given under (path roles).
-const (
-	roleOriginal = "original"
-	roleUpdated  = "updated"
-	roleDest     = "dest"
-)
 
 // ErrTimeout is wrapped by the error of an update stopped at a time limit: a git
 // command that ran past Options.GitTimeout, or the cache lock another run held past it.

@@ -35,11 +35,12 @@ func (u *updater) prepare(dir, rel string, src *source, f *fetched, pr *PackageR
 			}
 			return strings.TrimPrefix(strings.TrimPrefix(r.Name, "refs/tags/"), "refs/heads/")
 		}
-		if err := prepareTree(f.trees[roleOriginal], roleOriginal, name, upstreamNode, src.kf.Git.Ref, *src.kf.Lock); err != nil {
+		at := annotationPath(rel, kptfile.Name)
+		if err := prepareTree(f.trees.original, at, name, upstreamNode, src.kf.Git.Ref, *src.kf.Lock); err != nil {
 			return err
 		}
 		lock := kptfile.Git{Repo: src.kf.Git.Repo, Directory: src.kf.Git.Directory, Ref: lockRef(f.to), Commit: f.to.Commit}
-		if err := prepareTree(f.trees[roleUpdated], roleUpdated, name, upstreamNode, src.toRef, lock); err != nil {
+		if err := prepareTree(f.trees.updated, at, name, upstreamNode, src.toRef, lock); err != nil {
 			return err
 		}
 		u.record = func(n *yaml.RNode) error { return kptfile.SetLock(n, src.toRef, lock) }
@@ -51,8 +52,9 @@ func (u *updater) prepare(dir, rel string, src *source, f *fetched, pr *PackageR
 }
 
 // prepareTree gives a fetched tree kpt pkg get's bookkeeping: every resource's (kptprep),
-// and the root Kptfile's (created as kpt creates it when the upstream has none).
-func prepareTree(t *pkgio.Tree, role, name string, upstream *yaml.RNode, ref string, lock kptfile.Git) error {
+// and the root Kptfile's (created as kpt creates it when the upstream has none, with
+// the path annotation at).
+func prepareTree(t *pkgio.Tree, at, name string, upstream *yaml.RNode, ref string, lock kptfile.Git) error {
 	docs, _ := treeDocs(t) // in path order: the first error is the same in every run
 	for _, d := range docs {
 		if err := kptprep.Resource(d.Node); err != nil {
@@ -68,7 +70,7 @@ func prepareTree(t *pkgio.Tree, role, name string, upstream *yaml.RNode, ref str
 	if f == nil || !f.KRM() {
 		n := kptfile.Default(name)
 		for _, k := range []string{kioutil.PathAnnotation, kioutil.LegacyPathAnnotation} {
-			if err := n.PipeE(yaml.SetAnnotation(k, role+"/"+kptfile.Name)); err != nil {
+			if err := n.PipeE(yaml.SetAnnotation(k, at)); err != nil {
 				return err
 			}
 		}
