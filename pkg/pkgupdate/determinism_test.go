@@ -216,7 +216,7 @@ func writeTrees(t *testing.T, original, updated, local map[string]string) [3]str
 	return dirs
 }
 
-// mergeFiles runs the merge step of an update (updater.merge, without git) on the
+// mergeFiles runs the merge step of an update (merger.merge, without git) on the
 // trees in dirs (original, updated, dest), each resource given kpt pkg get's
 // bookkeeping, under policy, and returns each file the update writes (with the
 // content of markers under mark), "" for a file it deletes, and the package's report.
@@ -238,13 +238,13 @@ func mergeFiles(dirs [3]string, policy vocab.ConflictPolicy) (map[string]string,
 	}
 	m := DefaultMergeOptions()
 	m.OnConflict = policy
-	u := &updater{cfg: m.functionConfig()}
 	pr := &PackageReport{Path: ".", From: Version{Ref: "v1"}, To: Version{Ref: "v2"}}
-	if err := u.merge(".", &source{fromRef: "v1", toRef: "v2"}, t, nil, pr); err != nil {
+	mg := &merger{cfg: m.functionConfig(), rel: ".", src: &source{fromRef: "v1", toRef: "v2"}, pr: pr, marking: &marking{}}
+	if err := mg.merge(t, nil); err != nil {
 		return nil, nil, err
 	}
 	out := map[string]string{}
-	for _, c := range u.changes {
+	for _, c := range mg.changes {
 		out[c.change.Path] = string(c.change.Data)
 	}
 	return out, pr, nil

@@ -2,7 +2,7 @@
 // as `kpt pkg update` does but with krm-merge's 3-way merge: the change from the
 // release the package was fetched at (original) to the new one (updated) is merged into
 // the local copy (dest), resources field by field with the function's engine
-// (function.Run), other files line by line (git merge-file's semantics), and the
+// (function.Merge, each resource's role that of the tree it was read from), other files line by line (git merge-file's semantics), and the
 // Kptfile records the new release. docs/pkg-update.md describes the command built on it,
 // `krm-merge pkg update DIR[@VERSION]`.
 //
@@ -69,8 +69,12 @@
 //
 // # Neighbours
 //
-// The `krm-merge pkg update` command (cmd/pkgcmd) is its front end. It uses
-// package function for the resources (function.Run) and internal packages for the rest:
+// The `krm-merge pkg update` command (cmd/pkgcmd) is its front end. An update goes
+// through its steps package by package, each in its file: fetch (fetcher, fetch.go),
+// prepare (prepare.go), merge (merger, merge.go; filedir.go, text.go and mark.go for
+// its parts), then stage (stager, stage.go) once for all. It uses
+// package function for the resources (function.Merge, given each resource's role:
+// roles.Assign per tree) and internal packages for the rest:
 // gitfetch (fetching), kptfile and kptprep (kpt's bookkeeping), pkgio (reading and
 // writing package files as kpt does), textmerge (line merges) and stage (the
 // all-or-nothing write).

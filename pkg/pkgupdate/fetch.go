@@ -32,12 +32,44 @@ type source struct {
 	kfNode          *yaml.RNode       // the local Kptfile resource, when there is one
 }
 
-// source reads where the package at dir comes from: its Kptfile's upstream, or (for
-// the root) the options.
-func (u *updater) source(dir, rel, version string, root bool) (*source, error) {
+// fetcher is the fetch step of an update: where each package comes from (source), its
+// two releases exported from the git cache and the package read (fetch). It keeps what
+// the packages fetched so far say about the next: the local repositories their
+// releases ship subpackages from, the root's upstream.
+type fetcher struct {
+	opts Options
+	git  *gitfetch.Fetcher
+	tmp  string // the update's temporary directory, where releases are exported
+	n    int    // exports made under tmp
+	// shipped maps a subpackage (relative to the root) to the local repositories its
+	// Kptfile names as shipped by its parent's upstream, each to the release that
+	// shipped it (noteShipped).
+	shipped map[string]map[string]string
+	// rootGit is the root package's upstream.git as recorded before the update (nil
+	// without a Kptfile upstream), for the subpackages that move with it (movesWithRoot).
+	rootGit *kptfile.Git
+}
+
+// newFetcher is the fetch step of an update with opts, exporting releases under tmp
+// through the git cache (opts.CacheDir), each remote asked for its refs once.
+func newFetcher(opts Options, tmp string) *fetcher {
+	return &fetcher{opts: opts, tmp: tmp, git: &gitfetch.Fetcher{CacheDir: opts.CacheDir, Timeout: opts.GitTimeout,
+		Log: opts.Log, MaxFileSize: opts.MaxFileSize, MaxFetchSize: opts.MaxFetchSize, OneQueryPerRemote: true}}
+}
+
+// dir is the directory of the package at rel (relative to the update's directory).
+func (f *fetcher) dir(rel string) string {
+	return filepath.Join(f.opts.Dir, filepath.FromSlash(rel))
+}
+
+// readKptfile reads the Kptfile of the package at dir (rel from the root) into s: the
+// resource and its upstream (kf nil when the Kptfile, or its upstream, is absent).
+// Errors: a Kptfile that cannot be read or parsed, holds other than one resource, or
+// whose upstream kptfile.Read refuses, naming it.
+func readKptfile(dir, rel string, limit int64) (*source, error) {
 	kfPath := path.Join(rel, kptfile.Name)
 	s := &source{}
-	data, _, err := pkgio.ReadFile(filepath.Join(dir, kptfile.Name), u.opts.MaxFileSize)
+	data, _, err := pkgio.ReadFile(filepath.Join(dir, kptfile.Name), limit)
 	switch {
 	case err == nil:
 		docs, perr := pkgio.Parse(data, kptfile.Name)
@@ -57,8 +89,19 @@ func (u *updater) source(dir, rel, version string, root bool) (*source, error) {
 	case !errors.Is(err, fs.ErrNotExist):
 		return nil, &pkgio.Error{Path: kfPath, Err: err}
 	}
+	return s, nil
+}
+
+// source reads where the package at rel comes from: its Kptfile's upstream, or (for
+// the root) the options.
+func (f *fetcher) source(rel, version string, root bool) (*source, error) {
+	kfPath := path.Join(rel, kptfile.Name)
+	s, err := readKptfile(f.dir(rel), rel, f.opts.MaxFileSize)
+	if err != nil {
+		return nil, err
+	}
 	if s.kf != nil {
-		if root && (u.opts.Repo != "" || u.opts.Directory != "" || u.opts.From != "") {
+		if root && (f.opts.Repo != "" || f.opts.Directory != "" || f.opts.From != "") {
 			return nil, fmt.Errorf("--repo, --directory and --from are for a directory without a Kptfile upstream; %s records upstream %s", kfPath, s.kf.Git.Repo)
 		}
 		if s.kf.Lock == nil || s.kf.Lock.Commit == "" {
@@ -69,7 +112,7 @@ func (u *updater) source(dir, rel, version string, root bool) (*source, error) {
 			return nil, &kptfile.Error{File: kfPath, Field: "upstreamLock.git.commit",
 				Msg: fmt.Sprintf("%q is not a full commit id (40 or 64 hex digits, as kpt pkg get records it)", s.kf.Lock.Commit)}
 		}
-		if from, ok := u.shipped[rel][s.kf.Git.Repo]; ok && !root && isLocalRepo(s.kf.Git.Repo) {
+		if from, ok := f.shipped[rel][s.kf.Git.Repo]; ok && !root && isLocalRepo(s.kf.Git.Repo) {
 			return nil, &kptfile.Error{File: kfPath, Field: "upstream.git.repo", Msg: fmt.Sprintf(
 				"%q is a local repository, and this Kptfile came from upstream (%s): an upstream may not have the update read a "+
 					"repository of this machine; nothing was changed. If you trust it, change upstream.git.repo in %s (to its URL)",
@@ -83,9 +126,9 @@ func (u *updater) source(dir, rel, version string, root bool) (*source, error) {
 		s.toRef = version
 		if root {
 			g := *s.kf.Git
-			u.rootGit = &g
-		} else if u.movesWithRoot(s.kf.Git) {
-			s.toRef = u.opts.Version
+			f.rootGit = &g
+		} else if f.movesWithRoot(s.kf.Git) {
+			s.toRef = f.opts.Version
 		}
 		if s.toRef == "" {
 			s.toRef = s.kf.Git.Ref
@@ -98,17 +141,17 @@ func (u *updater) source(dir, rel, version string, root bool) (*source, error) {
 	if !root {
 		return nil, fmt.Errorf("%s: no upstream", kfPath)
 	}
-	if u.opts.Repo == "" {
+	if f.opts.Repo == "" {
 		return nil, fmt.Errorf("%w: %s has no Kptfile with an upstream; give --repo, --from and the version to update to (DIR@VERSION or --to)",
-			ErrNoUpstream, u.opts.Dir)
+			ErrNoUpstream, f.opts.Dir)
 	}
-	if u.opts.From == "" {
+	if f.opts.From == "" {
 		return nil, fmt.Errorf("--from is required with --repo: the upstream version the local copy was made from")
 	}
 	if version == "" {
 		return nil, fmt.Errorf("the version to update to is required with --repo (DIR@VERSION or --to)")
 	}
-	s.repo, s.directory, s.fromRef, s.toRef = u.opts.Repo, u.opts.Directory, u.opts.From, version
+	s.repo, s.directory, s.fromRef, s.toRef = f.opts.Repo, f.opts.Directory, f.opts.From, version
 	if s.directory == "" {
 		s.directory = "/"
 	}
@@ -121,9 +164,9 @@ func (u *updater) source(dir, rel, version string, root bool) (*source, error) {
 // upstream.git.ref as it was, in the root's directory or one under it. Any other
 // subpackage is updated to its own upstream.git.ref. kpt compares the directories as
 // strings (/app-extra counts as under /app); here they are compared as paths.
-func (u *updater) movesWithRoot(sub *kptfile.Git) bool {
-	root := u.rootGit
-	if root == nil || u.opts.Version == "" || sub.Repo != root.Repo || sub.Ref != root.Ref {
+func (f *fetcher) movesWithRoot(sub *kptfile.Git) bool {
+	root := f.rootGit
+	if root == nil || f.opts.Version == "" || sub.Repo != root.Repo || sub.Ref != root.Ref {
 		return false
 	}
 	rd, sd := path.Clean("/"+root.Directory), path.Clean("/"+sub.Directory)
@@ -162,15 +205,16 @@ func annotationPrefix(rel string) string {
 }
 
 // fetch resolves the package's two releases (src.fromRef, src.toRef) through the git
-// cache and exports them, and reads the package at dir (rel from the root), each tree
+// cache and exports them, and reads the package at rel (from the root), each tree
 // without the subpackages that have their own upstream; it records the versions and the
 // fetch's warnings (a moved tag, an unreachable remote) in pr.
-func (u *updater) fetch(ctx context.Context, dir, rel string, src *source, pr *PackageReport) (*fetched, error) {
-	from, err := u.resolve(ctx, src, src.fromRef, src.fromCommit)
+func (f *fetcher) fetch(ctx context.Context, rel string, src *source, pr *PackageReport) (*fetched, error) {
+	dir := f.dir(rel)
+	from, err := f.resolve(ctx, src, src.fromRef, src.fromCommit)
 	if err != nil {
 		return nil, err
 	}
-	to, err := u.resolve(ctx, src, src.toRef, "")
+	to, err := f.resolve(ctx, src, src.toRef, "")
 	if err != nil {
 		return nil, err
 	}
@@ -179,7 +223,7 @@ func (u *updater) fetch(ctx context.Context, dir, rel string, src *source, pr *P
 	for _, w := range append(from.Warnings, to.Warnings...) { // a moved tag, an unreachable remote
 		pr.Warnings = append(pr.Warnings, Note{Message: w})
 	}
-	subs, err := subpackages(dir, u.opts.MaxFileSize)
+	subs, err := subpackages(dir, f.opts.MaxFileSize)
 	if err != nil {
 		return nil, prefixed(rel, err)
 	}
@@ -199,9 +243,9 @@ func (u *updater) fetch(ctx context.Context, dir, rel string, src *source, pr *P
 		tree   **pkgio.Tree
 		commit string
 	}{{&t.original, from.Commit}, {&t.updated, to.Commit}} {
-		u.n++
-		out := filepath.Join(u.tmp, strconv.Itoa(u.n))
-		if err := u.fetcher.Export(ctx, src.repo, v.commit, src.directory, out); err != nil {
+		f.n++
+		out := filepath.Join(f.tmp, strconv.Itoa(f.n))
+		if err := f.git.Export(ctx, src.repo, v.commit, src.directory, out); err != nil {
 			if errors.Is(err, gitfetch.ErrTooLarge) {
 				err = tooLarge{err}
 			}
@@ -215,7 +259,7 @@ func (u *updater) fetch(ctx context.Context, dir, rel string, src *source, pr *P
 			return skip(p, isDir)
 		}
 		read, err := pkgio.Read(out, pkgio.Options{PathPrefix: annotationPrefix(rel), Skip: skipUpstream,
-			MaxFileSize: u.opts.MaxFileSize, RefuseGitPaths: true})
+			MaxFileSize: f.opts.MaxFileSize, RefuseGitPaths: true})
 		if err == nil && reserved != "" {
 			err = fmt.Errorf("%s: the name of krm-merge's own state or staging directory (%s, %s), to a case-insensitive file system; "+
 				"an upstream may not ship it", scrub.Escape(reserved), stateDirName, ".krm-merge-update")
@@ -224,11 +268,11 @@ func (u *updater) fetch(ctx context.Context, dir, rel string, src *source, pr *P
 			return nil, fmt.Errorf("upstream %s at %s: %w", src.repo, v.commit, err)
 		}
 		*v.tree = read
-		if err := u.noteShipped(rel, out, subs, src.repo+" at "+v.commit); err != nil {
+		if err := f.noteShipped(rel, out, subs, src.repo+" at "+v.commit); err != nil {
 			return nil, err
 		}
 	}
-	if t.dest, err = pkgio.Read(dir, pkgio.Options{PathPrefix: annotationPrefix(rel), Skip: skip, MaxFileSize: u.opts.MaxFileSize}); err != nil {
+	if t.dest, err = pkgio.Read(dir, pkgio.Options{PathPrefix: annotationPrefix(rel), Skip: skip, MaxFileSize: f.opts.MaxFileSize}); err != nil {
 		return nil, prefixed(rel, err)
 	}
 	return &fetched{trees: t, subs: subs, to: to}, nil
@@ -238,10 +282,10 @@ func (u *updater) fetch(ctx context.Context, dir, rel string, src *source, pr *P
 // upstream release exported to out (from, named in errors) ships too, the local
 // repositories (gitfetch.IsLocal) that Kptfile names as its upstream: source refuses
 // them (an upstream may not make the update read a repository of this machine).
-func (u *updater) noteShipped(rel, out string, subs []string, from string) error {
+func (f *fetcher) noteShipped(rel, out string, subs []string, from string) error {
 	for _, s := range subs {
 		kfPath := path.Join(s, kptfile.Name)
-		data, _, err := pkgio.ReadFile(filepath.Join(out, filepath.FromSlash(kfPath)), u.opts.MaxFileSize)
+		data, _, err := pkgio.ReadFile(filepath.Join(out, filepath.FromSlash(kfPath)), f.opts.MaxFileSize)
 		if errors.Is(err, fs.ErrNotExist) || errors.Is(err, syscall.ENOTDIR) { // not shipped, or a file above it
 			continue
 		}
@@ -256,14 +300,14 @@ func (u *updater) noteShipped(rel, out string, subs []string, from string) error
 		if err != nil || kf.Git == nil || !isLocalRepo(kf.Git.Repo) {
 			continue
 		}
-		if u.shipped == nil {
-			u.shipped = map[string]map[string]string{}
+		if f.shipped == nil {
+			f.shipped = map[string]map[string]string{}
 		}
 		sub := path.Join(rel, s)
-		if u.shipped[sub] == nil {
-			u.shipped[sub] = map[string]string{}
+		if f.shipped[sub] == nil {
+			f.shipped[sub] = map[string]string{}
 		}
-		u.shipped[sub][kf.Git.Repo] = from
+		f.shipped[sub][kf.Git.Repo] = from
 	}
 	return nil
 }
@@ -277,12 +321,12 @@ func isLocalRepo(repo string) bool {
 }
 
 // resolve resolves a version of src: the recorded commit when there is one, else ref.
-func (u *updater) resolve(ctx context.Context, src *source, ref, commit string) (gitfetch.Resolved, error) {
+func (f *fetcher) resolve(ctx context.Context, src *source, ref, commit string) (gitfetch.Resolved, error) {
 	want := ref
 	if commit != "" {
 		want = commit
 	}
-	r, err := u.fetcher.Resolve(ctx, src.repo, src.directory, want)
+	r, err := f.git.Resolve(ctx, src.repo, src.directory, want)
 	if err != nil {
 		return r, fmt.Errorf("upstream %s: %w", src.repo, err)
 	}

@@ -116,102 +116,120 @@ func (v fileVersion) same(w fileVersion) bool {
 	return v.exists == w.exists && v.mode == w.mode && bytes.Equal(v.data, w.data)
 }
 
+// marking is what an update under onConflict mark collects from the merges of its
+// packages, for the stage step: the Kptfiles to record when the update is concluded, the
+// conflicts marked and the files holding them.
+type marking struct {
+	// pending are the releases the packages' Kptfiles record once the update is
+	// concluded; localKptfiles the local Kptfiles by path, as they were.
+	pending       []recording
+	localKptfiles map[string]*pkgio.File
+	marks         []Mark
+	marked        []markedFile
+}
+
 // markResources is mergeResources under onConflict mark: the three runs L, U and B (see
 // above; U and B only when L meets a conflict), then each file L and U write
-// differently written with markers, the others as L writes them. Every package's Kptfile keeps dest's upstream and upstreamLock
-// (keepUpstream); the release is recorded when the update is concluded (u.pending).
-// The report is L's, each conflict in a marked file saying so.
-func (u *updater) markResources(rel string, src *source, paths []string, o, up, d *pkgio.Tree, pr *PackageReport) error {
-	cfg, changes, record, plan := u.cfg, u.changes, u.record, u.opts.Plan
-	defer func() { u.cfg, u.changes, u.record, u.opts.Plan, u.base = cfg, changes, record, plan, nil }()
-	if u.recording != nil {
-		u.pending = append(u.pending, *u.recording)
-		if u.localKptfiles == nil {
-			u.localKptfiles = map[string]*pkgio.File{}
+// differently written with markers, the others as L writes them (markFiles). Every
+// package's Kptfile keeps dest's upstream and upstreamLock (keepUpstream); the release
+// is recorded when the update is concluded (m.marking.pending). The report is L's, each
+// conflict in a marked file saying so.
+func (m *merger) markResources(paths []string, t trees) error {
+	if m.recording != nil {
+		m.marking.pending = append(m.marking.pending, *m.recording)
+		if m.marking.localKptfiles == nil {
+			m.marking.localKptfiles = map[string]*pkgio.File{}
 		}
-		u.localKptfiles[u.recording.File] = d.Files[kptfile.Name]
+		m.marking.localKptfiles[m.recording.File] = t.dest.Files[kptfile.Name]
 	}
 	// U and B work on copies made before any run, since a run may change the nodes it
 	// is given; L, whose report is the package's, on the trees themselves, first: when it
 	// meets no conflict the three are the same and U and B are not run.
-	copies := map[vocab.ConflictPolicy][3]*pkgio.Tree{}
+	copies := map[vocab.ConflictPolicy]trees{}
 	for _, side := range []vocab.ConflictPolicy{vocab.UpdatedWins, vocab.OriginalWins} {
-		copies[side] = [3]*pkgio.Tree{copyTree(o), copyTree(up), copyTree(d)}
+		copies[side] = trees{copyTree(t.original), copyTree(t.updated), copyTree(t.dest)}
 	}
 	runs := map[vocab.ConflictPolicy]map[string]fileChange{}
-	first := len(pr.Conflicts)
+	first := len(m.pr.Conflicts)
 	for _, side := range []vocab.ConflictPolicy{vocab.DestWins, vocab.UpdatedWins, vocab.OriginalWins} {
-		c := *cfg
+		c := *m.cfg
 		c.OnConflict = side
-		u.cfg, u.changes, u.base = &c, nil, nil
-		to, tu, td, rep := o, up, d, pr
-		u.opts.Plan = plan
+		run, tr, rep := resourceRun{cfg: &c, plan: m.plan}, t, m.pr
 		if side != vocab.DestWins {
-			if len(pr.Conflicts) == first {
+			if len(m.pr.Conflicts) == first {
 				runs[side] = runs[vocab.DestWins]
 				continue
 			}
-			t := copies[side]
-			to, tu, td, rep = t[0], t[1], t[2], &PackageReport{}
-			u.opts.Plan = false
+			tr, rep, run.plan = copies[side], &PackageReport{}, false
 		}
 		if side == vocab.OriginalWins {
-			u.base = to
+			run.base = tr.original
 		}
-		if record != nil {
-			u.record = keepUpstream(td)
+		if m.recording != nil {
+			run.record = keepUpstream(tr.dest)
 		}
-		if err := u.mergeResources(rel, src, paths, to, tu, td, rep); err != nil {
+		one := &merger{cfg: m.cfg, rel: m.rel, src: m.src, pr: rep}
+		if err := one.mergeResources(run, paths, tr); err != nil {
 			return err
 		}
 		runs[side] = map[string]fileChange{}
-		for _, fc := range u.changes {
+		for _, fc := range one.changes {
 			runs[side][fc.change.Path] = fc
 		}
 	}
-	l, up2, b := runs[vocab.DestWins], runs[vocab.UpdatedWins], runs[vocab.OriginalWins]
-	targets := map[string]bool{}
-	for _, run := range runs {
-		for t := range run {
-			targets[t] = true
-		}
-	}
-	sorted := make([]string, 0, len(targets))
-	for t := range targets {
-		sorted = append(sorted, t)
-	}
-	sort.Strings(sorted)
-	lab := labels(pr)
-	markedHere := map[string]bool{}
-	for _, t := range sorted {
-		df := d.Files[relTo(rel, t)]
-		vl, vu, vb := versionOf(l, t, df), versionOf(up2, t, df), versionOf(b, t, df)
-		if vl.same(vu) {
-			if fc, ok := l[t]; ok {
-				changes = append(changes, fc)
-			}
-			continue
-		}
-		m := markSides(t, vl, vu, vb, o.Files[relTo(rel, t)], up.Files[relTo(rel, t)], lab)
-		mode := vl.mode
-		if !vl.exists {
-			mode = vu.mode
-		}
-		fc := fileChange{change: stage.Change{Path: t, Data: m.Text, Mode: mode}, action: "added"}
-		if df != nil {
-			fc.action, fc.old = "modified", df.Data
-		}
-		changes = append(changes, fc)
-		u.addMarks(t, m, markedFile{Path: t, UpstreamAbsent: !vu.exists, YAML: true,
-			Separators: max(separators(vl.data), separators(m.Updated), separators(m.Base))})
-		markedHere[t] = true
-	}
-	for i := first; i < len(pr.Conflicts); i++ {
-		if c := &pr.Conflicts[i]; markedHere[c.File] {
+	markedHere := m.markFiles(runs, t)
+	for i := first; i < len(m.pr.Conflicts); i++ {
+		if c := &m.pr.Conflicts[i]; markedHere[c.File] {
 			c.Message = strings.TrimSuffix(c.Message, "; dest wins") + "; " + markedText
 		}
 	}
 	return nil
+}
+
+// markFiles adds to m.changes each file of the runs L, U and B (by policy: DestWins,
+// UpdatedWins, OriginalWins; each a map of target to change) as L writes it where U
+// writes it alike, else written with markers (markSides), and returns the files
+// marked.
+func (m *merger) markFiles(runs map[vocab.ConflictPolicy]map[string]fileChange, t trees) map[string]bool {
+	l, up, b := runs[vocab.DestWins], runs[vocab.UpdatedWins], runs[vocab.OriginalWins]
+	targets := map[string]bool{}
+	for _, run := range runs {
+		for target := range run {
+			targets[target] = true
+		}
+	}
+	sorted := make([]string, 0, len(targets))
+	for target := range targets {
+		sorted = append(sorted, target)
+	}
+	sort.Strings(sorted)
+	lab := labels(m.pr)
+	markedHere := map[string]bool{}
+	for _, target := range sorted {
+		p := relTo(m.rel, target)
+		df := t.dest.Files[p]
+		vl, vu, vb := versionOf(l, target, df), versionOf(up, target, df), versionOf(b, target, df)
+		if vl.same(vu) {
+			if fc, ok := l[target]; ok {
+				m.changes = append(m.changes, fc)
+			}
+			continue
+		}
+		mk := markSides(target, vl, vu, vb, t.original.Files[p], t.updated.Files[p], lab)
+		mode := vl.mode
+		if !vl.exists {
+			mode = vu.mode
+		}
+		fc := fileChange{change: stage.Change{Path: target, Data: mk.Text, Mode: mode}, action: "added"}
+		if df != nil {
+			fc.action, fc.old = "modified", df.Data
+		}
+		m.changes = append(m.changes, fc)
+		m.marking.addHunks(target, mk, markedFile{Path: target, UpstreamAbsent: !vu.exists, YAML: true,
+			Separators: max(separators(vl.data), separators(mk.Updated), separators(mk.Base))})
+		markedHere[target] = true
+	}
+	return markedHere
 }
 
 // markSides writes the file target's runs L, U and B (vl, vu, vb) with markers
@@ -249,12 +267,19 @@ func markSides(target string, vl, vu, vb fileVersion, of, uf *pkgio.File, lab te
 // markedText ends the message of a conflict written with markers.
 const markedText = "marked in the file"
 
-// addMarks records the hunks of m, written into target, and the marked file.
-func (u *updater) addMarks(target string, m textmerge.Marked, f markedFile) {
+// addHunks records the hunks of m, written into target, and the marked file.
+func (mk *marking) addHunks(target string, m textmerge.Marked, f markedFile) {
 	for _, h := range m.Hunks {
-		u.marks = append(u.marks, Mark{File: target, Start: h.Marked.Start, End: h.Marked.Start + h.Marked.Lines - 1})
+		mk.marks = append(mk.marks, Mark{File: target, Start: h.Marked.Start, End: h.Marked.Start + h.Marked.Lines - 1})
 	}
-	u.marked = append(u.marked, f)
+	mk.marked = append(mk.marked, f)
+}
+
+// beside records a conflict markers cannot hold: the local file target kept, upstream's
+// version written beside it (besideName).
+func (mk *marking) beside(target, beside string) {
+	mk.marks = append(mk.marks, Mark{File: target, Beside: beside})
+	mk.marked = append(mk.marked, markedFile{Path: target, Beside: beside})
 }
 
 // separators counts the "=======" lines of data (textmerge.IsMarker).
@@ -370,14 +395,14 @@ func recordKptfile(data []byte, file string, r recording) ([]byte, error) {
 	return pkgio.Encode(header, docs)
 }
 
-// run is function.Merge for mergeResources (items from resourceItems, dest's from
+// merge is function.Merge for mergeResources (items from resourceItems, dest's from
 // fromDest on). Under vocab.OriginalWins (the B run of onConflict mark) a resource
 // deleted upstream but changed locally, which that run deletes as under updated, is
-// original's document (found in u.base by baseDocs) in dest's place, so that the
+// original's document (found in r.base by baseDocs) in dest's place, so that the
 // markers show it as the base of that conflict.
-func (u *updater) run(items []roles.Item, fromDest int, cfg *config.Config) (*resources.Outcome, error) {
+func (r resourceRun) merge(items []roles.Item, fromDest int, cfg *config.Config) (*resources.Outcome, error) {
 	out, err := function.Merge(items, cfg)
-	if err != nil || cfg.OnConflict != vocab.OriginalWins || u.base == nil {
+	if err != nil || cfg.OnConflict != vocab.OriginalWins || r.base == nil {
 		return out, err
 	}
 	var base func(*roles.Item) *yaml.RNode
@@ -386,7 +411,7 @@ func (u *updater) run(items []roles.Item, fromDest int, cfg *config.Config) (*re
 			continue
 		}
 		if base == nil {
-			base = baseDocs(u.base, items[fromDest:])
+			base = baseDocs(r.base, items[fromDest:])
 		}
 		n := c.Item.Node
 		if b := base(c.Item); b != nil {
@@ -446,7 +471,7 @@ func finishRecords(changes []fileChange, pending []recording, local map[string]*
 
 // besideFile writes upstream's version of a file, f, at target (besideName), for a
 // conflict markers cannot hold; a KRM file encoded as the update writes it.
-func (u *updater) besideFile(f *pkgio.File, target string) error {
+func (m *merger) besideFile(f *pkgio.File, target string) error {
 	data := f.Data
 	if f.KRM() {
 		var err error
@@ -454,7 +479,7 @@ func (u *updater) besideFile(f *pkgio.File, target string) error {
 			return fmt.Errorf("%s: encoding: %w", target, err)
 		}
 	}
-	u.changes = append(u.changes, fileChange{change: stage.Change{Path: target, Data: data, Mode: f.Mode}, action: "added"})
+	m.changes = append(m.changes, fileChange{change: stage.Change{Path: target, Data: data, Mode: f.Mode}, action: "added"})
 	return nil
 }
 

@@ -19,25 +19,58 @@ import (
 	"github.com/krm-merge/krm-merge/pkg/pkgupdate/internal/kptfile"
 	"github.com/krm-merge/krm-merge/pkg/pkgupdate/internal/pkgio"
 	"github.com/krm-merge/krm-merge/pkg/pkgupdate/internal/stage"
+	"github.com/krm-merge/krm-merge/pkg/resources"
 	"github.com/krm-merge/krm-merge/pkg/results"
 	"github.com/krm-merge/krm-merge/pkg/roles"
 	"github.com/krm-merge/krm-merge/pkg/vocab"
 )
 
-// merge merges the three trees of the package at rel (whose subpackages with their own
-// upstream, subs, are updated apart): first each path that is a file on one side and
-// a directory on the other (fileOrDir), then resources with the function's engine and
-// text files line by line; it adds the package's file changes to u.changes and fills
-// pr.
-func (u *updater) merge(rel string, src *source, t trees, subs []string, pr *PackageReport) error {
-	o, up, d := t.original, t.updated, t.dest
-	decided, err := u.fileOrDir(rel, src, o, up, d, subs, pr)
+// merger is the merge step of an update for one package (merge): the package's three
+// trees into file changes and its report.
+type merger struct {
+	cfg  *config.Config
+	plan bool // Options.Plan: the report lists the field changes
+	rel  string
+	src  *source
+	pr   *PackageReport
+	// recording is what the package's Kptfile records of the release (prepare); nil
+	// when it records none.
+	recording *recording
+	// marking collects, under onConflict mark, what the update marks (mark.go).
+	marking *marking
+	// changes are the package's file changes, for the stage step.
+	changes []fileChange
+}
+
+// merge merges the three trees of the package at m.rel (whose subpackages with their
+// own upstream, subs, are updated apart): first each path that is a file on one side
+// and a directory on the other (fileOrDir), then resources with the function's engine
+// and text files line by line; it adds the package's file changes to m.changes and fills
+// m.pr.
+func (m *merger) merge(t trees, subs []string) error {
+	decided, err := m.fileOrDir(t, subs)
 	if err != nil {
 		return err
 	}
+	krm, txt := splitPaths(t, decided)
+	if m.cfg.OnConflict == vocab.MarkConflicts {
+		err = m.markResources(krm, t) // mark.go
+	} else {
+		err = m.mergeResources(resourceRun{cfg: m.cfg, plan: m.plan, record: m.recording.setter()}, krm, t)
+	}
+	if err != nil {
+		return err
+	}
+	m.mergeText(txt, t)
+	return nil
+}
+
+// splitPaths lists the paths of t's files but those decided, in order: those that are
+// KRM files in every tree holding them, and the others, merged as text in all.
+func splitPaths(t trees, decided map[string]bool) (krm, txt []string) {
 	all := map[string]bool{}
 	text := map[string]bool{}
-	for _, t := range []*pkgio.Tree{o, up, d} {
+	for _, t := range []*pkgio.Tree{t.original, t.updated, t.dest} {
 		for p, f := range t.Files {
 			if decided[p] {
 				continue
@@ -53,7 +86,6 @@ func (u *updater) merge(rel string, src *source, t trees, subs []string, pr *Pac
 		paths = append(paths, p)
 	}
 	sort.Strings(paths)
-	var krm, txt []string
 	for _, p := range paths {
 		if text[p] { // a text file in any version is merged as text in all
 			txt = append(txt, p)
@@ -61,56 +93,49 @@ func (u *updater) merge(rel string, src *source, t trees, subs []string, pr *Pac
 			krm = append(krm, p)
 		}
 	}
-	mergeResources := u.mergeResources
-	if u.cfg.OnConflict == vocab.MarkConflicts {
-		mergeResources = u.markResources // mark.go
-	}
-	if err := mergeResources(rel, src, krm, o, up, d, pr); err != nil {
-		return err
-	}
-	u.mergeText(rel, txt, o, up, d, pr)
-	return nil
+	return krm, txt
+}
+
+// resourceRun is one merge of a package's resources (mergeResources; onConflict mark
+// runs three).
+type resourceRun struct {
+	// cfg holds the run's onConflict.
+	cfg *config.Config
+	// plan lists the field changes in the report.
+	plan bool
+	// record, when set, gives the package's Kptfile resource what it records.
+	record func(*yaml.RNode) error
+	// base is, in the run of onConflict mark that gives each conflict original's
+	// value, the original tree (merge).
+	base *pkgio.Tree
 }
 
 // mergeResources runs function.Merge on the resources of the KRM files at paths in the
-// three trees (resourceItems) and turns its output back into files.
-func (u *updater) mergeResources(rel string, src *source, paths []string, o, up, d *pkgio.Tree, pr *PackageReport) error {
-	items, fromDest, err := resourceItems(u.cfg, rel, src, paths, trees{o, up, d})
+// three trees (resourceItems), reports the outcome in m.pr (reportOutcome) and turns the
+// output back into files, added to m.changes.
+func (m *merger) mergeResources(run resourceRun, paths []string, t trees) error {
+	items, fromDest, err := resourceItems(run.cfg, m.rel, m.src, paths, t)
 	if err != nil {
 		return err
 	}
 	// Under onConflict error the merge runs as under updated, so that the report has
 	// every count and change; the conflicts then fail the update before any write.
 	// Added resources go to the package's directory.
-	cfg := *u.cfg
+	cfg := *run.cfg
 	failOnConflict := cfg.OnConflict == vocab.FailOnConflict
 	if failOnConflict {
 		cfg.OnConflict = vocab.UpdatedWins
 	}
-	cfg.Plan, cfg.DestPath = false, rel
-	out, err := u.run(items, fromDest, &cfg)
+	cfg.Plan, cfg.DestPath = false, m.rel
+	out, err := run.merge(items, fromDest, &cfg) // mark.go
 	if err != nil {
 		return mergeError(err)
 	}
-	if u.opts.Plan { // the field changes, as the function's plan lists them
-		planCfg := cfg
-		planCfg.Plan = true
-		planned, err := function.Merge(items, &planCfg)
-		if err != nil {
-			return mergeError(err)
-		}
-		for _, ch := range planned.Changes {
-			change := ch.Change
-			if !cfg.ShowSecretValues { // a Secret's values end up in CI logs
-				change = results.RedactChange(ch.Item.Ref(), change)
-			}
-			pr.Changes = append(pr.Changes, Note{File: ch.Item.File, Resource: describeRef(ch.Item.Ref()),
-				Field: ch.Change.Path.String(), Message: results.ChangeText(change)})
+	if run.plan {
+		if err := planChanges(items, cfg, m.pr); err != nil {
+			return err
 		}
 	}
-	fileOrDirConflicts := pr.Counts.Conflicts // counted by fileOrDir, before the merge
-	pr.Counts = out.Counts
-	pr.Counts.Conflicts += fileOrDirConflicts
 	policy := vocab.UpdatedWins
 	switch {
 	case failOnConflict:
@@ -118,13 +143,61 @@ func (u *updater) mergeResources(rel string, src *source, paths []string, o, up,
 	case cfg.OnConflict == vocab.DestWins:
 		policy = vocab.DestWins
 	}
+	reportOutcome(m.pr, out, policy, cfg.ShowSecretValues)
+	byFile := outputFiles(m.rel, items, fromDest, out)
+	c := newComments(t.original, t.updated, t.dest)
+	for it, n := range out.Merged {
+		c.alias(n, it.Node)
+	}
+	outPaths := append([]string(nil), paths...)
+	for p := range byFile {
+		if !slices.Contains(paths, p) {
+			outPaths = append(outPaths, p)
+		}
+	}
+	sort.Strings(outPaths)
+	for _, p := range outPaths {
+		if err := m.writeFile(p, byFile[p], t, c, run.record); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// planChanges adds to pr the field changes of the merge of items by cfg, as the
+// function's plan lists them, a Secret's values redacted unless cfg shows them.
+func planChanges(items []roles.Item, cfg config.Config, pr *PackageReport) error {
+	cfg.Plan = true
+	planned, err := function.Merge(items, &cfg)
+	if err != nil {
+		return mergeError(err)
+	}
+	for _, ch := range planned.Changes {
+		change := ch.Change
+		if !cfg.ShowSecretValues { // a Secret's values end up in CI logs
+			change = results.RedactChange(ch.Item.Ref(), change)
+		}
+		pr.Changes = append(pr.Changes, Note{File: ch.Item.File, Resource: describeRef(ch.Item.Ref()),
+			Field: ch.Change.Path.String(), Message: results.ChangeText(change)})
+	}
+	return nil
+}
+
+// reportOutcome fills pr from a merge's outcome: its counts (with the conflicts
+// fileOrDir counted before), each conflict as policy decided it (a Secret's values
+// redacted unless showSecrets), the warnings that are no conflict, the values merged
+// inside, the resources added and deleted.
+func reportOutcome(pr *PackageReport, out *resources.Outcome, policy vocab.ConflictPolicy, showSecrets bool) {
+	fileOrDirConflicts := pr.Counts.Conflicts // counted by fileOrDir, before the merge
+	pr.Counts = out.Counts
+	pr.Counts.Conflicts += fileOrDirConflicts
 	isConflict := map[*framework.Result]bool{}
 	for _, c := range out.Conflicts {
 		isConflict[c.Result] = true
 		pc := Conflict{File: c.Item.File, Resource: describeRef(c.Item.Ref())}
 		if c.Field != nil {
 			shown := *c.Field
-			if !cfg.ShowSecretValues {
+			if !showSecrets {
 				shown = results.RedactConflict(c.Item.Ref(), shown)
 			}
 			pc.Field, pc.Message, pc.FieldConflict = c.Field.Path.String(), results.ConflictText(shown, policy), c.Field
@@ -148,8 +221,12 @@ func (u *updater) mergeResources(rel string, src *source, paths []string, o, up,
 	for _, it := range out.Deleted {
 		pr.Resources = append(pr.Resources, ResourceChange{Action: "deleted", Resource: describe(it.Node), File: it.File})
 	}
-	// Output items by dest file, in index order; an upstream resource whose role
-	// annotation makes it dest is no file of the package.
+}
+
+// outputFiles are a merge's output items by the package's file they go to (relative to
+// the package at rel), each file's in index order. An item of the releases (before
+// fromDest in items) whose role annotation makes it dest is no file of the package.
+func outputFiles(rel string, items []roles.Item, fromDest int, out *resources.Outcome) map[string][]*yaml.RNode {
 	upstream := map[*yaml.RNode]bool{}
 	for i := range items[:fromDest] {
 		upstream[items[i].Node] = true
@@ -171,71 +248,67 @@ func (u *updater) mergeResources(rel string, src *source, paths []string, o, up,
 	for _, nodes := range byFile {
 		sort.SliceStable(nodes, func(i, j int) bool { return indexOf[nodes[i]] < indexOf[nodes[j]] })
 	}
-	c := newComments(o, up, d)
-	for it, n := range out.Merged {
-		c.alias(n, it.Node)
-	}
-	outPaths := append([]string(nil), paths...)
-	for p := range byFile {
-		if !slices.Contains(paths, p) {
-			outPaths = append(outPaths, p)
-		}
-	}
-	sort.Strings(outPaths)
-	for _, p := range outPaths {
-		nodes := byFile[p]
-		df := d.Files[p]
-		if p == kptfile.Name && u.record != nil {
-			for i, n := range nodes {
-				if vocab.IsKptfile(n) {
-					cp := n.Copy()
-					c.alias(cp, n)
-					n = cp
-					if err := u.record(n); err != nil {
-						return fmt.Errorf("%s: %w", path.Join(rel, p), err)
-					}
-					nodes[i] = n
+	return byFile
+}
+
+// writeFile adds to m.changes the change of the package's KRM file p whose output
+// resources are nodes (none: the file is deleted): its Kptfile resource given what it
+// records (record, when set), the documents with their comments (c), encoded and
+// keeping the bytes of what did not change (keepfile); nothing when the file is as it
+// was.
+func (m *merger) writeFile(p string, nodes []*yaml.RNode, t trees, c *comments, record func(*yaml.RNode) error) error {
+	df := t.dest.Files[p]
+	if p == kptfile.Name && record != nil {
+		for i, n := range nodes {
+			if vocab.IsKptfile(n) {
+				cp := n.Copy()
+				c.alias(cp, n)
+				n = cp
+				if err := record(n); err != nil {
+					return fmt.Errorf("%s: %w", path.Join(m.rel, p), err)
 				}
+				nodes[i] = n
 			}
 		}
-		target := path.Join(rel, p)
-		if len(nodes) == 0 {
-			if df != nil && len(df.Docs) > 0 {
-				u.changes = append(u.changes, fileChange{change: stage.Change{Path: target, Delete: true}, action: "deleted", old: df.Data})
-			}
-			continue
-		}
-		header, docs := c.docs(p, nodes)
-		data, err := pkgio.Encode(header, docs)
-		if err != nil {
-			return fmt.Errorf("%s: encoding: %w", target, err)
-		}
-		in := keepfile.Input{Merged: data}
-		if df != nil {
-			was, err := pkgio.Encode(df.Header, df.Docs)
-			if err == nil && bytes.Equal(was, data) {
-				continue // unchanged: the file keeps its bytes
-			}
-			in.Dest, in.DestEncoded = df.Data, was
-		}
-		if uf := up.Files[p]; uf != nil && uf.KRM() {
-			in.Updated = uf.Data // as fetched: kpt's bookkeeping is on its parsed Docs only
-		}
-		kept := keepfile.File(in)
-		if keepHook != nil {
-			keepHook(target, kept)
-		}
-		data = kept.Data
-		if df != nil {
-			u.changes = append(u.changes, fileChange{change: stage.Change{Path: target, Data: data, Mode: df.Mode}, action: "modified", old: df.Data})
-			continue
-		}
-		mode := fs.FileMode(0o644)
-		if uf := up.Files[p]; uf != nil {
-			mode = uf.Mode
-		}
-		u.changes = append(u.changes, fileChange{change: stage.Change{Path: target, Data: data, Mode: mode}, action: "added"})
 	}
+	target := path.Join(m.rel, p)
+	if len(nodes) == 0 {
+		if df != nil && len(df.Docs) > 0 {
+			m.changes = append(m.changes, fileChange{change: stage.Change{Path: target, Delete: true}, action: "deleted", old: df.Data})
+		}
+		return nil
+	}
+	header, docs := c.docs(p, nodes)
+	data, err := pkgio.Encode(header, docs)
+	if err != nil {
+		return fmt.Errorf("%s: encoding: %w", target, err)
+	}
+	in := keepfile.Input{Merged: data}
+	if df != nil {
+		was, err := pkgio.Encode(df.Header, df.Docs)
+		if err == nil && bytes.Equal(was, data) {
+			return nil // unchanged: the file keeps its bytes
+		}
+		in.Dest, in.DestEncoded = df.Data, was
+	}
+	uf := t.updated.Files[p]
+	if uf != nil && uf.KRM() {
+		in.Updated = uf.Data // as fetched: kpt's bookkeeping is on its parsed Docs only
+	}
+	kept := keepfile.File(in)
+	if keepHook != nil {
+		keepHook(target, kept)
+	}
+	data = kept.Data
+	if df != nil {
+		m.changes = append(m.changes, fileChange{change: stage.Change{Path: target, Data: data, Mode: df.Mode}, action: "modified", old: df.Data})
+		return nil
+	}
+	mode := fs.FileMode(0o644)
+	if uf != nil {
+		mode = uf.Mode
+	}
+	m.changes = append(m.changes, fileChange{change: stage.Change{Path: target, Data: data, Mode: mode}, action: "added"})
 	return nil
 }
 

@@ -17,38 +17,38 @@ import (
 	"github.com/krm-merge/krm-merge/pkg/vocab"
 )
 
-// prepare gives the fetched releases f of the package at dir (rel from the root) the
-// bookkeeping kpt pkg get adds (prepareTree), so that what kpt added to the local copy is
-// not a local change, and, for a package whose Kptfile records its upstream, sets what
-// its Kptfile will record (u.record, u.recording; pr.Recorded).
-func (u *updater) prepare(dir, rel string, src *source, f *fetched, pr *PackageReport) error {
-	if src.kf != nil {
-		pr.Recorded = true
-		name := src.kf.Name
-		if name == "" {
-			name = filepath.Base(dir)
-		}
-		upstreamNode := src.kfNode.Field("upstream").Value
-		lockRef := func(r gitfetch.Resolved) string {
-			if r.Name == "" {
-				return r.Ref
-			}
-			return strings.TrimPrefix(strings.TrimPrefix(r.Name, "refs/tags/"), "refs/heads/")
-		}
-		at := annotationPath(rel, kptfile.Name)
-		if err := prepareTree(f.trees.original, at, name, upstreamNode, src.kf.Git.Ref, *src.kf.Lock); err != nil {
-			return err
-		}
-		lock := kptfile.Git{Repo: src.kf.Git.Repo, Directory: src.kf.Git.Directory, Ref: lockRef(f.to), Commit: f.to.Commit}
-		if err := prepareTree(f.trees.updated, at, name, upstreamNode, src.toRef, lock); err != nil {
-			return err
-		}
-		u.record = func(n *yaml.RNode) error { return kptfile.SetLock(n, src.toRef, lock) }
-		u.recording = &recording{File: path.Join(rel, kptfile.Name), Ref: src.toRef, Lock: lockGit(lock)}
-	} else {
-		u.record, u.recording = nil, nil
+// prepare is the prepare step of an update: it gives the fetched releases f of the
+// package at dir (rel from the root) the bookkeeping kpt pkg get adds (prepareTree), so
+// that what kpt added to the local copy is not a local change, and, for a package whose
+// Kptfile records its upstream, returns what its Kptfile will record (pr.Recorded set);
+// nil for another package.
+// Errors: a resource of a release kptprep refuses, a directory named Kptfile upstream,
+// a Kptfile that cannot take the bookkeeping (kptfile.Prepare).
+func prepare(dir, rel string, src *source, f *fetched, pr *PackageReport) (*recording, error) {
+	if src.kf == nil {
+		return nil, nil
 	}
-	return nil
+	pr.Recorded = true
+	name := src.kf.Name
+	if name == "" {
+		name = filepath.Base(dir)
+	}
+	upstreamNode := src.kfNode.Field("upstream").Value
+	lockRef := func(r gitfetch.Resolved) string {
+		if r.Name == "" {
+			return r.Ref
+		}
+		return strings.TrimPrefix(strings.TrimPrefix(r.Name, "refs/tags/"), "refs/heads/")
+	}
+	at := annotationPath(rel, kptfile.Name)
+	if err := prepareTree(f.trees.original, at, name, upstreamNode, src.kf.Git.Ref, *src.kf.Lock); err != nil {
+		return nil, err
+	}
+	lock := kptfile.Git{Repo: src.kf.Git.Repo, Directory: src.kf.Git.Directory, Ref: lockRef(f.to), Commit: f.to.Commit}
+	if err := prepareTree(f.trees.updated, at, name, upstreamNode, src.toRef, lock); err != nil {
+		return nil, err
+	}
+	return &recording{File: path.Join(rel, kptfile.Name), Ref: src.toRef, Lock: lockGit(lock)}, nil
 }
 
 // prepareTree gives a fetched tree kpt pkg get's bookkeeping: every resource's (kptprep),
@@ -106,4 +106,18 @@ type lockGit struct {
 	Directory string `json:"directory"`
 	Ref       string `json:"ref"`
 	Commit    string `json:"commit"`
+}
+
+// setter is r.set, or nil for a nil r (a package that records no release).
+func (r *recording) setter() func(*yaml.RNode) error {
+	if r == nil {
+		return nil
+	}
+	return r.set
+}
+
+// set records r in the Kptfile resource n (kptfile.SetLock): upstream.git.ref and
+// upstreamLock.git, the rest as it is. Errors: kptfile.SetLock's.
+func (r *recording) set(n *yaml.RNode) error {
+	return kptfile.SetLock(n, r.Ref, kptfile.Git(r.Lock))
 }

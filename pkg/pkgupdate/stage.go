@@ -10,6 +10,7 @@ import (
 	"syscall"
 
 	"github.com/krm-merge/krm-merge/internal/textmerge"
+	"github.com/krm-merge/krm-merge/pkg/config"
 	"github.com/krm-merge/krm-merge/pkg/pkgupdate/internal/pkgio"
 	"github.com/krm-merge/krm-merge/pkg/pkgupdate/internal/stage"
 	"github.com/krm-merge/krm-merge/pkg/vocab"
@@ -25,67 +26,77 @@ type fileChange struct {
 	replacesDir bool
 }
 
-// stage is an update's last step, once every package is merged: it checks the changes
-// (checkChanges), fills the report's files (with their diffs under Plan) and marks,
-// fails under onConflict error when there are conflicts, and writes the changes into
-// the package all or nothing (stage.Apply), with the state of an update in progress when
-// conflicts were marked (applyMarked). absDir is the package directory made absolute,
-// given as the caller gave it (for MarkedError).
-func (u *updater) stage(absDir, given string, rep *Report) (*Report, error) {
-	var err error
-	sort.Slice(u.changes, func(i, j int) bool { return u.changes[i].change.Path < u.changes[j].change.Path })
-	if err := u.checkChanges(); err != nil {
+// stager is an update's last step, once every package is merged (stage): the
+// update's options and merge config, every package's file changes, and what onConflict
+// mark marked.
+type stager struct {
+	opts    Options
+	cfg     *config.Config
+	changes []fileChange
+	marking *marking
+}
+
+// stage checks the changes (checkChanges), fills the report's files (with their diffs
+// under Plan) and marks, fails under onConflict error when there are conflicts, and
+// writes the changes into the package all or nothing (stage.Apply), with the state of an
+// update in progress when conflicts were marked (applyMarked). absDir is the package
+// directory made absolute, given as the caller gave it (for MarkedError).
+func (s *stager) stage(absDir, given string, rep *Report) (*Report, error) {
+	sort.Slice(s.changes, func(i, j int) bool { return s.changes[i].change.Path < s.changes[j].change.Path })
+	if err := s.checkChanges(); err != nil {
 		return nil, err
 	}
-	marking := u.cfg.OnConflict == vocab.MarkConflicts && len(u.marks) > 0
-	if u.cfg.OnConflict == vocab.MarkConflicts && !marking { // nothing marked: recorded as by any update
-		if u.changes, err = finishRecords(u.changes, u.pending, u.localKptfiles); err != nil {
+	marks := s.marking.marks
+	marking := s.cfg.OnConflict == vocab.MarkConflicts && len(marks) > 0
+	if s.cfg.OnConflict == vocab.MarkConflicts && !marking { // nothing marked: recorded as by any update
+		var err error
+		if s.changes, err = finishRecords(s.changes, s.marking.pending, s.marking.localKptfiles); err != nil {
 			return nil, err
 		}
 	}
 	if marking {
-		sort.SliceStable(u.marks, func(i, j int) bool {
-			a, b := u.marks[i], u.marks[j]
+		sort.SliceStable(marks, func(i, j int) bool {
+			a, b := marks[i], marks[j]
 			return a.File < b.File || a.File == b.File && a.Start < b.Start
 		})
-		rep.Marks = u.marks
+		rep.Marks = marks
 		for _, p := range rep.Packages {
 			p.Recorded = false // until Continue
 		}
 	}
-	for _, c := range u.changes {
+	for _, c := range s.changes {
 		fc := FileChange{Path: c.change.Path, Action: c.action}
-		if u.opts.Plan {
+		if s.opts.Plan {
 			fc.Diff = diff(c.old, c.change.Data)
-			if !u.cfg.ShowSecretValues && (holdsSecret(c.old) || holdsSecret(c.change.Data)) {
+			if !s.cfg.ShowSecretValues && (holdsSecret(c.old) || holdsSecret(c.change.Data)) {
 				fc.Diff = secretDiff
 			}
 		}
 		rep.Files = append(rep.Files, fc)
 	}
-	if n := rep.Conflicts(); n > 0 && u.cfg.OnConflict == vocab.FailOnConflict {
+	if n := rep.Conflicts(); n > 0 && s.cfg.OnConflict == vocab.FailOnConflict {
 		return rep, &ConflictError{Conflicts: n}
 	}
-	if u.opts.Plan || len(u.changes) == 0 {
+	if s.opts.Plan || len(s.changes) == 0 {
 		return rep, nil
 	}
-	changes := make([]stage.Change, len(u.changes))
-	for i, c := range u.changes {
+	changes := make([]stage.Change, len(s.changes))
+	for i, c := range s.changes {
 		changes[i] = c.change
 	}
 	if marking {
-		if err := u.applyMarked(absDir, changes, rep); err != nil {
+		if err := s.applyMarked(absDir, changes, rep); err != nil {
 			return nil, err
 		}
 		var files []string
-		for _, m := range u.marks {
+		for _, m := range marks {
 			if len(files) == 0 || files[len(files)-1] != m.File {
 				files = append(files, m.File)
 			}
 		}
 		return rep, &MarkedError{Dir: given, Files: files}
 	}
-	if err := stage.Apply(u.opts.Dir, changes); err != nil {
+	if err := stage.Apply(s.opts.Dir, changes); err != nil {
 		return nil, err
 	}
 	return rep, nil
@@ -93,7 +104,7 @@ func (u *updater) stage(absDir, given string, rep *Report) (*Report, error) {
 
 // applyMarked writes an update that marked conflicts with its state (state.go),
 // all or nothing, into dir (absolute).
-func (u *updater) applyMarked(dir string, changes []stage.Change, rep *Report) error {
+func (s *stager) applyMarked(dir string, changes []stage.Change, rep *Report) error {
 	created, err := prepareStateDir(dir)
 	if err != nil {
 		return err
@@ -108,7 +119,7 @@ func (u *updater) applyMarked(dir string, changes []stage.Change, rep *Report) e
 	if len(rep.Packages) > 0 {
 		to = rep.Packages[0].To.Ref
 	}
-	state, err := u.stateChanges(dir, changes, to)
+	state, err := s.marking.stateChanges(dir, changes, to, s.opts.MaxFileSize)
 	if err != nil {
 		return undo(err)
 	}
@@ -123,8 +134,8 @@ func (u *updater) applyMarked(dir string, changes []stage.Change, rep *Report) e
 // file added where the package holds something the update did not read (an empty
 // directory, a directory holding only a nested repository): a write there would
 // replace it unseen.
-func (u *updater) checkChanges() error {
-	for _, c := range u.changes {
+func (s *stager) checkChanges() error {
+	for _, c := range s.changes {
 		p := c.change.Path
 		if pkgio.GitPath(p) {
 			return &pkgio.Error{Path: p, Err: pkgio.ErrGitPath}
@@ -132,7 +143,7 @@ func (u *updater) checkChanges() error {
 		if c.action != "added" || c.replacesDir {
 			continue
 		}
-		fi, err := os.Lstat(filepath.Join(u.opts.Dir, filepath.FromSlash(p)))
+		fi, err := os.Lstat(filepath.Join(s.opts.Dir, filepath.FromSlash(p)))
 		switch {
 		case err == nil && fi.IsDir():
 			return &pkgio.Error{Path: p, Err: errors.New("upstream adds a file here, where the package has a directory without files the update reads (empty, or holding only a repository); remove or rename the directory first")}

@@ -95,17 +95,17 @@ type priorDir struct {
 // stateChanges are the changes that write the state of an update stopped at markers
 // into dir, for the update's own changes: each changed file's prior content, mode and
 // existence read from dir now (so that Abort gives back exactly that), the modes of the
-// directories above deleted files, and the state file. limit is the size limit of a
-// file read.
-func (u *updater) stateChanges(dir string, changes []stage.Change, to string) ([]stage.Change, error) {
-	st := state{Version: stateVersion, Dir: dir, To: to, Records: u.pending, Marked: u.marked}
+// directories above deleted files, and the state file (the releases mk's Kptfiles
+// record, the files it marked). limit is the size limit of a file read.
+func (mk *marking) stateChanges(dir string, changes []stage.Change, to string, limit int64) ([]stage.Change, error) {
+	st := state{Version: stateVersion, Dir: dir, To: to, Records: mk.pending, Marked: mk.marked}
 	if st.Records == nil {
 		st.Records = []recording{}
 	}
 	var out []stage.Change
 	dirs := map[string]bool{}
 	for i, c := range changes {
-		data, mode, err := pkgio.ReadFile(filepath.Join(dir, filepath.FromSlash(c.Path)), u.opts.MaxFileSize)
+		data, mode, err := pkgio.ReadFile(filepath.Join(dir, filepath.FromSlash(c.Path)), limit)
 		switch {
 		case err == nil:
 			blob := priorPrefix + strconv.Itoa(i)

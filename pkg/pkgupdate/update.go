@@ -10,12 +10,9 @@ import (
 	"strings"
 	"time"
 
-	"sigs.k8s.io/kustomize/kyaml/yaml"
-
 	"github.com/krm-merge/krm-merge/internal/scrub"
 	"github.com/krm-merge/krm-merge/pkg/config"
 	"github.com/krm-merge/krm-merge/pkg/pkgupdate/internal/gitfetch"
-	"github.com/krm-merge/krm-merge/pkg/pkgupdate/internal/kptfile"
 	"github.com/krm-merge/krm-merge/pkg/pkgupdate/internal/pkgio"
 	"github.com/krm-merge/krm-merge/pkg/pkgupdate/internal/stage"
 )
@@ -74,27 +71,8 @@ var (
 // mark, an update that wrote markers returns the report and a *MarkedError (DIR is
 // then updated but for the marked conflicts, and in progress until Continue or Abort).
 func Update(ctx context.Context, opts Options) (*Report, error) {
-	if opts.MaxFileSize < 0 {
-		return nil, fmt.Errorf("MaxFileSize is %d: want a positive number of bytes, or 0 for %d", opts.MaxFileSize, DefaultMaxFileSize)
-	}
-	if opts.MaxFetchSize < 0 || opts.LockTimeout < 0 {
-		return nil, fmt.Errorf("MaxFetchSize %d, LockTimeout %s: want positive values, or 0 for the defaults", opts.MaxFetchSize, opts.LockTimeout)
-	}
-	switch {
-	case opts.GitTimeout < 0:
-		return nil, fmt.Errorf("GitTimeout is %s: want a positive duration, or 0 for the default", opts.GitTimeout)
-	case opts.GitTimeout == 0:
-		d, err := gitfetch.DefaultTimeout()
-		if err != nil {
-			return nil, err
-		}
-		opts.GitTimeout = d
-	}
-	switch {
-	case opts.Timeout < 0:
-		return nil, fmt.Errorf("Timeout is %s: want a positive duration, or 0 for %s", opts.Timeout, DefaultTimeout)
-	case opts.Timeout == 0:
-		opts.Timeout = DefaultTimeout
+	if err := withDefaults(&opts); err != nil {
+		return nil, err
 	}
 	outer := ctx
 	ctx, cancel := context.WithTimeout(ctx, opts.Timeout)
@@ -113,7 +91,6 @@ func Update(ctx context.Context, opts Options) (*Report, error) {
 	if opts.Dir, err = resolveDir(opts.Dir); err != nil {
 		return nil, err
 	}
-	cfg := opts.Merge.functionConfig()
 	rep := &Report{Dir: given, Plan: opts.Plan, Packages: []*PackageReport{}, Files: []FileChange{}}
 	// Without git nothing can be fetched: said first, before the lock, whose directory
 	// a function image (no git, HOME=/, no /tmp) cannot make either.
@@ -125,21 +102,12 @@ func Update(ctx context.Context, opts Options) (*Report, error) {
 		return nil, overdue(err)
 	}
 	defer unlock()
-	if opts.Plan {
-		if s, err := stage.StagingDir(opts.Dir); err == nil {
-			if _, err := os.Lstat(s); err == nil {
-				return nil, fmt.Errorf("%s: an interrupted update of %s is not finished; run the update without --plan to finish it first", s, opts.Dir)
-			}
-		}
+	recovered, err := recoverInterrupted(opts)
+	if err != nil {
+		return nil, err
 	}
-	recovered := stage.Nothing
-	if !opts.Plan {
-		if recovered, err = stage.Recover(opts.Dir); err != nil {
-			return nil, err
-		}
-		if recovered != stage.Nothing {
-			rep.Recovered = recovered.String()
-		}
+	if recovered != stage.Nothing {
+		rep.Recovered = recovered.String()
 	}
 	absDir, err := filepath.Abs(opts.Dir)
 	if err != nil {
@@ -161,14 +129,12 @@ func Update(ctx context.Context, opts Options) (*Report, error) {
 			opts.Log(skipped)
 		}
 	}
-	u := &updater{opts: opts, cfg: cfg, fetcher: &gitfetch.Fetcher{CacheDir: opts.CacheDir, Timeout: opts.GitTimeout,
-		Log: opts.Log, MaxFileSize: opts.MaxFileSize, MaxFetchSize: opts.MaxFetchSize, OneQueryPerRemote: true}}
 	tmp, err := os.MkdirTemp("", "krm-merge-pkg-update-")
 	if err != nil {
 		return nil, err
 	}
 	defer os.RemoveAll(tmp)
-	u.tmp = tmp
+	u := &updater{cfg: opts.Merge.functionConfig(), plan: opts.Plan, marking: &marking{}, fetcher: newFetcher(opts, tmp)}
 	if err := u.pkg(ctx, ".", opts.Version, true); err != nil {
 		return nil, overdue(err)
 	}
@@ -180,7 +146,51 @@ func Update(ctx context.Context, opts Options) (*Report, error) {
 		root := rep.Packages[0]
 		root.Warnings = append([]Note{{Message: skipped}}, root.Warnings...)
 	}
-	return u.stage(absDir, given, rep) // stage.go
+	s := &stager{opts: opts, cfg: u.cfg, changes: u.changes, marking: u.marking}
+	return s.stage(absDir, given, rep) // stage.go
+}
+
+// withDefaults checks opts' limits and fills in the defaults of those left 0
+// (GitTimeout, Timeout). Errors: a negative limit, naming it; a bad
+// $KRM_MERGE_GIT_TIMEOUT (gitfetch.DefaultTimeout).
+func withDefaults(opts *Options) error {
+	if opts.MaxFileSize < 0 {
+		return fmt.Errorf("MaxFileSize is %d: want a positive number of bytes, or 0 for %d", opts.MaxFileSize, DefaultMaxFileSize)
+	}
+	if opts.MaxFetchSize < 0 || opts.LockTimeout < 0 {
+		return fmt.Errorf("MaxFetchSize %d, LockTimeout %s: want positive values, or 0 for the defaults", opts.MaxFetchSize, opts.LockTimeout)
+	}
+	switch {
+	case opts.GitTimeout < 0:
+		return fmt.Errorf("GitTimeout is %s: want a positive duration, or 0 for the default", opts.GitTimeout)
+	case opts.GitTimeout == 0:
+		d, err := gitfetch.DefaultTimeout()
+		if err != nil {
+			return err
+		}
+		opts.GitTimeout = d
+	}
+	switch {
+	case opts.Timeout < 0:
+		return fmt.Errorf("Timeout is %s: want a positive duration, or 0 for %s", opts.Timeout, DefaultTimeout)
+	case opts.Timeout == 0:
+		opts.Timeout = DefaultTimeout
+	}
+	return nil
+}
+
+// recoverInterrupted finishes an interrupted update of opts.Dir (stage.Recover) and
+// says how; under Plan, which writes nothing, it refuses one instead.
+func recoverInterrupted(opts Options) (stage.Outcome, error) {
+	if !opts.Plan {
+		return stage.Recover(opts.Dir)
+	}
+	if s, err := stage.StagingDir(opts.Dir); err == nil {
+		if _, err := os.Lstat(s); err == nil {
+			return stage.Nothing, fmt.Errorf("%s: an interrupted update of %s is not finished; run the update without --plan to finish it first", s, opts.Dir)
+		}
+	}
+	return stage.Nothing, nil
 }
 
 // resolveDir checks that dir names a directory (through symbolic links) and returns it
@@ -222,60 +232,44 @@ func checkClean(ctx context.Context, dir string, timeout time.Duration) (skipped
 	return "", nil
 }
 
-// updater is one Update run: the packages it visited and the file changes it collected.
+// updater is one Update run: the packages it visited and the file changes their merges
+// collected, for the stage step (stager). Each package goes through the steps
+// fetch (fetcher, fetch.go), prepare (prepare.go) and merge (merger, merge.go).
 type updater struct {
-	opts    Options
 	cfg     *config.Config
-	fetcher *gitfetch.Fetcher
-	tmp     string
-	n       int // exports made under tmp
+	plan    bool // Options.Plan
+	fetcher *fetcher
 	reports []*PackageReport
 	changes []fileChange
-	// record, when the package records its upstream, sets the new upstreamLock on the
-	// package's Kptfile; recording says what it records.
-	record    func(*yaml.RNode) error
-	recording *recording
-	// Under onConflict mark (mark.go): the Kptfiles to record when the update is
-	// concluded, the conflicts marked and the files holding them.
-	pending       []recording
-	localKptfiles map[string]*pkgio.File
-	marks         []Mark
-	marked        []markedFile
-	// base is, in the run of onConflict mark that gives each conflict original's
-	// value, the original tree (mark.go, run).
-	base *pkgio.Tree
-	// shipped maps a subpackage (relative to the root) to the local repositories its
-	// Kptfile names as shipped by its parent's upstream, each to the release that
-	// shipped it (fetch.go, noteShipped).
-	shipped map[string]map[string]string
-	// rootGit is the root package's upstream.git as recorded before the update (nil
-	// without a Kptfile upstream), for the subpackages that move with it (movesWithRoot).
-	rootGit *kptfile.Git
+	// marking collects, under onConflict mark, what the update marks (mark.go).
+	marking *marking
 }
 
 // pkg updates the package at rel (relative to the root; "." for the root) to version
 // ("" for its Kptfile's upstream ref), in three steps: fetch both releases and read the
 // package (fetch.go), prepare the releases as kpt pkg get would have (prepare.go), merge
-// them into the package (merge.go), which adds the package's file changes to u.changes
-// for Update to stage; then its subpackages with their own upstream, each the same way.
+// them into the package (merge.go), whose file changes go to u.changes for Update to
+// stage; then its subpackages with their own upstream, each the same way.
 func (u *updater) pkg(ctx context.Context, rel, version string, root bool) error {
-	dir := filepath.Join(u.opts.Dir, filepath.FromSlash(rel))
-	src, err := u.source(dir, rel, version, root)
+	src, err := u.fetcher.source(rel, version, root)
 	if err != nil {
 		return err
 	}
 	pr := &PackageReport{Path: rel, Repo: src.repo, Directory: src.directory,
 		Conflicts: []Conflict{}, Resources: []ResourceChange{}}
-	f, err := u.fetch(ctx, dir, rel, src, pr)
+	f, err := u.fetcher.fetch(ctx, rel, src, pr)
 	if err != nil {
 		return err
 	}
-	if err := u.prepare(dir, rel, src, f, pr); err != nil {
+	rec, err := prepare(u.fetcher.dir(rel), rel, src, f, pr)
+	if err != nil {
 		return err
 	}
-	if err := u.merge(rel, src, f.trees, f.subs, pr); err != nil {
+	m := &merger{cfg: u.cfg, plan: u.plan, rel: rel, src: src, pr: pr, recording: rec, marking: u.marking}
+	if err := m.merge(f.trees, f.subs); err != nil {
 		return err
 	}
+	u.changes = append(u.changes, m.changes...)
 	u.reports = append(u.reports, pr)
 	for _, s := range f.subs {
 		if err := u.pkg(ctx, path.Join(rel, s), "", false); err != nil {
