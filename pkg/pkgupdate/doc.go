@@ -71,8 +71,8 @@
 //
 // The `krm-merge pkg update` command (cmd/pkgcmd) is its front end. An update goes
 // through its steps package by package, each in its file: fetch (fetcher, fetch.go),
-// prepare (prepare.go), merge (merger, merge.go; filedir.go, text.go and mark.go for
-// its parts), then stage (stager, stage.go) once for all. It uses
+// prepare (prepare.go), merge (merger, merge.go; its parts in filedir.go, resources.go,
+// text.go and mark.go), then stage (stager, stage.go) once for all. It uses
 // package function for the resources (function.Merge, given each resource's role:
 // roles.Assign per tree) and internal packages for the rest:
 // gitfetch (fetching), kptfile and kptprep (kpt's bookkeeping), pkgio (reading and
