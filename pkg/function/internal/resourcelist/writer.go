@@ -148,11 +148,23 @@ func listDoc(l *List, items []*yaml.Node) *yaml.Node {
 }
 
 // frame encodes the list with one placeholder item and returns the text before and
-// after it.
+// after it. A functionConfig yamlenc writes (functionConfigText) is encoded by it, not
+// in the frame's document: yaml.v3's emitter keeps every event of a document, so a
+// functionConfig holding megabytes of inline resources would cost it seconds.
 func frame(l *List) (head, tail []byte, err error) {
+	doc := listDoc(l, []*yaml.Node{{Kind: yaml.ScalarNode, Value: sentinel}})
+	fcText, fast := functionConfigText(l.FunctionConfig)
+	if fast {
+		list := doc.Content[0]
+		for i := 0; i+1 < len(list.Content); i += 2 {
+			if list.Content[i].Value == "functionConfig" {
+				list.Content[i+1] = &yaml.Node{Kind: yaml.ScalarNode, Value: fcSentinel}
+			}
+		}
+	}
 	var buf bytes.Buffer
 	enc := yaml.NewEncoder(&buf)
-	if err := enc.Encode(listDoc(l, []*yaml.Node{{Kind: yaml.ScalarNode, Value: sentinel}})); err != nil {
+	if err := enc.Encode(doc); err != nil {
 		return nil, nil, err
 	}
 	if err := enc.Close(); err != nil {
@@ -164,7 +176,40 @@ func frame(l *List) (head, tail []byte, err error) {
 	if i < 0 || bytes.Count(out, []byte(sentinel)) != 1 || !bytes.HasSuffix(out[:i+1], []byte("\nitems:\n")) {
 		return nil, nil, fmt.Errorf("resourcelist: unexpected list frame")
 	}
-	return out[:i+1], out[i+len(mark):], nil
+	head, tail = out[:i+1], out[i+len(mark):]
+	if fast {
+		fcMark := []byte("\nfunctionConfig: " + fcSentinel + "\n")
+		j := bytes.Index(out, fcMark) - (i + len(mark)) // in tail, which starts a line
+		if j < -1 || bytes.Count(out, []byte(fcSentinel)) != 1 {
+			return nil, nil, fmt.Errorf("resourcelist: unexpected list frame")
+		}
+		tail = append(append(append(append([]byte(nil), tail[:j+1]...), "functionConfig:\n"...), fcText...), tail[j+len(fcMark):]...)
+	}
+	return head, tail, nil
+}
+
+// fcSentinel stands for the functionConfig while the frame is encoded without it.
+const fcSentinel = "krm-merge-resourcelist-function-config-5e1b2d"
+
+// functionConfigText returns the lines yaml.v3 writes for fc as the value of the list's
+// functionConfig key (after "functionConfig:\n"), through yamlenc, and true; false
+// when yamlenc declines it or fc is not a non-empty block map (the frame's encoder
+// then writes it). A block map's lines are the same as a value and as a list item
+// (yamlenc.AppendItem), indented by two, but for the item's leading "- ".
+func functionConfigText(fc *yaml.RNode) ([]byte, bool) {
+	if fc == nil {
+		return nil, false
+	}
+	n := fc.YNode()
+	if n.Kind != yaml.MappingNode || len(n.Content) == 0 || n.Style&yaml.FlowStyle != 0 {
+		return nil, false
+	}
+	b, ok := yamlenc.AppendItem([]byte(nil), n)
+	if !ok || !bytes.HasPrefix(b, []byte("- ")) {
+		return nil, false
+	}
+	b[0] = ' '
+	return b, true
 }
 
 // encodeRun writes items (output items first, first+1, ...) as the lines of a list's
