@@ -24,6 +24,9 @@ import (
 //     one with sigs.k8s.io/yaml's wording), and the typed form read as JSON values: a
 //     node without a JSON form is "cannot read the ResourceMerge", where
 //     LoadFunctionConfig would panic (kube-openapi's validator gets nil);
+//   - the inline resources, which LoadFunctionConfig would encode to YAML text and read
+//     back three times (the schema's JSON, the struct's YAML, and this package's JSON):
+//     it sees them cut down to the fields the schema checks (view.go);
 //   - the values (Default, values.go): sigs.k8s.io/yaml reads YAML 1.1 and goes through
 //     JSON, so an unquoted yes would be true and 1.0 would be 1 (the ConfigMap's values
 //     are taken as written), key order is lost (problems are reported in the order the
@@ -51,7 +54,7 @@ var (
 	_ framework.Validator                = (*functionConfig)(nil)
 )
 
-// Schema returns the typed form's OpenAPI schema (OpenAPI), or for the ConfigMap form an
+// Schema returns the typed form's OpenAPI schema (schema.yaml, sharedSchema), or for the ConfigMap form an
 // empty schema, which accepts any object: its data values are checked by Default.
 func (f *functionConfig) Schema() (*spec.Schema, error) {
 	if f.l.prefix != "spec" {
@@ -83,9 +86,10 @@ func (f *functionConfig) Validate() error {
 // decode runs framework.LoadFunctionConfig on node, whose form checkConfigMap or
 // checkTyped has checked, and records its problems: the schema's failures
 // (schemaErrors) before the values' problems, and a failure of its decoding as "cannot
-// read the ...". The typed form is handed over as it is (checkTyped has read it as JSON:
-// LoadFunctionConfig panics on a node that has no JSON form); the ConfigMap form as its
-// apiVersion and kind: its metadata is ignored and its data read as written.
+// read the ...". The typed form is handed over as checkTyped's view, its inline
+// resources cut down to the fields the schema checks (checkTyped has read the view as
+// JSON: LoadFunctionConfig panics on a node that has no JSON form); the ConfigMap form
+// as its apiVersion and kind: its metadata is ignored and its data read as written.
 func (l *loader) decode(node *yaml.Node) {
 	form := Kind
 	view := node

@@ -13,12 +13,13 @@
 //     comma-separated, mergeKeys and fieldRules as YAML or JSON text;
 //   - a typed fn.krm-merge.dev/v1alpha1 ResourceMerge with the keys under spec, in
 //     native YAML types, plus inline resources (spec.original, spec.updated, spec.src),
-//     validated first against the OpenAPI schema embedded from schema.yaml (OpenAPI,
-//     OpenAPIYAML), so that type errors name the field.
+//     validated first against the OpenAPI schema embedded from schema.yaml, so that
+//     type errors name the field.
 //
 // nil, a null node or an empty map is the defaults (Defaults). Load decodes with kyaml's
 // framework.LoadFunctionConfig (its ValidationSchemaProvider, Defaulter and Validator
-// steps), after checking the form and keys itself. Output: a *Config with
+// steps), after checking the form and keys itself; inline resources are validated and
+// decoded cut down to the fields the schema checks, and copied once. Output: a *Config with
 // every field filled; paths cleaned; mergeKeys as schema.ListOverride values and
 // fieldRules as fieldrules.Rule values, parsed and checked. A Config built in Go is
 // checked the same way by Config.Validate.
@@ -27,8 +28,9 @@
 //
 // Package function loads the config (function.LoadConfig, which places each problem on
 // the functionConfig resource) and turns it into roles.Options and resources.Options:
-// the Config stops there, and no package below it sees it. Package filter (filter.New),
-// package kptsdk and package pkgupdate (Options.Config) take a Config too. This package
+// the Config stops there, and no package below it sees it. Package filter
+// (Filter.Config, filter.New) and package kptsdk (Processor.Config) take a Config too,
+// and package pkgupdate builds one from its MergeOptions. This package
 // imports only schema (DefaultAssociativeKeys, ListOverride), fieldrules (Rule, ParsePath) and roles
 // (CheckPath and Clean, so that a path key is read as the items' paths are): it never
 // reads files, touches items or merges.

@@ -48,7 +48,7 @@ func Defaults() *Config {
 //   - a fn.krm-merge.dev/v1alpha1 ResourceMerge: the keys under spec with native types
 //     (booleans, a list of strings for associativeKeys), plus spec.original,
 //     spec.updated and spec.src, lists of inline resources. It is first validated
-//     against OpenAPI(), so type errors name the field, e.g.
+//     against the embedded OpenAPI schema (schema.yaml), so type errors name the field, e.g.
 //     `spec.mergeOnPath in body must be of type boolean: "string"`.
 //
 // metadata is ignored in both forms (kpt and kustomize annotate it). Absent keys take
@@ -105,9 +105,10 @@ func Defaults() *Config {
 //
 // Steps: the form is checked here (apiVersion and kind, unknown and repeated keys), then
 // decoded by kyaml's framework.LoadFunctionConfig (the typed form validated against
-// OpenAPI(), the values read by its Defaulter and reported by its Validator; decode.go
+// the embedded schema, the values read by its Defaulter and reported by its Validator; decode.go
 // says what kyaml does and what stays this package's), then the checks of several keys
-// (Config.Validate's) run.
+// (Config.Validate's) run. The inline resources are validated and decoded cut down to
+// the fields the schema checks (view.go), and copied once, as nodes.
 func Load(fc *yaml.RNode) (*Config, error) {
 	cfg := Defaults()
 	node := rootNode(fc)
@@ -137,9 +138,11 @@ func Load(fc *yaml.RNode) (*Config, error) {
 		l.checkConfigMap(node)
 	case apiVersion == APIVersion && kind == Kind:
 		l.prefix = "spec"
-		if !l.checkTyped(node) {
+		view, ok := l.checkTyped(node)
+		if !ok {
 			return nil, l.errs
 		}
+		node = view
 	default:
 		field := "kind"
 		if kind == ConfigMapKind || kind == Kind {
@@ -214,28 +217,42 @@ func (l *loader) checkConfigMap(node *yaml.Node) {
 }
 
 // checkTyped checks the typed form's keys (top level and under spec, kept in pairs)
-// and reads it as JSON values (data) for the schema. It reports whether the form can be
-// decoded: unknown or repeated keys stop the load (a repeated key would also fail the
-// decoding).
-func (l *loader) checkTyped(node *yaml.Node) bool {
+// and reads it as JSON values (data) for the schema, the inline resources cut down to
+// what the schema checks (typedView; view is what decode hands over). It reports
+// whether the form can be decoded: unknown or repeated keys stop the load (a repeated
+// key would also fail the decoding), and so does a node without a JSON form, "cannot
+// read the ResourceMerge", with the error of reading the whole node.
+func (l *loader) checkTyped(node *yaml.Node) (view *yaml.Node, ok bool) {
 	l.checkTopLevel(node, []string{"apiVersion", "kind", "metadata", "spec"})
 	specNode := mapValue(node, "spec")
 	if specNode != nil && specNode.Kind == yaml.MappingNode {
 		l.pairs = l.keys(specNode)
 	}
 	if len(l.errs) > 0 {
-		return false
+		return nil, false
 	}
-	b, err := yaml.NewRNode(node).MarshalJSON()
+	view, whole := typedView(node)
+	if whole && readJSON(view, &l.data) == nil {
+		return view, true
+	}
+	// a resource that may have no JSON form, or a view without one: the whole node
+	// tells, with its own error
+	l.data = nil
+	if err := readJSON(node, &l.data); err != nil {
+		l.fail("", "", nil, "cannot read the %s: %v", Kind, err)
+		return nil, false
+	}
+	return view, true
+}
+
+// readJSON reads n as JSON values into v, as kube-openapi's validator reads a node
+// (kyaml's RNode.MarshalJSON, then encoding/json).
+func readJSON(n *yaml.Node, v *interface{}) error {
+	b, err := yaml.NewRNode(n).MarshalJSON()
 	if err != nil {
-		l.fail("", "", nil, "cannot read the %s: %v", Kind, err)
-		return false
+		return err
 	}
-	if err := json.Unmarshal(b, &l.data); err != nil {
-		l.fail("", "", nil, "cannot read the %s: %v", Kind, err)
-		return false
-	}
-	return true
+	return json.Unmarshal(b, v)
 }
 
 // checkTopLevel reports unknown and repeated top-level keys.

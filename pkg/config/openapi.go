@@ -16,46 +16,19 @@ import (
 //go:embed schema.yaml
 var schemaYAML string
 
-// OpenAPIYAML returns the OpenAPI v3 schema of the typed functionConfig
-// (fn.krm-merge.dev/v1alpha1 ResourceMerge) as the YAML text it is written in, comments
-// included, e.g. to print it or to build a KRMFunctionDefinition or CRD from it.
-func OpenAPIYAML() string {
-	return schemaYAML
-}
-
 var (
 	schemaOnce   sync.Once
 	schemaParsed *spec.Schema
 	schemaErr    error
 )
 
-// OpenAPI returns the OpenAPI v3 schema of the typed functionConfig
-// (fn.krm-merge.dev/v1alpha1 ResourceMerge), against which Load validates that form
-// (docs/function.md, "functionConfig": "validated against an OpenAPI schema with errors that
-// name the field"). It has no $ref, so kube-openapi's validate.AgainstSchema can use it
-// as it is: Load hands it to kyaml's framework.LoadFunctionConfig, which validates with
-// it.
-//
-// Each call returns a fresh copy, which the caller may change. The error is non-nil only
-// if the embedded schema does not parse, which the package's tests rule out.
-func OpenAPI() (*spec.Schema, error) {
-	s, err := sharedSchema()
-	if err != nil {
-		return nil, err
-	}
-	// spec.Schema holds maps and pointers: copy through JSON.
-	b, err := json.Marshal(s)
-	if err != nil {
-		return nil, fmt.Errorf("config: copying the ResourceMerge schema: %w", err)
-	}
-	out := &spec.Schema{}
-	if err := json.Unmarshal(b, out); err != nil {
-		return nil, fmt.Errorf("config: copying the ResourceMerge schema: %w", err)
-	}
-	return out, nil
-}
-
-// sharedSchema parses the embedded schema once; callers must not change the result.
+// sharedSchema parses the embedded schema (schema.yaml: the OpenAPI v3 schema of the
+// typed functionConfig, fn.krm-merge.dev/v1alpha1 ResourceMerge, against which Load
+// validates that form; docs/function.md, "functionConfig": "validated against an
+// OpenAPI schema with errors that name the field") once. It has no $ref, so
+// kube-openapi's validate.AgainstSchema can use it as it is. Callers must not change
+// the result. The error is non-nil only if the embedded schema does not parse, which
+// the package's tests rule out.
 func sharedSchema() (*spec.Schema, error) {
 	schemaOnce.Do(func() {
 		schemaParsed, schemaErr = parseSchema(schemaYAML)
