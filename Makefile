@@ -50,7 +50,7 @@ image-test: image tools ## the whole e2e suite against the image (kpt --image, r
 	PATH="$(BIN):$$PATH" E2E_IMAGE=$(IMAGE) E2E_EVAL_RUNTIME=image KPT_FN_RUNTIME=$$(bash hack/image.sh runtime) \
 		go test -count=1 -timeout 30m ./e2e/...
 
-bench: ## benchmark krm-merge against kyaml: ~10 min, ~11 GB at the peak; prints a markdown table; then memory per input byte and node (BenchmarkMemory)
+bench: ## benchmark krm-merge against kyaml: ~10 min, ~11 GB at the peak; prints markdown tables (with inline sources against path roles on kube-prometheus); then memory per input byte and node (BenchmarkMemory)
 	go run ./bench/cmd/krm-merge-bench
 	go test -run '^$$' -bench BenchmarkMemory -benchtime 1x ./bench
 

@@ -7,11 +7,14 @@
 // ratios, scaling exponents and the issue's four goals. Then it sets pkg update's merge
 // of non-KRM files (internal/textmerge, through cmd/krm-merge-textmerge) against
 // `git merge-file` on generated texts of 5,000 to 300,000 lines (bench/gen.TextMerge),
-// both as subprocesses, and checks that their outputs are the same.
+// both as subprocesses, and checks that their outputs are the same. Before that, it
+// sets inline sources against path roles on a real upgrade (inlineVsPaths: kube-prometheus
+// v0.16.0 to v0.17.0 from testdata/upstream).
 //
 //	go run ./bench/cmd/krm-merge-bench            # the full run (about 10 minutes, ~12 GB at its peak)
 //	go run ./bench/cmd/krm-merge-bench -quick     # small sizes, under a minute (no goal verdicts)
 //	go run ./bench/cmd/krm-merge-bench -text      # the text merge only (about a minute)
+//	go run ./bench/cmd/krm-merge-bench -inline    # inline sources against path roles only (about a minute)
 //
 // The reference functions are capped where they cannot finish: kyaml's Merge3 pairs
 // every resource with every other, so it runs at 1,000 resources only; the read-write
@@ -25,8 +28,6 @@ package main
 
 import (
 	"bytes"
-	"context"
-	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -36,7 +37,6 @@ import (
 	"path/filepath"
 	"runtime"
 	"strings"
-	"syscall"
 	"time"
 
 	"github.com/krm-merge/krm-merge/bench"
@@ -67,8 +67,16 @@ func main() {
 	quick := flag.Bool("quick", false, "small sizes (a smoke run, no goal verdicts)")
 	keep := flag.String("workdir", "", "build and input directory (default: a temporary one, removed)")
 	textOnly := flag.Bool("text", false, "run the text merge case only")
+	inlineOnly := flag.Bool("inline", false, "run the inline sources against path roles case only")
 	flag.Parse()
-	if err := run(*quick, *textOnly, *keep, os.Stdout); err != nil {
+	only := ""
+	switch {
+	case *textOnly:
+		only = "text"
+	case *inlineOnly:
+		only = "inline"
+	}
+	if err := run(*quick, only, *keep, os.Stdout); err != nil {
 		fmt.Fprintln(os.Stderr, "krm-merge-bench:", err)
 		os.Exit(1)
 	}
@@ -83,7 +91,8 @@ type sizes struct {
 	merge3Cap, rwCap      time.Duration
 }
 
-func run(quick, textOnly bool, workdir string, out io.Writer) error {
+// run runs every case, or with only "text" or "inline" that case alone.
+func run(quick bool, only, workdir string, out io.Writer) error {
 	sz := sizes{vsMerge3: 1000, vsReadWrite: 10000, scale: []int{3000, 10000, 30000}, keyed: []int{2000, 20000},
 		text: []int{5000, 20000, 50000, 100000, 300000}, reps: 2, merge3Cap: 5 * time.Minute, rwCap: 10 * time.Minute}
 	if quick {
@@ -107,7 +116,7 @@ func run(quick, textOnly bool, workdir string, out io.Writer) error {
 		"gen": "./bench/cmd/krm-merge-gen", "textmerge": "./bench/cmd/krm-merge-textmerge"}
 	// every binary is built as `make build` builds krm-merge
 	for name, pkg := range bins {
-		if textOnly && name != "textmerge" {
+		if only == "text" && name != "textmerge" || only == "inline" && name != "krm-merge" && name != "gen" {
 			continue
 		}
 		args := []string{"build", "-trimpath", "-ldflags", "-s -w"}
@@ -119,8 +128,11 @@ func run(quick, textOnly bool, workdir string, out io.Writer) error {
 		}
 	}
 	bin := func(name string) string { return filepath.Join(dir, name) }
-	if textOnly {
+	switch only {
+	case "text":
 		return textMerges(out, bin("textmerge"), dir, sz.text, sz.reps+1)
+	case "inline":
+		return inlineVsPaths(out, bin("krm-merge"), bin("gen"), dir, root, sz.reps+3)
 	}
 
 	type input struct {
@@ -369,6 +381,9 @@ func run(quick, textOnly bool, workdir string, out io.Writer) error {
 	tp2 := float64(in4.bytes) / k4.wall.Seconds()
 	fmt.Fprintf(out, "| 4. 2-way keeps up, %d resources | 2-way throughput ≥ 3-way's / 1.2 | 2-way %.1f MB/s, 3-way %.1f MB/s (3-way/2-way %.2f) | %s |\n",
 		sz.vsReadWrite, tp2/1e6, tp3/1e6, tp3/tp2, verdict(tp2*1.2 >= tp3))
+	if err := inlineVsPaths(out, bin("krm-merge"), bin("gen"), dir, root, sz.reps+3); err != nil {
+		return err
+	}
 	return textMerges(out, bin("textmerge"), dir, sz.text, sz.reps+1)
 }
 
@@ -473,122 +488,4 @@ func countLines(path string) (int, error) {
 		return 0, err
 	}
 	return bytes.Count(b, []byte("\n")), nil
-}
-
-// runOnce runs bin with the file at path on stdin and its output discarded, and
-// returns its wall time and peak RSS (runCommand).
-func runOnce(bin, path string, limit time.Duration) (result, error) {
-	return runCommand([]string{bin}, path, "", limit)
-}
-
-// runCommand runs args with the file at stdinPath on stdin (none when "") and its
-// output written to the file at stdoutPath (discarded when ""), and returns its wall
-// time and peak RSS. A run past limit is killed and reported skipped.
-//
-// Peak RSS is the child's VmHWM from /proc, polled while it runs: the rusage of a
-// child started from a large process also counts the parent's RSS at the fork (Linux
-// keeps the pre-exec high-water mark), so rusage is used only without /proc.
-func runCommand(args []string, stdinPath, stdoutPath string, limit time.Duration) (result, error) {
-	ctx, cancel := context.WithTimeout(context.Background(), limit)
-	defer cancel()
-	cmd := exec.CommandContext(ctx, args[0], args[1:]...)
-	// the largest cases (100 and 300 MB, up to 13 million nodes) are past the function's
-	// default input bounds (internal/bounds): the benchmark measures them, so it raises them
-	cmd.Env = append(os.Environ(), "KRM_MERGE_MAX_INPUT=2GiB", "KRM_MERGE_MAX_NODES=200000000")
-	if stdinPath != "" {
-		in, err := os.Open(stdinPath)
-		if err != nil {
-			return result{}, err
-		}
-		defer in.Close()
-		cmd.Stdin = in
-	}
-	outPath := os.DevNull
-	if stdoutPath != "" {
-		outPath = stdoutPath
-	}
-	stdout, err := os.OpenFile(outPath, os.O_WRONLY|os.O_CREATE|os.O_TRUNC, 0o644)
-	if err != nil {
-		return result{}, err
-	}
-	defer stdout.Close()
-	var stderr strings.Builder
-	cmd.Stdout, cmd.Stderr = stdout, &stderr
-	start := time.Now()
-	if err := cmd.Start(); err != nil {
-		return result{}, err
-	}
-	hwm := make(chan int64)
-	stopPoll := make(chan struct{})
-	go func() {
-		var peak int64
-		status := fmt.Sprintf("/proc/%d/status", cmd.Process.Pid)
-		for {
-			if kb := vmHWM(status); kb > peak {
-				peak = kb
-			}
-			select {
-			case <-stopPoll:
-				hwm <- peak
-				return
-			case <-time.After(10 * time.Millisecond):
-			}
-		}
-	}()
-	werr := cmd.Wait()
-	wall := time.Since(start)
-	state := cmd.ProcessState
-	close(stopPoll)
-	peakKB := <-hwm
-	if ru, ok := state.SysUsage().(*syscall.Rusage); ok && peakKB == 0 {
-		peakKB = ru.Maxrss
-	}
-	if ctx.Err() != nil {
-		return result{skipped: fmt.Sprintf("killed after %s", limit)}, nil
-	}
-	var exit *exec.ExitError
-	if werr != nil && !errors.As(werr, &exit) {
-		return result{}, werr
-	}
-	if !state.Success() {
-		if peakKB > 16<<20 {
-			return result{skipped: fmt.Sprintf("failed (%.1f GB)", float64(peakKB)/(1<<20))}, nil
-		}
-		return result{}, fmt.Errorf("%s: %v: %s", filepath.Base(args[0]), state, lastLines(stderr.String()))
-	}
-	return result{wall: wall, peakKB: peakKB}, nil
-}
-
-// vmHWM reads the VmHWM line (peak resident set, kB) of a /proc/PID/status file; 0 when
-// it cannot.
-func vmHWM(status string) int64 {
-	b, err := os.ReadFile(status)
-	if err != nil {
-		return 0
-	}
-	for _, line := range strings.Split(string(b), "\n") {
-		if rest, ok := strings.CutPrefix(line, "VmHWM:"); ok {
-			var kb int64
-			fmt.Sscanf(strings.TrimSpace(rest), "%d", &kb)
-			return kb
-		}
-	}
-	return 0
-}
-
-func lastLines(s string) string {
-	lines := strings.Split(strings.TrimSpace(s), "\n")
-	return strings.Join(lines[max(0, len(lines)-5):], "\n")
-}
-
-func moduleRoot() (string, error) {
-	out, err := exec.Command("go", "env", "GOMOD").Output()
-	if err != nil {
-		return "", err
-	}
-	gomod := strings.TrimSpace(string(out))
-	if gomod == "" || gomod == os.DevNull {
-		return "", errors.New("run inside the krm-merge module")
-	}
-	return filepath.Dir(gomod), nil
 }

@@ -3,12 +3,14 @@
 //
 //	go run ./bench/cmd/krm-merge-gen -n 1000 -mode 3way > rl.yaml
 //	go run ./bench/cmd/krm-merge-gen -keyed env -n 20000 > env.yaml
+//	go run ./bench/cmd/krm-merge-gen -upgrade testdata/upstream/kube-prometheus/v0.16.0,testdata/upstream/kube-prometheus/v0.17.0 -inline > kp.yaml
 package main
 
 import (
 	"flag"
 	"fmt"
 	"os"
+	"strings"
 
 	"github.com/krm-merge/krm-merge/bench/gen"
 )
@@ -18,12 +20,18 @@ func main() {
 	mode := flag.String("mode", "3way", "3way or 2way")
 	keyed := flag.String("keyed", "", "one resource with one big keyed list: env or cr")
 	seed := flag.Uint64("seed", 1, "seed")
+	upgrade := flag.String("upgrade", "", "a 3-way upgrade of real releases: ORIGINAL_DIR,UPDATED_DIR (gen.Upgrade)")
+	inline := flag.Bool("inline", false, "with -upgrade: inline sources in the functionConfig instead of path roles")
 	flag.Parse()
 	var st gen.Stats
 	var err error
-	if *keyed != "" {
+	switch {
+	case *upgrade != "":
+		original, updated, _ := strings.Cut(*upgrade, ",")
+		st, err = gen.Upgrade(os.Stdout, original, updated, *inline)
+	case *keyed != "":
 		st, err = gen.KeyedList(os.Stdout, *keyed, *n, *seed)
-	} else {
+	default:
 		st, err = gen.ResourceList(os.Stdout, gen.Options{Resources: *n, Mode: gen.Mode(*mode), Seed: *seed})
 	}
 	if err != nil {
