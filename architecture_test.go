@@ -22,6 +22,7 @@ import (
 // embedding packages and the binary's commands (cmd/) sit above the function. The
 // machinery of one package (pkg/X/internal/...) sits in the layers of what it uses.
 var layers = [][]string{
+	{"internal/yamlnull"},
 	{"internal/bounds", "internal/checked", "internal/jsonvalue", "internal/metanode", "internal/parallel", "internal/scrub",
 		"internal/testsupport", "internal/textmerge"},
 	{"internal/keepbytes"},

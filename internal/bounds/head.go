@@ -6,6 +6,8 @@ import (
 	"unicode"
 
 	"sigs.k8s.io/kustomize/kyaml/yaml"
+
+	"github.com/krm-merge/krm-merge/internal/yamlnull"
 )
 
 // HeadFault is a field of an item's head that does not have the shape every KRM tool
@@ -79,7 +81,7 @@ func BadHead(item *yaml.Node) *HeadFault {
 		return f
 	}
 	md := field(item, yaml.MetadataField)
-	if md == nil || isNull(md) {
+	if md == nil || yamlnull.Is(md) {
 		return nil
 	}
 	if md.Kind != yaml.MappingNode {
@@ -104,7 +106,7 @@ func BadHead(item *yaml.Node) *HeadFault {
 // stringMap checks a map of string keys to string values (annotations, labels) at path;
 // absent or null is fine.
 func stringMap(m *yaml.Node, path, one string) *HeadFault {
-	if m == nil || isNull(m) {
+	if m == nil || yamlnull.Is(m) {
 		return nil
 	}
 	const want = "it is a map of string keys to string values"
@@ -162,8 +164,6 @@ func hasMergeKey(m *yaml.Node) bool {
 	return false
 }
 
-func isNull(n *yaml.Node) bool { return n.Kind == yaml.ScalarNode && n.ShortTag() == "!!null" }
-
 // Describe names what n is, for messages: "a map", "a list", `a scalar ("x")` (the
 // value quoted and cut to 40 bytes, so no control character or whole document reaches a
 // message), "an alias (*a)", "null (empty)" (also for a nil n), "a document".
@@ -172,7 +172,7 @@ func Describe(n *yaml.Node) string { return got(n) }
 // got is Describe.
 func got(n *yaml.Node) string {
 	switch {
-	case n == nil || isNull(n):
+	case n == nil || yamlnull.Is(n):
 		return "null (empty)"
 	case n.Kind == yaml.MappingNode:
 		return "a map"

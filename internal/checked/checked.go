@@ -1,6 +1,10 @@
 package checked
 
-import "sigs.k8s.io/kustomize/kyaml/yaml"
+import (
+	"sigs.k8s.io/kustomize/kyaml/yaml"
+
+	"github.com/krm-merge/krm-merge/internal/yamlnull"
+)
 
 // Inputs is what a caller checked of every input tree of a merge. The zero value
 // promises nothing: the engine checks for itself.
@@ -45,7 +49,7 @@ func HasNullElement(n *yaml.Node) bool {
 	}
 	if n.Kind == yaml.SequenceNode && primitives(n) {
 		for _, el := range n.Content {
-			if isNull(el) {
+			if yamlnull.Is(el) {
 				return true
 			}
 		}
@@ -68,6 +72,3 @@ func primitives(n *yaml.Node) bool {
 	}
 	return true
 }
-
-// isNull reports whether the scalar n is an explicit null.
-func isNull(n *yaml.Node) bool { return n.ShortTag() == yaml.NodeTagNull }

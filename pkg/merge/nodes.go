@@ -2,6 +2,8 @@ package merge
 
 import (
 	"sigs.k8s.io/kustomize/kyaml/yaml"
+
+	"github.com/krm-merge/krm-merge/internal/yamlnull"
 )
 
 // deref follows aliases and unwraps a document node, so that the engine inspects
@@ -20,11 +22,9 @@ func deref(n *yaml.Node) *yaml.Node {
 	return nil
 }
 
-// isNull reports whether n is an explicit null (`null`, `~` or an empty value).
-func isNull(n *yaml.Node) bool {
-	n = deref(n)
-	return n != nil && n.Kind == yaml.ScalarNode && n.ShortTag() == yaml.NodeTagNull
-}
+// isNull reports whether n, or the node an alias n names, is an explicit null
+// (yamlnull.Is).
+func isNull(n *yaml.Node) bool { return yamlnull.Is(deref(n)) }
 
 // missingOrNull reports whether n is absent or an explicit null.
 func missingOrNull(n *yaml.Node) bool { return n == nil || isNull(n) }
