@@ -3,7 +3,6 @@ package merge
 import (
 	"strings"
 
-	"github.com/distribution/reference"
 	"sigs.k8s.io/kustomize/kyaml/yaml"
 
 	"github.com/krm-merge/krm-merge/internal/textmerge"
@@ -11,58 +10,15 @@ import (
 	"github.com/krm-merge/krm-merge/pkg/vocab"
 )
 
-// imageRef is an image reference cut into the parts a value merge takes 3-way.
-type imageRef struct {
-	// name is the repository name as written (registry and path: "mysql",
-	// "localhost:5000/team/app"); norm is its normalized form
-	// ("docker.io/library/mysql"), by which names compare.
-	name, norm string
-	// tag and digest are "" where the reference has none.
-	tag, digest string
-}
-
-// parseImage cuts s into an imageRef; ok is false when s is not an image reference
-// (reference.ParseNormalizedNamed: a lowercase repository name, an optional tag, an
-// optional digest; a 64-hex image id is not one).
-func parseImage(s string) (imageRef, bool) {
-	named, err := reference.ParseNormalizedNamed(s)
-	if err != nil {
-		return imageRef{}, false
-	}
-	r := imageRef{norm: named.Name()}
-	name := s
-	if d, ok := named.(reference.Digested); ok {
-		r.digest = d.Digest().String()
-		name = name[:strings.LastIndexByte(name, '@')]
-	}
-	if t, ok := named.(reference.Tagged); ok {
-		r.tag = t.Tag()
-		name = name[:len(name)-len(r.tag)-1]
-	}
-	r.name = name
-	return r, true
-}
-
-// String writes the reference: name, ":tag", "@digest".
-func (r imageRef) String() string {
-	s := r.name
-	if r.tag != "" {
-		s += ":" + r.tag
-	}
-	if r.digest != "" {
-		s += "@" + r.digest
-	}
-	return s
-}
-
-// version is the tag and digest as one text (":v1@sha256:...", "" for neither).
-func (r imageRef) version() string {
+// version is a reference's tag and digest as one text (":v1@sha256:...", "" for
+// neither).
+func version(r schema.ImageRef) string {
 	s := ""
-	if r.tag != "" {
-		s = ":" + r.tag
+	if r.Tag != "" {
+		s = ":" + r.Tag
 	}
-	if r.digest != "" {
-		s += "@" + r.digest
+	if r.Digest != "" {
+		s += "@" + r.Digest
 	}
 	return s
 }
@@ -75,9 +31,9 @@ func (r imageRef) version() string {
 // value is not an image reference. Output: the merged reference, written in dest's
 // form, and the parts either side changed.
 func (e *threeWay) mergeImage(o, u, d string) (merged string, parts []vocab.Part, ok bool) {
-	ro, ok1 := parseImage(o)
-	ru, ok2 := parseImage(u)
-	rd, ok3 := parseImage(d)
+	ro, ok1 := schema.ParseImage(o)
+	ru, ok2 := schema.ParseImage(u)
+	rd, ok3 := schema.ParseImage(d)
 	if !ok1 || !ok2 || !ok3 {
 		return "", nil, false
 	}
@@ -108,7 +64,7 @@ func (e *threeWay) mergeImage(o, u, d string) (merged string, parts []vocab.Part
 		}
 		return 'd'
 	}
-	from := func(side byte, o, u, d imageRef) imageRef {
+	from := func(side byte, o, u, d schema.ImageRef) schema.ImageRef {
 		switch side {
 		case 'o':
 			return o
@@ -117,16 +73,16 @@ func (e *threeWay) mergeImage(o, u, d string) (merged string, parts []vocab.Part
 		}
 		return d
 	}
-	out.name = from(part(vocab.RepositoryPart, ro.norm, ru.norm, rd.norm, ro.name, ru.name, rd.name), ro, ru, rd).name
-	sameTag := ro.tag == ru.tag && ro.tag == rd.tag
-	sameDigest := ro.digest == ru.digest && ro.digest == rd.digest
+	out.Name = from(part(vocab.RepositoryPart, ro.Norm, ru.Norm, rd.Norm, ro.Name, ru.Name, rd.Name), ro, ru, rd).Name
+	sameTag := ro.Tag == ru.Tag && ro.Tag == rd.Tag
+	sameDigest := ro.Digest == ru.Digest && ro.Digest == rd.Digest
 	switch {
 	case !sameTag && !sameDigest:
-		v := from(part(vocab.VersionPart, ro.version(), ru.version(), rd.version(), ro.version(), ru.version(), rd.version()), ro, ru, rd)
-		out.tag, out.digest = v.tag, v.digest
+		v := from(part(vocab.VersionPart, version(ro), version(ru), version(rd), version(ro), version(ru), version(rd)), ro, ru, rd)
+		out.Tag, out.Digest = v.Tag, v.Digest
 	default:
-		out.tag = from(part(vocab.TagPart, ro.tag, ru.tag, rd.tag, ro.tag, ru.tag, rd.tag), ro, ru, rd).tag
-		out.digest = from(part(vocab.DigestPart, ro.digest, ru.digest, rd.digest, ro.digest, ru.digest, rd.digest), ro, ru, rd).digest
+		out.Tag = from(part(vocab.TagPart, ro.Tag, ru.Tag, rd.Tag, ro.Tag, ru.Tag, rd.Tag), ro, ru, rd).Tag
+		out.Digest = from(part(vocab.DigestPart, ro.Digest, ru.Digest, rd.Digest, ro.Digest, ru.Digest, rd.Digest), ro, ru, rd).Digest
 	}
 	return out.String(), parts, true
 }
@@ -183,35 +139,35 @@ func imageToken(o, u, d string) (pre, suf int, ok bool) {
 
 // baseName is the last component of a reference's normalized repository name, the
 // image's own name: "argocd" for "quay.io/argoproj/argocd".
-func (r imageRef) baseName() string { return r.norm[strings.LastIndexByte(r.norm, '/')+1:] }
+func baseName(r schema.ImageRef) string { return r.Norm[strings.LastIndexByte(r.Norm, '/')+1:] }
 
 // hasRegistry reports whether the reference is written with a registry host: a first
 // component, before a "/", holding a "." or a ":" (a port), or "localhost".
-func (r imageRef) hasRegistry() bool {
-	i := strings.IndexByte(r.name, '/')
-	return i > 0 && (strings.ContainsAny(r.name[:i], ".:") || r.name[:i] == "localhost")
+func hasRegistry(r schema.ImageRef) bool {
+	i := strings.IndexByte(r.Name, '/')
+	return i > 0 && (strings.ContainsAny(r.Name[:i], ".:") || r.Name[:i] == "localhost")
 }
 
 // foundImages reports whether three tokens found outside a field named image are
 // references of one image, by the conservative rule: all three parse as references
-// (parseImage); their repositories end in the same name (baseName: a mirror may change
+// (schema.ParseImage); their repositories end in the same name (baseName: a mirror may change
 // the registry and the path before it, never the image's own name); each has a tag or
 // a digest; and at least one has a digest or is written with a registry host. Plain
 // words ("disabled", "true"), numbers, versions ("v1.2.3") and host:port pairs with no
 // registry among the three ("db:5432") fail it.
 func foundImages(o, u, d string) bool {
-	refs := [3]imageRef{}
+	refs := [3]schema.ImageRef{}
 	qualified := false
 	for i, s := range []string{o, u, d} {
-		r, ok := parseImage(s)
-		if !ok || (r.tag == "" && r.digest == "") {
+		r, ok := schema.ParseImage(s)
+		if !ok || (r.Tag == "" && r.Digest == "") {
 			return false
 		}
 		refs[i] = r
-		qualified = qualified || r.digest != "" || r.hasRegistry()
+		qualified = qualified || r.Digest != "" || hasRegistry(r)
 	}
-	name := refs[0].baseName()
-	return qualified && refs[1].baseName() == name && refs[2].baseName() == name
+	name := baseName(refs[0])
+	return qualified && baseName(refs[1]) == name && baseName(refs[2]) == name
 }
 
 // mergeFoundImage merges three single-line strings (a field's value, a list element,

@@ -1,8 +1,6 @@
 package schema
 
 import (
-	"strings"
-
 	"k8s.io/kube-openapi/pkg/validation/spec"
 	"sigs.k8s.io/kustomize/kyaml/openapi"
 
@@ -67,19 +65,6 @@ func kptfileSchema(apiVersion, kind string) *openapi.ResourceSchema {
 		return nil
 	}
 	return kptfileRoot
-}
-
-// ImageName returns a container image reference without its tag and digest:
-// "gcr.io/kpt-fn/set-labels:v0.2.0" and "gcr.io/kpt-fn/set-labels@sha256:..." give
-// "gcr.io/kpt-fn/set-labels"; a registry port ("localhost:5000/fn:v1") is kept.
-func ImageName(ref string) string {
-	if i := strings.Index(ref, "@"); i >= 0 {
-		ref = ref[:i]
-	}
-	if i := strings.LastIndex(ref, ":"); i > strings.LastIndex(ref, "/") {
-		ref = ref[:i]
-	}
-	return ref
 }
 
 // KeyValue is the value by which a list element's key compares: ImageName(value) for
