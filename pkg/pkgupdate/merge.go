@@ -2,7 +2,6 @@ package pkgupdate
 
 import (
 	"sort"
-	"strings"
 
 	"sigs.k8s.io/kustomize/kyaml/yaml"
 
@@ -88,13 +87,5 @@ func describe(n *yaml.RNode) string {
 	if r == nil {
 		return ""
 	}
-	return describeRef(r)
-}
-
-func describeRef(r *yaml.ResourceIdentifier) string {
-	name := r.Name
-	if r.Namespace != "" {
-		name = r.Namespace + "/" + name
-	}
-	return strings.TrimSpace(r.APIVersion + " " + r.Kind + " " + name)
+	return vocab.DescribeResource(r)
 }

@@ -105,7 +105,7 @@ func planChanges(items []roles.Item, cfg config.Config, pr *PackageReport) error
 		if !cfg.ShowSecretValues { // a Secret's values end up in CI logs
 			change = results.RedactChange(ch.Item.Ref(), change)
 		}
-		pr.Changes = append(pr.Changes, Note{File: ch.Item.File, Resource: describeRef(ch.Item.Ref()),
+		pr.Changes = append(pr.Changes, Note{File: ch.Item.File, Resource: vocab.DescribeResource(ch.Item.Ref()),
 			Field: ch.Change.Path.String(), Message: results.ChangeText(change)})
 	}
 	return nil
@@ -122,7 +122,7 @@ func reportOutcome(pr *PackageReport, out *resources.Outcome, policy vocab.Confl
 	isConflict := map[*framework.Result]bool{}
 	for _, c := range out.Conflicts {
 		isConflict[c.Result] = true
-		pc := Conflict{File: c.Item.File, Resource: describeRef(c.Item.Ref())}
+		pc := Conflict{File: c.Item.File, Resource: vocab.DescribeResource(c.Item.Ref())}
 		if c.Field != nil {
 			shown := *c.Field
 			if !showSecrets {
@@ -305,7 +305,7 @@ func note(r *framework.Result) Note {
 		n.File = r.File.Path
 	}
 	if r.ResourceRef != nil {
-		n.Resource = describeRef(r.ResourceRef)
+		n.Resource = vocab.DescribeResource(r.ResourceRef)
 	}
 	if r.Field != nil {
 		n.Field = r.Field.Path

@@ -73,7 +73,7 @@ func (e *ItemError) Error() string {
 		parts = append(parts, e.File)
 	}
 	if e.Resource != nil {
-		parts = append(parts, describe(e.Resource))
+		parts = append(parts, DescribeResource(e.Resource))
 	}
 	if e.Field != "" {
 		parts = append(parts, e.Field)
@@ -82,9 +82,11 @@ func (e *ItemError) Error() string {
 	return strings.Join(parts, ": ")
 }
 
-// describe renders a resource as messages name it, "apps/v1 Deployment ns/name":
-// apiVersion, kind and [namespace/]name, leaving out what is empty.
-func describe(r *yaml.ResourceIdentifier) string {
+// DescribeResource renders a resource as results, errors and pkg update's report name
+// it: "<apiVersion> <kind> [<namespace>/]<name>", e.g. "apps/v1 Deployment prod/web"
+// (apiVersion and kind joined by a space and trimmed; then a space and the name, with
+// the namespace and a slash before it when there is one, when there is a name).
+func DescribeResource(r *yaml.ResourceIdentifier) string {
 	name := r.Name
 	if r.Namespace != "" {
 		name = r.Namespace + "/" + name

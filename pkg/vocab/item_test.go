@@ -25,7 +25,7 @@ func TestLocationOf(t *testing.T) {
 		if l.File != tt.file || l.Index != tt.index {
 			t.Errorf("%s: file %q index %d, want %q %d", tt.annotations, l.File, l.Index, tt.file, tt.index)
 		}
-		if l.Resource == nil || describe(l.Resource) != "v1 ConfigMap ns/cm" {
+		if l.Resource == nil || DescribeResource(l.Resource) != "v1 ConfigMap ns/cm" {
 			t.Errorf("%s: resource %v", tt.annotations, l.Resource)
 		}
 	}
