@@ -82,13 +82,6 @@ func printError(w io.Writer, err error) {
 	fmt.Fprintln(w, "Error:", strings.Join(lines, "\n"))
 }
 
-func short(commit string) string {
-	if len(commit) > 12 {
-		return commit[:12]
-	}
-	return commit
-}
-
 // printReport writes the report for a person. Every name, path, field, value and diff
 // line comes from the package or the upstream and is escaped (scrub.Escape; diff
 // lines keep their tabs): raw escape bytes could clear the screen and fake the plan.
@@ -107,7 +100,7 @@ func printReport(w io.Writer, r *pkgupdate.Report, err error) {
 			cache = " (from the git cache)"
 		}
 		fmt.Fprintf(w, "Package %q: %s%s %s (%s) -> %s (%s)%s\n", name, esc(p.Repo), esc(dirSuffix(p.Directory)),
-			esc(p.From.Ref), esc(short(p.From.Commit)), esc(p.To.Ref), esc(short(p.To.Commit)), cache)
+			esc(p.From.Ref), esc(p.From.ShortCommit()), esc(p.To.Ref), esc(p.To.ShortCommit()), cache)
 		c := p.Counts
 		fmt.Fprintf(w, "  resources: %d merged, %d added, %d deleted, %d kept", c.Merged, c.Added, c.Deleted, c.Kept)
 		if c.StayedDeleted > 0 {

@@ -77,17 +77,9 @@ type markedFile struct {
 func labels(pr *PackageReport) textmerge.Labels {
 	from, to := pr.From.Ref, pr.To.Ref
 	if from == to {
-		from, to = from+" ("+short(pr.From.Commit)+")", to+" ("+short(pr.To.Commit)+")"
+		from, to = from+" ("+pr.From.ShortCommit()+")", to+" ("+pr.To.ShortCommit()+")"
 	}
 	return textmerge.Labels{Dest: localLabel, Base: scrub.Escape(from), Updated: scrub.Escape(to)}
-}
-
-// short is a commit's first 12 hex digits.
-func short(commit string) string {
-	if len(commit) > 12 {
-		return commit[:12]
-	}
-	return commit
 }
 
 // fileVersion is one run's version of a file: its content and mode, or no file.

@@ -105,6 +105,15 @@ type Version struct {
 	Cached bool `json:"cached"`
 }
 
+// ShortCommit returns the first 12 hex digits of v.Commit, as a report shows a commit
+// (the whole of a shorter one, "" for none).
+func (v Version) ShortCommit() string {
+	if len(v.Commit) > 12 {
+		return v.Commit[:12]
+	}
+	return v.Commit
+}
+
 // Conflict is one conflict as the report lists it (a row of its JSON form).
 type Conflict struct {
 	// File is the file's path relative to Report.Dir.
