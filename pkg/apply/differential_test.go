@@ -16,11 +16,11 @@ import (
 	"k8s.io/apimachinery/pkg/util/jsonmergepatch"
 	"k8s.io/apimachinery/pkg/util/mergepatch"
 	"k8s.io/apimachinery/pkg/util/strategicpatch"
-	"sigs.k8s.io/kustomize/kyaml/kio/kioutil"
 	"sigs.k8s.io/kustomize/kyaml/yaml"
 	sigsyaml "sigs.k8s.io/yaml"
 
 	"github.com/krm-merge/krm-merge/pkg/plan"
+	"github.com/krm-merge/krm-merge/pkg/vocab"
 )
 
 // The differential test: on generated live/config/last-applied triples, Apply's output
@@ -192,8 +192,7 @@ func TestDifferentialAgainstStrategicPatch(t *testing.T) {
 	g := &gen{r: rand.New(rand.NewSource(20250101))}
 	st := stats{}
 	ignore := func(k string) bool {
-		return strings.HasPrefix(k, "internal.config.") || k == "config.kubernetes.io/merge-source" ||
-			k == kioutil.LegacyPathAnnotation || k == kioutil.LegacyIndexAnnotation || k == kioutil.LegacyIdAnnotation
+		return vocab.IsHostAnnotation(k, vocab.DefaultRoleAnnotation)
 	}
 	failures := 0
 	for i := 0; i < cases && failures < 5; i++ {

@@ -8,7 +8,6 @@ import (
 	"sort"
 	"strings"
 
-	"sigs.k8s.io/kustomize/kyaml/kio/kioutil"
 	"sigs.k8s.io/kustomize/kyaml/yaml"
 
 	"github.com/krm-merge/krm-merge/internal/scrub"
@@ -411,7 +410,7 @@ func (r resourceRun) merge(items []roles.Item, fromDest int, cfg *config.Config)
 		}
 		cp := n.Copy()
 		at := c.Item.Node.GetAnnotations()
-		for _, a := range []string{kioutil.PathAnnotation, kioutil.LegacyPathAnnotation, kioutil.IndexAnnotation, kioutil.LegacyIndexAnnotation} {
+		for _, a := range append(vocab.PathAnnotations[:], vocab.IndexAnnotations[:]...) {
 			if v, ok := at[a]; ok {
 				if err := cp.PipeE(yaml.SetAnnotation(a, v)); err != nil {
 					return nil, err

@@ -7,7 +7,6 @@ import (
 	"path/filepath"
 	"strings"
 
-	"sigs.k8s.io/kustomize/kyaml/kio/kioutil"
 	"sigs.k8s.io/kustomize/kyaml/yaml"
 
 	"github.com/krm-merge/krm-merge/pkg/pkgupdate/internal/gitfetch"
@@ -69,12 +68,12 @@ func prepareTree(t *pkgio.Tree, at, name string, upstream *yaml.RNode, ref strin
 	f := t.Files[kptfile.Name]
 	if f == nil || !f.KRM() {
 		n := kptfile.Default(name)
-		for _, k := range []string{kioutil.PathAnnotation, kioutil.LegacyPathAnnotation} {
+		for _, k := range vocab.PathAnnotations {
 			if err := n.PipeE(yaml.SetAnnotation(k, at)); err != nil {
 				return err
 			}
 		}
-		for _, k := range []string{kioutil.IndexAnnotation, kioutil.LegacyIndexAnnotation} {
+		for _, k := range vocab.IndexAnnotations {
 			if err := n.PipeE(yaml.SetAnnotation(k, "0")); err != nil {
 				return err
 			}

@@ -7,7 +7,6 @@ import (
 
 	"github.com/krm-merge/krm-merge/pkg/apply"
 	"github.com/krm-merge/krm-merge/pkg/identity"
-	"github.com/krm-merge/krm-merge/pkg/resources/internal/host"
 	"github.com/krm-merge/krm-merge/pkg/results"
 	"github.com/krm-merge/krm-merge/pkg/roles"
 	"github.com/krm-merge/krm-merge/pkg/vocab"
@@ -42,7 +41,7 @@ type appliedObject struct {
 func (r *run) applyOptions() apply.Options {
 	role := r.opts.Roles.Annotation
 	return apply.Options{NoOverwrite: r.opts.Merge.Policy == vocab.FailOnConflict,
-		Ignore: func(k string) bool { return host.IsAnnotation(k, role) }}
+		Ignore: func(k string) bool { return vocab.IsHostAnnotation(k, role) }}
 }
 
 // prepareApply computes a set's apply or create.

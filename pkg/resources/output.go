@@ -163,7 +163,7 @@ func (r *run) normalized(it, dest *roles.Item) *yaml.RNode {
 		return nil
 	}
 	n := withOwnAnnotations(it.Node)
-	isHost := func(k string) bool { return host.IsAnnotation(k, r.opts.Roles.Annotation) }
+	isHost := func(k string) bool { return vocab.IsHostAnnotation(k, r.opts.Roles.Annotation) }
 	h := map[string]string{}
 	for k, v := range dest.Node.GetAnnotations() {
 		if isHost(k) {

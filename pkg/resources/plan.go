@@ -8,10 +8,10 @@ import (
 	"sigs.k8s.io/kustomize/kyaml/yaml"
 
 	"github.com/krm-merge/krm-merge/pkg/plan"
-	"github.com/krm-merge/krm-merge/pkg/resources/internal/host"
 	"github.com/krm-merge/krm-merge/pkg/results"
 	"github.com/krm-merge/krm-merge/pkg/roles"
 	"github.com/krm-merge/krm-merge/pkg/schema"
+	"github.com/krm-merge/krm-merge/pkg/vocab"
 )
 
 // mergePlan lists, per merged dest item (in input order), the fields a 3-way or 2-way
@@ -34,7 +34,7 @@ func (r *run) mergePlan(o *Outcome) (framework.Results, results.ChangeCounts) {
 		merged = append(merged, it)
 	}
 	sort.Slice(merged, func(i, j int) bool { return merged[i].Position < merged[j].Position })
-	skip := func(k string) bool { return host.IsAnnotation(k, r.opts.Roles.Annotation) }
+	skip := func(k string) bool { return vocab.IsHostAnnotation(k, r.opts.Roles.Annotation) }
 	var out framework.Results
 	var counts results.ChangeCounts
 	for _, d := range merged {

@@ -5,7 +5,6 @@ import (
 	"path"
 	"strings"
 
-	"sigs.k8s.io/kustomize/kyaml/kio/kioutil"
 	"sigs.k8s.io/kustomize/kyaml/yaml"
 
 	"github.com/krm-merge/krm-merge/internal/parallel"
@@ -292,7 +291,7 @@ func Rebase(rel, toDir string) string {
 
 // pathAnnotations are the annotations an item's file path comes from, in the order
 // kioutil.GetFileAnnotations reads them.
-var pathAnnotations = []string{kioutil.PathAnnotation, kioutil.LegacyPathAnnotation}
+var pathAnnotations = vocab.PathAnnotations[:]
 
 // checkPaths returns an error about the first path annotation (of annos, it's) that
 // CheckPath refuses: for an item with a role (withRole) any fault, else only a control

@@ -2,13 +2,13 @@ package resourcelist
 
 import (
 	"fmt"
-	"strings"
 
 	"sigs.k8s.io/kustomize/kyaml/kio"
 	"sigs.k8s.io/kustomize/kyaml/kio/kioutil"
 	"sigs.k8s.io/kustomize/kyaml/yaml"
 
 	"github.com/krm-merge/krm-merge/internal/metanode"
+	"github.com/krm-merge/krm-merge/pkg/vocab"
 )
 
 // This file does kyaml's internal-annotation migration (kio's
@@ -33,8 +33,7 @@ func preprocessItem(it *yaml.RNode, id string) (map[string]string, error) {
 	meta, err := it.GetMeta()
 	internal := make(map[string]string)
 	for k, v := range meta.Annotations { // kioutil.GetInternalAnnotations
-		if strings.HasPrefix(k, "internal.config.kubernetes.io/") || k == kioutil.LegacyPathAnnotation ||
-			k == kioutil.LegacyIndexAnnotation || k == kioutil.LegacyIdAnnotation {
+		if vocab.IsReaderAnnotation(k) {
 			internal[k] = v
 		}
 	}
@@ -53,9 +52,9 @@ func preprocessItem(it *yaml.RNode, id string) (map[string]string, error) {
 // legacyPairs are the internal and legacy path, index and id annotations kyaml keeps in
 // step (kioutil.CopyLegacyAnnotations, kio's checks), in its order.
 var legacyPairs = []struct{ key, legacy, what string }{
-	{kioutil.PathAnnotation, kioutil.LegacyPathAnnotation, "path"},
-	{kioutil.IndexAnnotation, kioutil.LegacyIndexAnnotation, "index"},
-	{kioutil.IdAnnotation, kioutil.LegacyIdAnnotation, "id"},
+	{vocab.PathAnnotations[0], vocab.PathAnnotations[1], "path"},
+	{vocab.IndexAnnotations[0], vocab.IndexAnnotations[1], "index"},
+	{vocab.IDAnnotations[0], vocab.IDAnnotations[1], "id"},
 }
 
 // checkMismatchedAnnos is kio's check (unexported there), on annotations read through

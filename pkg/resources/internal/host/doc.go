@@ -2,7 +2,7 @@
 // items it gives a function and does to the items the function returns: where an item
 // lives (path and index annotations, legacy copies included), its input id, the role
 // annotation, and the restoration of comments and field order by id (Finish). The merge
-// never takes these annotations from a source (IsAnnotation); dest's stay.
+// never takes these annotations from a source (vocab.IsHostAnnotation); dest's stay.
 //
 // Finish decides what a merged item must look like so that the host running the
 // function leaves it as the merge wrote it, and still restores the file's own comments.
@@ -26,6 +26,6 @@
 // comment the host still copies onto another node, for a warning (docs/hosts.md).
 //
 // Callers: package resources (HasID, to set merge.Options.PositionalHost; and
-// resources (Finish on every merged item, IsAnnotation to keep host annotations out of
+// resources (Finish on every merged item, vocab.IsHostAnnotation to keep host annotations out of
 // merges and plans, the annotation edits on added items).
 package host

@@ -4,17 +4,17 @@ import (
 	"strconv"
 
 	"sigs.k8s.io/kustomize/kyaml/comments"
-	"sigs.k8s.io/kustomize/kyaml/kio/kioutil"
 	"sigs.k8s.io/kustomize/kyaml/order"
 	"sigs.k8s.io/kustomize/kyaml/yaml"
 
 	"github.com/krm-merge/krm-merge/pkg/merge"
 	"github.com/krm-merge/krm-merge/pkg/schema"
+	"github.com/krm-merge/krm-merge/pkg/vocab"
 )
 
-// idAnnotations are the annotations by which the host maps an output item to its input:
-// kioutil.IdAnnotation and kioutil.LegacyIdAnnotation.
-var idAnnotations = []string{kioutil.IdAnnotation, kioutil.LegacyIdAnnotation}
+// idAnnotations are the annotations by which the host maps an output item to its input
+// (vocab.IDAnnotations).
+var idAnnotations = vocab.IDAnnotations[:]
 
 // HasID reports whether n carries one of the host's id annotations, i.e. it came from a
 // host that restores comments and field order by id.
