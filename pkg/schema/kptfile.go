@@ -17,16 +17,12 @@ const AnyKeyExtension = "x-krm-merge-any-key"
 // krm-merge's own extension.
 const UntaggedKeysExtension = "x-krm-merge-untagged-keys"
 
-// pipelineFunctionKeys identify a function of a Kptfile pipeline (kpt.dev/v1 Kptfile
-// pipeline.mutators and pipeline.validators): its image without tag or digest, or its
-// exec path, plus its name when it has one (kpt #2529, #4582). Two entries of one image
-// are told apart by name, so a list with two unnamed entries of one image is merged
-// whole (atomic), as before.
-var pipelineFunctionKeys = []string{"image", "exec", "name"}
-
 // kptfileRoot is the schema krm-merge gives every kpt.dev Kptfile: ObjectMeta metadata
 // (as for every kind), and pipeline.mutators and pipeline.validators as lists keyed by
-// function identity (pipelineFunctionKeys, AnyKey). The rest of the Kptfile has no
+// function identity (AnyKey): a function of a Kptfile pipeline is its image without
+// tag or digest, or its exec path, plus its name when it has one (kpt #2529, #4582). Two
+// entries of one image are told apart by name, so a list with two unnamed entries of
+// one image is merged whole (atomic). The rest of the Kptfile has no
 // schema, so its lists follow the default associative keys.
 //
 // With it a 3-way merge of a Kptfile (selected by its own role annotation) keeps the

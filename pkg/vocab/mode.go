@@ -16,9 +16,6 @@ const (
 	Apply Mode = "apply"
 )
 
-// Modes returns every mode in the order messages list them: 3way, 2way, apply.
-func Modes() []Mode { return []Mode{ThreeWay, TwoWay, Apply} }
-
 // Roles returns the mode's roles in the order messages list them: 3way original,
 // updated, dest; 2way src, dest; apply updated (Config), dest (Live). nil for a value
 // that is no mode.

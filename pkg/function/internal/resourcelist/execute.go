@@ -12,19 +12,6 @@ import (
 	"github.com/krm-merge/krm-merge/internal/parallel"
 )
 
-// Execute is framework.Execute(p, &kio.ByteReadWriter{Reader: input, Writer: w,
-// KeepReaderAnnotations: true}) with the fast reader and writer: the same processing,
-// the same output bytes and the same error. It returns ErrUnsupported, having written
-// nothing and run nothing, when the input needs kyaml's reader; the caller then runs
-// kyaml's path on the same bytes.
-func Execute(p framework.ResourceListProcessor, input []byte, w io.Writer) error {
-	l, err := Read(input)
-	if err != nil {
-		return err
-	}
-	return Process(p, l, w)
-}
-
 // Process runs p on a list from Read and writes the result, as framework.Execute does
 // after reading, except that an output item keeps its input bytes where it reads as it
 // did (keep.go). Errors: framework.Execute's after its read (kyaml's annotation
