@@ -20,6 +20,7 @@ import (
 
 	"github.com/krm-merge/krm-merge/internal/scrub"
 	"github.com/krm-merge/krm-merge/pkg/pkgupdate/internal/gitpath"
+	"github.com/krm-merge/krm-merge/pkg/vocab"
 )
 
 // IgnoreFile is kpt's ignore file (kyaml's ext.IgnoreFileName), in gitignore syntax.
@@ -269,8 +270,8 @@ func Parse(data []byte, annotationPath string) ([]*Doc, error) {
 		DisableUnwrapping: true,
 		WrapBareSeqNode:   true,
 		SetAnnotations: map[string]string{
-			kioutil.PathAnnotation:       annotationPath,
-			kioutil.LegacyPathAnnotation: annotationPath,
+			vocab.PathAnnotations[0]: annotationPath,
+			vocab.PathAnnotations[1]: annotationPath,
 		},
 	}).Read()
 	if err != nil {
@@ -331,9 +332,9 @@ func TakeHeader(data []byte, docs []*Doc) string {
 // readerAnnotations are the annotations kyaml's reader and kpt put on resources, which
 // never go into a file.
 var readerAnnotations = []string{
-	kioutil.PathAnnotation, kioutil.LegacyPathAnnotation,
-	kioutil.IndexAnnotation, kioutil.LegacyIndexAnnotation,
-	kioutil.IdAnnotation, kioutil.LegacyIdAnnotation,
+	vocab.PathAnnotations[0], vocab.PathAnnotations[1],
+	vocab.IndexAnnotations[0], vocab.IndexAnnotations[1],
+	vocab.IDAnnotations[0], vocab.IDAnnotations[1],
 	kioutil.SeqIndentAnnotation,
 }
 
