@@ -18,13 +18,17 @@
 //   - Render, the one renderer of a value (a *yaml.RNode or a plain decoded value) on
 //     one line, in a Form: Whole for selectors, Short and Long for messages;
 //   - Location (resource, file, index) and ItemError, bad input tied to its place, with
-//     LocationOf and ResourceRef, the one reader of an item's place;
+//     LocationOf and ResourceRef, the one reader of an item's place, and
+//     DescribeResource, the one renderer of a resource in a message;
 //   - Counts, the resource outcomes of a 3-way or 2-way run, which pkg update's report
 //     carries per package;
 //   - the annotation names krm-merge, kpt and kyaml give items (DefaultRoleAnnotation,
 //     UpstreamIdentityAnnotation, KptUpstreamIdentifier, KptMergeComment,
 //     LocalConfigAnnotation, kpt's namespace placeholders), IsKptfile, IsLocalConfig,
-//     Group and Version.
+//     Group and Version;
+//   - the host's annotations, internal and legacy (PathAnnotations, IndexAnnotations,
+//     IDAnnotations), and the one test of a host's annotation (IsHostAnnotation, on
+//     kyaml's IsReaderAnnotation).
 //
 // # Rules
 //
