@@ -188,6 +188,16 @@ func frame(l *List) (head, tail []byte, err error) {
 	return head, tail, nil
 }
 
+// textSize estimates the bytes of n's YAML text: its scalars' text and 16 bytes a node
+// for indentation, keys' colons and list dashes.
+func textSize(n *yaml.Node) int {
+	size := len(n.Value) + 16
+	for _, c := range n.Content {
+		size += textSize(c)
+	}
+	return size
+}
+
 // fcSentinel stands for the functionConfig while the frame is encoded without it.
 const fcSentinel = "krm-merge-resourcelist-function-config-5e1b2d"
 
@@ -204,7 +214,8 @@ func functionConfigText(fc *yaml.RNode) ([]byte, bool) {
 	if n.Kind != yaml.MappingNode || len(n.Content) == 0 || n.Style&yaml.FlowStyle != 0 {
 		return nil, false
 	}
-	b, ok := yamlenc.AppendItem([]byte(nil), n)
+	// sized ahead: appending megabytes grows the slice by a quarter at a time
+	b, ok := yamlenc.AppendItem(make([]byte, 0, textSize(n)), n)
 	if !ok || !bytes.HasPrefix(b, []byte("- ")) {
 		return nil, false
 	}
