@@ -30,6 +30,7 @@ func New() *cobra.Command {
 		Short: "Work with kpt packages: update one from its upstream",
 	}
 	pkg.AddCommand(updateCommand())
+	pkg.AddCommand(outdatedCommand())
 	return pkg
 }
 

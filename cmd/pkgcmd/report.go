@@ -58,15 +58,19 @@ func writeJSON(out io.Writer, rep *pkgupdate.Report, dir string, err error) erro
 const ExitMarked = 2
 
 // ExitCode is the exit status of the krm-merge binary for err, what its command
-// returned: 0 for nil, ExitMarked for a *pkgupdate.MarkedError (wrapped or not), 1 for
-// any other error.
+// returned: 0 for nil, ExitMarked for a *pkgupdate.MarkedError (wrapped or not), the
+// status an error with an ExitStatus method gives (pkg outdated's: ExitBehind,
+// ExitOutdatedError), 1 for any other error.
 func ExitCode(err error) int {
 	var me *pkgupdate.MarkedError
+	var es interface{ ExitStatus() int }
 	switch {
 	case err == nil:
 		return 0
 	case errors.As(err, &me):
 		return ExitMarked
+	case errors.As(err, &es):
+		return es.ExitStatus()
 	default:
 		return 1
 	}
