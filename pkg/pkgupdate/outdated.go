@@ -168,12 +168,16 @@ func Outdated(ctx context.Context, opts OutdatedOptions) (*OutdatedReport, error
 		if ctx.Err() != nil {
 			return nil, deadlineError(ctx, timeout)
 		}
+		var rt *remoteTags
+		if err == nil {
+			rt = newRemoteTags(refs)
+		}
 		for _, p := range byRemote[url] {
 			if err != nil {
 				p.Error = fmt.Sprintf("upstream %s: %v", p.Repo, err)
 				continue
 			}
-			newest(p, refs)
+			newest(p, rt)
 		}
 	}
 	rep.Queries = f.Queries
@@ -212,12 +216,13 @@ func shortCommit(ref string) bool {
 	return strings.Trim(ref, "0123456789abcdef") == ""
 }
 
-// newest fills p's Newest, NewestCommit, Kind and Behind from refs (the remote's
-// branches and tags, full names to commits). The ref resolves as kpt resolves it
+// newest fills p's Newest, NewestCommit, Kind and Behind from rt (the remote's
+// branches and tags). The ref resolves as kpt resolves it
 // (gitfetch.Fetcher.Resolve): the package-scoped tag <directory>/<ref> first, then the
 // tag, then the branch, then a commit id (KindPinned); a ref that is none of them is
 // p's error.
-func newest(p *OutdatedPackage, refs map[string]string) {
+func newest(p *OutdatedPackage, rt *remoteTags) {
+	refs := rt.refs
 	dir := strings.Trim(path.Clean("/"+p.Directory), "/")
 	scope := ""
 	if dir != "" {
@@ -254,21 +259,15 @@ func newest(p *OutdatedPackage, refs map[string]string) {
 	}
 	p.Newest, p.NewestCommit = p.Ref, cur
 	if v, ok := parseVersion(p.Ref); ok {
-		prefix := "refs/tags/"
+		prefix := ""
 		if scoped {
-			prefix += scope
-		}
-		var tags []string
-		for name := range refs {
-			if t, ok := strings.CutPrefix(name, prefix); ok {
-				tags = append(tags, t)
-			}
+			prefix = scope
 		}
 		nv := v
-		if name, newer, ok := newestTag(p.Ref, v, tags); ok {
+		if name, newer, ok := newestTag(p.Ref, v, rt.under(prefix, v.prefix), rt.version); ok {
 			p.Newest, nv = name, newer
 			if p.NewestCommit, _ = tagCommit(name); scoped {
-				p.NewestCommit = refs[prefix+name]
+				p.NewestCommit = refs["refs/tags/"+scope+name]
 			}
 		}
 		if from := lockedVersion(p.lockRef, scope, v); nv.compare(from) > 0 {

@@ -98,20 +98,20 @@ func (a refVersion) prerelease() bool { return semver.Prerelease(a.semver) != ""
 // compare is semver.Compare of the two versions: -1, 0 or +1.
 func (a refVersion) compare(b refVersion) int { return semver.Compare(a.semver, b.semver) }
 
-// newestTag returns, among tags (names without refs/tags/), the newest of the same form
-// as current (named name), by semantic version precedence (semver.Compare; build
-// metadata ignored, a tie at a newer version won by the first name in sorted order,
-// so that the choice is the same on every run). Prereleases count only when current
-// is one (Renovate's ignoreUnstable default: a stable release is never proposed a
-// prerelease). ok is false when no tag is newer than current.
-func newestTag(name string, current refVersion, tags []string) (newest string, rv refVersion, ok bool) {
-	sort.Strings(tags)
+// newestTag returns, among tags (names without refs/tags/, sorted), the newest of the
+// same form as current (named name), by semantic version precedence (semver.Compare;
+// build metadata ignored, a tie at a newer version won by the first name in sorted
+// order, so that the choice is the same on every run); parse is parseVersion or a
+// memo of it. Prereleases count only when current is one (Renovate's ignoreUnstable
+// default: a stable release is never proposed a prerelease). ok is false when no tag
+// is newer than current.
+func newestTag(name string, current refVersion, tags []string, parse func(string) (refVersion, bool)) (newest string, rv refVersion, ok bool) {
 	newest, rv = name, current
 	for _, t := range tags {
 		if !strings.HasPrefix(t, current.prefix) {
 			continue
 		}
-		v, vok := parseVersion(t)
+		v, vok := parse(t)
 		if !vok || !v.sameForm(current) || v.prerelease() && !current.prerelease() {
 			continue
 		}
@@ -120,6 +120,52 @@ func newestTag(name string, current refVersion, tags []string) (newest string, r
 		}
 	}
 	return newest, rv, ok
+}
+
+// remoteTags is one remote's answer made ready for every package of it: its refs,
+// its tag names sorted, and each name's version parsed once.
+type remoteTags struct {
+	refs   map[string]string // full ref name to commit, as gitfetch.Fetcher.ListRefs returns
+	names  []string          // the tag names, without refs/tags/, sorted
+	parsed map[string]parsedVersion
+}
+
+// parsedVersion is parseVersion's result.
+type parsedVersion struct {
+	rv refVersion
+	ok bool
+}
+
+// newRemoteTags indexes refs.
+func newRemoteTags(refs map[string]string) *remoteTags {
+	rt := &remoteTags{refs: refs, parsed: map[string]parsedVersion{}}
+	for name := range refs {
+		if t, ok := strings.CutPrefix(name, "refs/tags/"); ok {
+			rt.names = append(rt.names, t)
+		}
+	}
+	sort.Strings(rt.names)
+	return rt
+}
+
+// version is parseVersion(name), parsed once.
+func (rt *remoteTags) version(name string) (refVersion, bool) {
+	if p, ok := rt.parsed[name]; ok {
+		return p.rv, p.ok
+	}
+	rv, ok := parseVersion(name)
+	rt.parsed[name] = parsedVersion{rv, ok}
+	return rv, ok
+}
+
+// under returns the tag names starting with scope+prefix, without scope, sorted.
+func (rt *remoteTags) under(scope, prefix string) []string {
+	i := sort.SearchStrings(rt.names, scope+prefix)
+	var out []string
+	for ; i < len(rt.names) && strings.HasPrefix(rt.names[i], scope+prefix); i++ {
+		out = append(out, rt.names[i][len(scope):])
+	}
+	return out
 }
 
 // kindOf is the kind of the move from version a to version b (b newer), by their

@@ -1,6 +1,9 @@
 package pkgupdate
 
-import "testing"
+import (
+	"sort"
+	"testing"
+)
 
 func TestParseVersion(t *testing.T) {
 	for _, c := range []struct {
@@ -48,7 +51,9 @@ func TestNewestTagAndKind(t *testing.T) {
 		{"v1.2.9", "v1.9.0", KindMinor},
 	} {
 		cur, _ := parseVersion(c.cur)
-		name, nv, _ := newestTag(c.cur, cur, append([]string(nil), tags...))
+		sorted := append([]string(nil), tags...)
+		sort.Strings(sorted)
+		name, nv, _ := newestTag(c.cur, cur, sorted, parseVersion)
 		kind := KindNone
 		if nv.compare(cur) > 0 {
 			kind = kindOf(cur, nv)
