@@ -1,6 +1,8 @@
 // Package pkgcmd is the `krm-merge pkg` command group: `krm-merge pkg update
 // DIR[@VERSION]`, a cobra front end to pkg/pkgupdate that prints the report for a
-// person or as JSON. Every name, value and diff line in either comes from the package
+// person or as JSON, and `krm-merge pkg outdated [DIR...]`, which lists the packages
+// behind their upstream (pkgupdate.Outdated) and exits 0, ExitBehind (1) or
+// ExitOutdatedError (2). Every name, value and diff line in either comes from the package
 // or the upstream, and is escaped where a terminal would act on it (the text report
 // with scrub.Escape, the JSON document with \u escapes).
 //

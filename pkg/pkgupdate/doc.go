@@ -67,6 +67,17 @@
 // file written over a directory the update did not read. The report's String methods
 // escape what a terminal would act on.
 //
+// # What is behind
+//
+// Outdated(ctx, OutdatedOptions) reads, without fetching or writing, every package
+// under OutdatedOptions.Dirs (a directory whose Kptfile names a git upstream) and
+// returns an *OutdatedReport: per package its upstream, the commit it holds, the
+// newest release of its ref's kind (a tag's newest tag of the same form by semantic
+// versioning, a branch's current commit, nothing for a commit id) and how far behind
+// it is (OutdatedKind). Each distinct remote is asked once (gitfetch's ListRefs); a
+// package's own problem is its OutdatedPackage.Error (docs/pkg-update.md, "What is
+// behind").
+//
 // # Neighbours
 //
 // The `krm-merge pkg update` command (cmd/pkgcmd) is its front end. An update goes

@@ -38,7 +38,8 @@
 //     repository is the user's, with safe.directory reset to it: a .git another user
 //     planted above the package would run its filter drivers;
 //   - under OneQueryPerRemote (one update) each remote is asked for its refs once, and
-//     one that did not answer in time is not asked again;
+//     one that did not answer in time is not asked again; ListRefs (pkg outdated)
+//     reads a remote's whole listing, stopping git past a byte limit;
 //   - every git command runs under a timeout (DefaultTimeout), in a session of its own
 //     whose whole process group is killed at the timeout (and, on Linux, git is killed
 //     with krm-merge); the wait for another run's lock is told (Fetcher.Log) and
