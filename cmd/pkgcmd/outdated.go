@@ -129,7 +129,7 @@ func runOutdated(ctx context.Context, f *outdatedFlags, dirs []string, out, errO
 		return &statusError{ExitOutdatedError, fmt.Errorf("--output %q: want text or json", f.output)}
 	}
 	rep, err := pkgupdate.Outdated(ctx, pkgupdate.OutdatedOptions{Dirs: dirs, CacheDir: f.cacheDir,
-		GitTimeout: f.gitTimeout, Timeout: f.timeout})
+		GitTimeout: f.gitTimeout, Timeout: f.timeout, Log: func(msg string) { fmt.Fprintln(errOut, scrub.Escape(msg)) }})
 	if err != nil {
 		return &statusError{ExitOutdatedError, err}
 	}

@@ -152,6 +152,11 @@ func TestOutdatedTextEscapes(t *testing.T) {
 	if strings.ContainsRune(stdout+stderr, 0x1b) || strings.ContainsRune(stdout+stderr, 0x07) {
 		t.Errorf("raw control characters printed:\n%q\n%q", stdout, stderr)
 	}
+	stdout, _, _ = run(t, "outdated", tree, "--output", "json")
+	var doc []map[string]any
+	if err := json.Unmarshal([]byte(stdout), &doc); err != nil || strings.ContainsRune(stdout, 0x1b) || len(doc) != 1 || doc[0]["ref"] != "\x1b]0;pwn\a" {
+		t.Errorf("JSON: %v %q", err, stdout)
+	}
 }
 
 func TestOutdatedHelp(t *testing.T) {

@@ -31,6 +31,9 @@ type OutdatedOptions struct {
 	MaxRefsSize int64
 	// MaxDirs bounds the directories walked (0: DefaultMaxOutdatedDirs).
 	MaxDirs int
+	// Log, when set, is told (one line) when a remote's cache repository is locked by
+	// another krm-merge run and the check waits for it; nil says nothing.
+	Log func(string)
 }
 
 // OutdatedPackage is one package's line of the report (and, with its JSON names, of
@@ -162,7 +165,7 @@ func Outdated(ctx context.Context, opts OutdatedOptions) (*OutdatedReport, error
 	if err := gitfetch.CheckGit(); err != nil {
 		return nil, err
 	}
-	f := &gitfetch.Fetcher{CacheDir: opts.CacheDir, Timeout: opts.GitTimeout, OneQueryPerRemote: true}
+	f := &gitfetch.Fetcher{CacheDir: opts.CacheDir, Timeout: opts.GitTimeout, Log: opts.Log, OneQueryPerRemote: true}
 	for _, url := range remotes {
 		refs, err := f.ListRefs(ctx, url, opts.MaxRefsSize)
 		if ctx.Err() != nil {

@@ -176,9 +176,12 @@ func TestOutdatedPackageErrors(t *testing.T) {
 	writeKptfile(t, filepath.Join(tree, "b"), kptfileText(up, "/", "v1.0.0", "v1.0.0", "abc"))
 	writeKptfile(t, filepath.Join(tree, "c"), "kind: [")
 	writeKptfile(t, filepath.Join(tree, "d"), kptfileText(up, "/", "v1.0.0", "v1.0.0", c["v1.0.0"]))
+	gone := filepath.Join(t.TempDir(), "gone")
+	writeKptfile(t, filepath.Join(tree, "e"), kptfileText(gone, "/", "v1.0.0", "v1.0.0", c["v1.0.0"]))
 	rep := outdated(t, t.TempDir(), tree)
 	for dir, want := range map[string]string{
 		"a": `ref "v9.9.9" is no tag or branch`, "b": "b/Kptfile: upstreamLock.git.commit", "c": "c/Kptfile",
+		"e": "upstream " + gone + ": git ls-remote",
 	} {
 		if p := byDir(rep)[tree+"/"+dir]; p == nil || !strings.Contains(p.Error, want) {
 			t.Errorf("%s: %+v, want an error saying %q", dir, p, want)
@@ -187,7 +190,7 @@ func TestOutdatedPackageErrors(t *testing.T) {
 	if p := byDir(rep)[tree+"/d"]; p == nil || p.Error != "" || p.Behind {
 		t.Errorf("d: %+v", p)
 	}
-	if len(rep.Failed()) != 3 {
-		t.Errorf("Failed: %d, want 3", len(rep.Failed()))
+	if len(rep.Failed()) != 4 {
+		t.Errorf("Failed: %d, want 4", len(rep.Failed()))
 	}
 }
