@@ -165,7 +165,10 @@ func printOutdated(w io.Writer, rep *pkgupdate.OutdatedReport) {
 	behind := 0
 	for _, p := range rep.Packages {
 		cur, newest, kind := "-", "-", string(p.Kind)
-		if p.Ref != "" {
+		switch {
+		case p.Kind == pkgupdate.KindPinned && p.Ref == p.Commit:
+			cur = short(p.Commit)
+		case p.Ref != "":
 			cur = fmt.Sprintf("%s (%s)", esc(p.Ref), short(p.Commit))
 		}
 		if p.Newest != "" {

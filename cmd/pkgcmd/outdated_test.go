@@ -8,6 +8,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/krm-merge/krm-merge/pkg/pkgupdate"
 )
 
 // outdatedSetup makes an upstream with tags v1.0.0 and v1.1.0 and a tree with one
@@ -168,5 +170,22 @@ func TestOutdatedHelp(t *testing.T) {
 		if !strings.Contains(stdout, want) {
 			t.Errorf("help lacks %q", want)
 		}
+	}
+}
+
+// A package pinned to a commit reads as that commit, shortened; one up to date says so.
+func TestOutdatedTable(t *testing.T) {
+	id := strings.Repeat("ab", 20)
+	var out strings.Builder
+	printOutdated(&out, &pkgupdate.OutdatedReport{Remotes: 1, Packages: []*pkgupdate.OutdatedPackage{
+		{Dir: "pinned", Ref: id, Commit: id, Kind: pkgupdate.KindPinned},
+		{Dir: "current", Ref: "v1", Commit: id, Newest: "v1", NewestCommit: id},
+	}})
+	want := "Package  Current            Newest             Kind\n" +
+		"pinned   abababababab       -                  pinned\n" +
+		"current  v1 (abababababab)  v1 (abababababab)  up to date\n" +
+		"0 of 2 package(s) behind, 1 upstream(s) asked.\n"
+	if out.String() != want {
+		t.Errorf("table:\n%s\nwant:\n%s", out.String(), want)
 	}
 }
