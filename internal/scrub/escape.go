@@ -15,17 +15,20 @@ import (
 // \xNN. Printable text, spaces and backslashes stay as they are, so Escape(Escape(s))
 // == Escape(s); it is for showing names and values to a person, not a reversible
 // encoding.
-func Escape(s string) string { return escape(s, false) }
+func Escape(s string) string { return escape(s, unicode.IsGraphic, quoteHex) }
 
 // EscapeLine is Escape but keeps tabs: for a line of a file shown in a diff.
-func EscapeLine(s string) string { return escape(s, true) }
+func EscapeLine(s string) string {
+	return escape(s, func(r rune) bool { return r == '\t' || unicode.IsGraphic(r) }, quoteHex)
+}
 
-func escape(s string, keepTab bool) string {
-	safe := func(r rune) bool { return unicode.IsGraphic(r) || (keepTab && r == '\t') }
+// escape returns s with each rune keep refuses written by quote, and each byte that is
+// not UTF-8 as \xNN; s itself when there is none.
+func escape(s string, keep func(rune) bool, quote func(*strings.Builder, rune)) string {
 	i := 0
 	for i < len(s) {
 		r, size := utf8.DecodeRuneInString(s[i:])
-		if (r == utf8.RuneError && size == 1) || !safe(r) {
+		if (r == utf8.RuneError && size == 1) || !keep(r) {
 			break
 		}
 		i += size
@@ -40,22 +43,31 @@ func escape(s string, keepTab bool) string {
 		switch {
 		case r == utf8.RuneError && size == 1:
 			fmt.Fprintf(&b, `\x%02x`, s[i])
-		case safe(r):
+		case keep(r):
 			b.WriteString(s[i : i+size])
-		case r == '\t':
-			b.WriteString(`\t`)
-		case r == '\n':
-			b.WriteString(`\n`)
-		case r == '\r':
-			b.WriteString(`\r`)
-		case r < 0x80:
-			fmt.Fprintf(&b, `\x%02x`, r)
-		case r <= 0xffff:
-			fmt.Fprintf(&b, `\u%04x`, r)
 		default:
-			fmt.Fprintf(&b, `\U%08x`, r)
+			quote(&b, r)
 		}
 		i += size
 	}
 	return b.String()
+}
+
+// quoteHex writes r as Escape does: \t, \n and \r by name, other ASCII as \xNN, the
+// rest as \uNNNN or \UNNNNNNNN.
+func quoteHex(b *strings.Builder, r rune) {
+	switch {
+	case r == '\t':
+		b.WriteString(`\t`)
+	case r == '\n':
+		b.WriteString(`\n`)
+	case r == '\r':
+		b.WriteString(`\r`)
+	case r < 0x80:
+		fmt.Fprintf(b, `\x%02x`, r)
+	case r <= 0xffff:
+		fmt.Fprintf(b, `\u%04x`, r)
+	default:
+		fmt.Fprintf(b, `\U%08x`, r)
+	}
 }

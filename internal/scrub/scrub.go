@@ -1,11 +1,9 @@
 package scrub
 
 import (
-	"fmt"
 	"strconv"
 	"strings"
 	"unicode"
-	"unicode/utf8"
 
 	"sigs.k8s.io/kustomize/kyaml/fn/framework"
 )
@@ -17,38 +15,16 @@ import (
 // characters. Letters, marks, numbers, punctuation, symbols and spaces of any script
 // are kept as they are. It is the rule `krm-merge pkg update` prints by
 // (Escape), but keeping newlines: a message may span lines.
-func String(s string) string {
-	i := 0
-	for i < len(s) {
-		r, size := utf8.DecodeRuneInString(s[i:])
-		if (r == utf8.RuneError && size == 1) || !keep(r) {
-			break
-		}
-		i += size
-	}
-	if i == len(s) {
-		return s
-	}
-	var b strings.Builder
-	b.WriteString(s[:i])
-	for i < len(s) {
-		r, size := utf8.DecodeRuneInString(s[i:])
-		switch {
-		case r == utf8.RuneError && size == 1:
-			fmt.Fprintf(&b, `\x%02x`, s[i])
-		case !keep(r):
-			q := strconv.QuoteRuneToASCII(r)
-			b.WriteString(q[1 : len(q)-1])
-		default:
-			b.WriteString(s[i : i+size])
-		}
-		i += size
-	}
-	return b.String()
-}
+func String(s string) string { return escape(s, keep, quoteGo) }
 
 // keep reports whether String writes r as it is.
 func keep(r rune) bool { return r == '\n' || unicode.IsGraphic(r) }
+
+// quoteGo writes r as strconv.QuoteRuneToASCII writes it, without the quotes.
+func quoteGo(b *strings.Builder, r rune) {
+	q := strconv.QuoteRuneToASCII(r)
+	b.WriteString(q[1 : len(q)-1])
+}
 
 // Results makes rs safe to print on a terminal, in place: each message, file path and
 // field path through String, and the strings of each field's currentValue and
