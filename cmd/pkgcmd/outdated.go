@@ -1,9 +1,7 @@
 package pkgcmd
 
 import (
-	"bytes"
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -12,8 +10,6 @@ import (
 	"syscall"
 	"text/tabwriter"
 	"time"
-	"unicode"
-	"unicode/utf16"
 
 	"github.com/spf13/cobra"
 
@@ -199,23 +195,5 @@ func writeOutdatedJSON(out io.Writer, pkgs []*pkgupdate.OutdatedPackage) error {
 	if pkgs == nil {
 		pkgs = []*pkgupdate.OutdatedPackage{}
 	}
-	b, err := json.MarshalIndent(pkgs, "", "  ")
-	if err != nil {
-		return err
-	}
-	var w bytes.Buffer
-	for _, r := range string(b) {
-		switch {
-		case r == '\n' || unicode.IsGraphic(r):
-			w.WriteRune(r)
-		case r > 0xffff:
-			r1, r2 := utf16.EncodeRune(r)
-			fmt.Fprintf(&w, `\u%04x\u%04x`, r1, r2)
-		default:
-			fmt.Fprintf(&w, `\u%04x`, r)
-		}
-	}
-	w.WriteByte('\n')
-	_, err = out.Write(w.Bytes())
-	return err
+	return writeEscapedJSON(out, pkgs)
 }

@@ -30,9 +30,17 @@ func writeJSON(out io.Writer, rep *pkgupdate.Report, dir string, err error) erro
 	if err != nil {
 		doc.Error = err.Error()
 	}
-	b, encErr := json.MarshalIndent(doc, "", "  ")
-	if encErr != nil {
-		return encErr
+	return writeEscapedJSON(out, doc)
+}
+
+// writeEscapedJSON writes v as indented JSON and a newline, every character a terminal
+// could act on (not graphic, not the newline) escaped as \uXXXX (a surrogate pair above
+// U+FFFF), so that the document can be shown on a terminal as it is; it decodes to the
+// same values. Errors: encoding/json's, and out's.
+func writeEscapedJSON(out io.Writer, v any) error {
+	b, err := json.MarshalIndent(v, "", "  ")
+	if err != nil {
+		return err
 	}
 	var w bytes.Buffer
 	for _, r := range string(b) { // valid UTF-8: encoding/json replaced invalid bytes
@@ -47,8 +55,8 @@ func writeJSON(out io.Writer, rep *pkgupdate.Report, dir string, err error) erro
 		}
 	}
 	w.WriteByte('\n')
-	_, encErr = out.Write(w.Bytes())
-	return encErr
+	_, err = out.Write(w.Bytes())
+	return err
 }
 
 // ExitMarked is the exit status of `krm-merge pkg update` stopped at conflict markers
