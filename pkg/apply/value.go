@@ -13,8 +13,8 @@ import (
 	"sigs.k8s.io/kustomize/kyaml/yaml"
 	sigsyaml "sigs.k8s.io/yaml"
 
+	"github.com/krm-merge/krm-merge/internal/render"
 	"github.com/krm-merge/krm-merge/pkg/fieldpath"
-	"github.com/krm-merge/krm-merge/pkg/vocab"
 )
 
 // maxDepth bounds the nesting of the YAML turned into JSON (and of aliases followed),
@@ -202,5 +202,5 @@ func newString(s string) *yaml.Node {
 }
 
 // scalarText renders a scalar value for a field path selector ([name=x], [=x]), as the
-// plan's paths render it (vocab.Render, vocab.Whole).
-func scalarText(v interface{}) string { return vocab.Render(v, vocab.Whole) }
+// plan's paths render it (render.Render, render.Whole).
+func scalarText(v interface{}) string { return render.Render(v, render.Whole) }

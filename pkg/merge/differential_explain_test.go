@@ -8,9 +8,11 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/krm-merge/krm-merge/pkg/fieldpath"
-	"github.com/krm-merge/krm-merge/pkg/vocab"
 	"sigs.k8s.io/kustomize/kyaml/yaml"
+
+	"github.com/krm-merge/krm-merge/pkg/fieldpath"
+	"github.com/krm-merge/krm-merge/pkg/merge"
+	"github.com/krm-merge/krm-merge/pkg/vocab"
 )
 
 type case3 struct {
@@ -42,7 +44,7 @@ func strN(n *yaml.Node) string {
 
 // explain3 classifies one difference between our 3-way result and kyaml's; "" when it
 // is none of the documented ones (why says what was checked).
-func explain3(c case3, diff difference, ours, other, spec *yaml.Node, conflicts []vocab.Conflict) (class, why string) {
+func explain3(c case3, diff difference, ours, other, spec *yaml.Node, conflicts []merge.Conflict) (class, why string) {
 	roots := []*yaml.RNode{c.d, c.u, c.o}
 	p := diff.path
 	if !diff.order { // the values at p, as lookup (and so spec) pairs elements
@@ -75,7 +77,7 @@ func explain3(c case3, diff difference, ours, other, spec *yaml.Node, conflicts 
 			continue
 		}
 		for _, cf := range conflicts {
-			if cf.Path.String() == q.String() && cf.Kind == vocab.DeletedLocally && cf.Winner == vocab.Updated {
+			if cf.Path.String() == q.String() && cf.Kind == merge.DeletedLocally && cf.Winner == vocab.Updated {
 				return "deleted locally, changed upstream: U's whole value + conflict (kyaml brings back the delta alone)", ""
 			}
 		}
@@ -85,11 +87,11 @@ func explain3(c case3, diff difference, ours, other, spec *yaml.Node, conflicts 
 	}
 	if o != nil && u == nil && d != nil && !semEqual(o, d) && diff.ours == nil && diff.other != nil {
 		for _, cf := range conflicts {
-			if cf.Path.String() == p.String() && cf.Kind == vocab.DeletedUpstream && cf.Winner == vocab.Updated {
+			if cf.Path.String() == p.String() && cf.Kind == merge.DeletedUpstream && cf.Winner == vocab.Updated {
 				return "deleted upstream, changed in D: removed whole + conflict (kyaml leaves a stub)", ""
 			}
 		}
-		why = "deleted upstream and changed in D, but no vocab.DeletedUpstream conflict at this path; "
+		why = "deleted upstream and changed in D, but no merge.DeletedUpstream conflict at this path; "
 	}
 	if diff.ours == nil && stubOnly(diff.other, p, roots, lastKeys(p)) && (absentOrNull(d) || u == nil) {
 		return "no {}/[] stub (kyaml adds one)", ""

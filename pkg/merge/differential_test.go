@@ -94,7 +94,7 @@ func kyamlErrorKind(err error) string {
 }
 
 // conflictPaths renders conflicts' paths and kinds, in order.
-func conflictPaths(cs []vocab.Conflict) string {
+func conflictPaths(cs []merge.Conflict) string {
 	var out []string
 	for _, c := range cs {
 		out = append(out, c.Path.String()+" ("+string(c.Kind)+")")

@@ -7,10 +7,10 @@
 // ThreeWay(original, updated, dest, Options) and TwoWay(src, dest, Options) return a
 // Result: the merged Value, the Conflicts found (3-way), in document order, the
 // ValueMerges (values changed on both sides merged part by part, with
-// Options.ValueMerge; their conflicting parts are Conflicts carrying their vocab.Part)
+// Options.ValueMerge; their conflicting parts are Conflicts carrying their Part)
 // and the RuleEffects of Options.FieldRules (package fieldrules), which the engine
 // applies to its output. Inputs are *yaml.RNode values as kyaml parses them (a whole
-// resource or any YAML value); any may be nil (absent). A vocab.Conflict names its
+// resource or any YAML value); any may be nil (absent). A Conflict names its
 // place (Path, a fieldpath.Path such as spec.template.spec.containers[name=app].image),
 // its Kind (changed on both sides, deleted upstream and changed locally, deleted
 // locally and changed upstream), the three values and the Winner that Options.Policy

@@ -7,7 +7,6 @@ import (
 
 	"github.com/krm-merge/krm-merge/pkg/fieldpath"
 	"github.com/krm-merge/krm-merge/pkg/fieldrules"
-	"github.com/krm-merge/krm-merge/pkg/vocab"
 )
 
 // RuleEffect is a place where a keepDest or takeUpdated field rule decided the output
@@ -21,7 +20,7 @@ type RuleEffect struct {
 	Result *yaml.RNode
 	// Conflicts are the conflicts at and below the rule's path that the rule decided
 	// (and that are therefore not reported).
-	Conflicts []vocab.Conflict
+	Conflicts []Conflict
 }
 
 // applyFieldRules applies one resource's field rules (package fieldrules) to the output
@@ -51,7 +50,7 @@ type RuleEffect struct {
 // keepDest/takeUpdated rule that changed the output or decided a conflict, in rule
 // order. Errors: a 2-way src value with a malformed strategic-merge directive
 // (TwoWay's errors).
-func applyFieldRules(out, original, updated, dest *yaml.RNode, twoWay bool, rules []fieldrules.PathRule, conflicts []vocab.Conflict) (*yaml.RNode, []vocab.Conflict, []RuleEffect, error) {
+func applyFieldRules(out, original, updated, dest *yaml.RNode, twoWay bool, rules []fieldrules.PathRule, conflicts []Conflict) (*yaml.RNode, []Conflict, []RuleEffect, error) {
 	if len(rules) == 0 {
 		return out, conflicts, nil, nil
 	}

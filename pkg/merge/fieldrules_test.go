@@ -117,7 +117,7 @@ func TestThreeWayFieldRules(t *testing.T) {
 			rules: "spec.replicas=keepDest",
 			o:     hpaO, u: strings.Replace(hpaO, "app:1", "app:2", 1), d: strings.Replace(hpaO, "app:1", "mirror/app:1", 1),
 			want:      strings.Replace(hpaO, "app:1", "app:2", 1),
-			conflicts: []conflictWant{{"spec.template.spec.containers[name=app].image", vocab.BothChanged, "updated"}},
+			conflicts: []conflictWant{{"spec.template.spec.containers[name=app].image", merge.BothChanged, "updated"}},
 		},
 		{
 			name:  "the more specific rule wins inside its parent's",

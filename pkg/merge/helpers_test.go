@@ -36,7 +36,7 @@ func kubeOpts(p vocab.ConflictPolicy) merge.Options {
 // conflictWant is the expected shape of one conflict.
 type conflictWant struct {
 	path   string
-	kind   vocab.ConflictKind
+	kind   merge.ConflictKind
 	winner string
 }
 
@@ -69,7 +69,7 @@ func checkOutput(t *testing.T, got *yaml.RNode, want string, text bool) {
 }
 
 // checkConflicts fails t unless got are the conflicts want, in order.
-func checkConflicts(t *testing.T, got []vocab.Conflict, want []conflictWant) {
+func checkConflicts(t *testing.T, got []merge.Conflict, want []conflictWant) {
 	t.Helper()
 	var g, w []string
 	for _, c := range got {

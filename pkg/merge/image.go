@@ -7,7 +7,6 @@ import (
 
 	"github.com/krm-merge/krm-merge/internal/textmerge"
 	"github.com/krm-merge/krm-merge/pkg/schema"
-	"github.com/krm-merge/krm-merge/pkg/vocab"
 )
 
 // version is a reference's tag and digest as one text (":v1@sha256:...", "" for
@@ -26,11 +25,11 @@ func version(r schema.ImageRef) string {
 // mergeImage merges three image references by parts: the repository (by normalized
 // name; the merged reference writes it as the side it comes from does, dest's where
 // dest's is kept), then the tag and the digest, each 3-way; where both the tags and the
-// digests differ among the three, tag and digest are one part (vocab.VersionPart), so that a
+// digests differ among the three, tag and digest are one part (VersionPart), so that a
 // digest never pins other content than the tag beside it names. ok is false when a
 // value is not an image reference. Output: the merged reference, written in dest's
 // form, and the parts either side changed.
-func (e *threeWay) mergeImage(o, u, d string) (merged string, parts []vocab.Part, ok bool) {
+func (e *threeWay) mergeImage(o, u, d string) (merged string, parts []Part, ok bool) {
 	ro, ok1 := schema.ParseImage(o)
 	ru, ok2 := schema.ParseImage(u)
 	rd, ok3 := schema.ParseImage(d)
@@ -40,26 +39,26 @@ func (e *threeWay) mergeImage(o, u, d string) (merged string, parts []vocab.Part
 	out := rd
 	// part decides one part: its three values compared by key, the side it comes from
 	// ('o', 'u' or 'd').
-	part := func(kind vocab.PartKind, ko, ku, kd string, oText, uText, dText string) (from byte) {
-		var change vocab.PartChange
+	part := func(kind PartKind, ko, ku, kd string, oText, uText, dText string) (from byte) {
+		var change PartChange
 		switch {
 		case ko == ku: // unchanged upstream: dest's
 			if ko == kd {
 				return 'd'
 			}
-			change = vocab.ChangedLocally
+			change = ChangedLocally
 		case ko == kd: // changed upstream only
-			change = vocab.ChangedUpstream
+			change = ChangedUpstream
 		case ku == kd:
-			change = vocab.ChangedAlike
+			change = ChangedAlike
 		default:
-			change = vocab.ChangedBoth
+			change = ChangedBoth
 		}
-		parts = append(parts, vocab.Part{Kind: kind, Change: change, Original: oText, Updated: uText, Dest: dText})
+		parts = append(parts, Part{Kind: kind, Change: change, Original: oText, Updated: uText, Dest: dText})
 		switch change {
-		case vocab.ChangedUpstream:
+		case ChangedUpstream:
 			return 'u'
-		case vocab.ChangedBoth:
+		case ChangedBoth:
 			return pick(e, byte('o'), 'u', 'd')
 		}
 		return 'd'
@@ -73,16 +72,16 @@ func (e *threeWay) mergeImage(o, u, d string) (merged string, parts []vocab.Part
 		}
 		return d
 	}
-	out.Name = from(part(vocab.RepositoryPart, ro.Norm, ru.Norm, rd.Norm, ro.Name, ru.Name, rd.Name), ro, ru, rd).Name
+	out.Name = from(part(RepositoryPart, ro.Norm, ru.Norm, rd.Norm, ro.Name, ru.Name, rd.Name), ro, ru, rd).Name
 	sameTag := ro.Tag == ru.Tag && ro.Tag == rd.Tag
 	sameDigest := ro.Digest == ru.Digest && ro.Digest == rd.Digest
 	switch {
 	case !sameTag && !sameDigest:
-		v := from(part(vocab.VersionPart, version(ro), version(ru), version(rd), version(ro), version(ru), version(rd)), ro, ru, rd)
+		v := from(part(VersionPart, version(ro), version(ru), version(rd), version(ro), version(ru), version(rd)), ro, ru, rd)
 		out.Tag, out.Digest = v.Tag, v.Digest
 	default:
-		out.Tag = from(part(vocab.TagPart, ro.Tag, ru.Tag, rd.Tag, ro.Tag, ru.Tag, rd.Tag), ro, ru, rd).Tag
-		out.Digest = from(part(vocab.DigestPart, ro.Digest, ru.Digest, rd.Digest, ro.Digest, ru.Digest, rd.Digest), ro, ru, rd).Digest
+		out.Tag = from(part(TagPart, ro.Tag, ru.Tag, rd.Tag, ro.Tag, ru.Tag, rd.Tag), ro, ru, rd).Tag
+		out.Digest = from(part(DigestPart, ro.Digest, ru.Digest, rd.Digest, ro.Digest, ru.Digest, rd.Digest), ro, ru, rd).Digest
 	}
 	return out.String(), parts, true
 }
@@ -175,7 +174,7 @@ func foundImages(o, u, d string) bool {
 // references of one image (imageToken, foundImages): the token by mergeImage, the
 // rest, common to the three, kept. ok is false otherwise. Output: the merged string and
 // the parts either side changed.
-func (e *threeWay) mergeFoundImage(o, u, d string) (merged string, parts []vocab.Part, ok bool) {
+func (e *threeWay) mergeFoundImage(o, u, d string) (merged string, parts []Part, ok bool) {
 	pre, suf, ok := imageToken(o, u, d)
 	if !ok {
 		return "", nil, false
@@ -207,15 +206,15 @@ func at1(r textmerge.Region, k int) textmerge.Region {
 // fails the rule or no position needs it (the region stays a conflict: changes to
 // adjacent items overlap, as in git). Output: the parts, in order (one-sided
 // positions as kind parts, references' parts marked Within kind).
-func foundRun(r textmerge.Region, kind vocab.PartKind, same func(x, y byte, k int) bool,
-	image func(k int) (parts []vocab.Part, ok bool), text func(side byte, k int) string,
-	take func(side byte, k int), merged func(k int)) (parts []vocab.Part, ok bool) {
+func foundRun(r textmerge.Region, kind PartKind, same func(x, y byte, k int) bool,
+	image func(k int) (parts []Part, ok bool), text func(side byte, k int) string,
+	take func(side byte, k int), merged func(k int)) (parts []Part, ok bool) {
 	n := r.Dest.Len
 	if n == 0 || r.Base.Len != n || r.Updated.Len != n {
 		return nil, false
 	}
 	sides := make([]byte, n)
-	images := make([][]vocab.Part, n)
+	images := make([][]Part, n)
 	found := false
 	for k := range n {
 		switch {
@@ -241,7 +240,7 @@ func foundRun(r textmerge.Region, kind vocab.PartKind, same func(x, y byte, k in
 	}
 	for k, side := range sides {
 		one := at1(r, k)
-		part := vocab.Part{Kind: kind, OriginalAt: span(one.Base), UpdatedAt: span(one.Updated), DestAt: span(one.Dest),
+		part := Part{Kind: kind, OriginalAt: span(one.Base), UpdatedAt: span(one.Updated), DestAt: span(one.Dest),
 			Original: text('o', k), Updated: text('u', k), Dest: text('d', k)}
 		switch side {
 		case 0:
@@ -253,13 +252,13 @@ func foundRun(r textmerge.Region, kind vocab.PartKind, same func(x, y byte, k in
 			continue
 		case 'a':
 			take('d', k)
-			part.Change = vocab.ChangedAlike
+			part.Change = ChangedAlike
 		case 'l':
 			take('d', k)
-			part.Change = vocab.ChangedLocally
+			part.Change = ChangedLocally
 		case 'u':
 			take('u', k)
-			part.Change = vocab.ChangedUpstream
+			part.Change = ChangedUpstream
 		}
 		parts = append(parts, part)
 	}
@@ -272,7 +271,7 @@ func foundRun(r textmerge.Region, kind vocab.PartKind, same func(x, y byte, k in
 // written as dest's element with the merged value and its comments merged 3-way.
 // Output: the run's elements and parts; ok false leaves the run a conflict.
 func (e *threeWay) mergeFoundElements(r textmerge.Region, oc, uc, dc []*yaml.Node, oid, uid, did []int, sch schema.Node) (
-	els []*yaml.Node, parts []vocab.Part, ok bool) {
+	els []*yaml.Node, parts []Part, ok bool) {
 	node := func(side byte, k int) *yaml.Node {
 		switch side {
 		case 'o':
@@ -292,7 +291,7 @@ func (e *threeWay) mergeFoundElements(r textmerge.Region, oc, uc, dc []*yaml.Nod
 		return did[r.Dest.Start+k]
 	}
 	values := make([]string, r.Dest.Len)
-	image := func(k int) ([]vocab.Part, bool) {
+	image := func(k int) ([]Part, bool) {
 		var s [3]string
 		for i, side := range []byte{'o', 'u', 'd'} {
 			n := deref(node(side, k))
@@ -320,7 +319,7 @@ func (e *threeWay) mergeFoundElements(r textmerge.Region, oc, uc, dc []*yaml.Nod
 		els = append(els, withSlots(&c, mergeSlots(o, u, d)))
 	}
 	same := func(x, y byte, k int) bool { return id(x, k) == id(y, k) }
-	parts, ok = foundRun(r, vocab.ElementsPart, same, image, text, take, merged)
+	parts, ok = foundRun(r, ElementsPart, same, image, text, take, merged)
 	return els, parts, ok
 }
 
@@ -328,7 +327,7 @@ func (e *threeWay) mergeFoundElements(r textmerge.Region, oc, uc, dc []*yaml.Nod
 // bytes (line ends included), each position both sides changed three lines that
 // mergeFoundImage merges. Output: the run's text and parts; ok false leaves the run a
 // conflict.
-func (e *threeWay) mergeFoundLines(r textmerge.Region, bs, us, ds [][]byte) (string, []vocab.Part, bool) {
+func (e *threeWay) mergeFoundLines(r textmerge.Region, bs, us, ds [][]byte) (string, []Part, bool) {
 	line := func(side byte, k int) string {
 		switch side {
 		case 'o':
@@ -339,7 +338,7 @@ func (e *threeWay) mergeFoundLines(r textmerge.Region, bs, us, ds [][]byte) (str
 		return string(ds[k])
 	}
 	values := make([]string, len(ds))
-	image := func(k int) ([]vocab.Part, bool) {
+	image := func(k int) ([]Part, bool) {
 		m, ps, ok := e.mergeFoundImage(line('o', k), line('u', k), line('d', k))
 		values[k] = m
 		return ps, ok
@@ -348,13 +347,13 @@ func (e *threeWay) mergeFoundLines(r textmerge.Region, bs, us, ds [][]byte) (str
 	take := func(side byte, k int) { out.WriteString(line(side, k)) }
 	merged := func(k int) { out.WriteString(values[k]) }
 	same := func(x, y byte, k int) bool { return line(x, k) == line(y, k) }
-	parts, ok := foundRun(r, vocab.LinesPart, same, image, line, take, merged)
+	parts, ok := foundRun(r, LinesPart, same, image, line, take, merged)
 	return out.String(), parts, ok
 }
 
 // within marks the parts of an image reference found in one element or line (kind
 // ElementsPart or LinesPart) at position r (one item on each side): Within and the spans.
-func within(parts []vocab.Part, kind vocab.PartKind, r textmerge.Region) []vocab.Part {
+func within(parts []Part, kind PartKind, r textmerge.Region) []Part {
 	for i := range parts {
 		parts[i].Within = kind
 		parts[i].OriginalAt, parts[i].UpdatedAt, parts[i].DestAt = span(r.Base), span(r.Updated), span(r.Dest)

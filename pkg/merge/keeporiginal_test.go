@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"testing"
 
+	"github.com/krm-merge/krm-merge/internal/render"
 	"github.com/krm-merge/krm-merge/pkg/merge"
 	"github.com/krm-merge/krm-merge/pkg/schema"
 	"github.com/krm-merge/krm-merge/pkg/vocab"
@@ -28,25 +29,25 @@ func TestKeepOriginal(t *testing.T) {
 			name: "a scalar changed on both sides: original's; upstream's other change merged",
 			o:    "a: 1\nb: 0\nc: x\n", u: "a: 2\nb: 5\nc: x\n", d: "a: 3\nb: 0\nc: y\n",
 			want: "a: 1\nb: 5\nc: y\n", wantUpdated: "a: 2\nb: 5\nc: y\n", wantDst: "a: 3\nb: 5\nc: y\n",
-			conflicts: []conflictWant{{"a", vocab.BothChanged, "original"}},
+			conflicts: []conflictWant{{"a", merge.BothChanged, "original"}},
 		},
 		{
 			name: "added on both sides differently: absent, as original has none",
 			o:    "a: 0\n", u: "a: 0\nb: 1\n", d: "a: 0\nb: 2\n",
 			want: "a: 0\n", wantUpdated: "a: 0\nb: 1\n", wantDst: "a: 0\nb: 2\n",
-			conflicts: []conflictWant{{"b", vocab.BothChanged, "original"}},
+			conflicts: []conflictWant{{"b", merge.BothChanged, "original"}},
 		},
 		{
 			name: "deleted upstream, changed locally: original's value",
 			o:    "a: 1\nb: 0\n", u: "b: 0\n", d: "a: 2\nb: 0\n",
 			want: "a: 1\nb: 0\n", wantUpdated: "b: 0\n", wantDst: "a: 2\nb: 0\n",
-			conflicts: []conflictWant{{"a", vocab.DeletedUpstream, "original"}},
+			conflicts: []conflictWant{{"a", merge.DeletedUpstream, "original"}},
 		},
 		{
 			name: "a map deleted locally, changed upstream: original's map",
 			o:    "a: 0\nm:\n  x: 1\n", u: "a: 0\nm:\n  x: 2\n", d: "a: 0\n",
 			want: "a: 0\nm:\n  x: 1\n", wantUpdated: "a: 0\nm:\n  x: 2\n", wantDst: "a: 0\n",
-			conflicts: []conflictWant{{"m", vocab.DeletedLocally, "original"}},
+			conflicts: []conflictWant{{"m", merge.DeletedLocally, "original"}},
 		},
 		{
 			name: "a keyed element deleted upstream, changed locally: original's element",
@@ -55,19 +56,19 @@ func TestKeepOriginal(t *testing.T) {
 			d:    widgetHead + "items:\n- name: a\n- name: b\n  v: 2\n",
 			want: widgetHead + "items:\n- name: a\n- name: b\n  v: 1\n", wantUpdated: widgetHead + "items:\n- name: a\n",
 			wantDst:   widgetHead + "items:\n- name: a\n- name: b\n  v: 2\n",
-			conflicts: []conflictWant{{"items[name=b]", vocab.DeletedUpstream, "original"}},
+			conflicts: []conflictWant{{"items[name=b]", merge.DeletedUpstream, "original"}},
 		},
 		{
 			name: "an image's tag changed on both sides: original's tag, dest's mirror kept", valueMerge: true,
 			o: "image: app:1\n", u: "image: app:2\n", d: "image: mirror/app:3\n",
 			want: "image: mirror/app:1\n", wantUpdated: "image: mirror/app:2\n", wantDst: "image: mirror/app:3\n",
-			conflicts: []conflictWant{{"image", vocab.BothChanged, "original"}},
+			conflicts: []conflictWant{{"image", merge.BothChanged, "original"}},
 		},
 		{
 			name: "an image's repository changed on both sides: original's repository, upstream's tag", valueMerge: true,
 			o: "image: app:1\n", u: "image: up/app:2\n", d: "image: mirror/app:1\n",
 			want: "image: app:2\n", wantUpdated: "image: up/app:2\n", wantDst: "image: mirror/app:2\n",
-			conflicts: []conflictWant{{"image", vocab.BothChanged, "original"}},
+			conflicts: []conflictWant{{"image", merge.BothChanged, "original"}},
 		},
 		{
 			name: "an atomic list: the conflicting run original's, the other runs merged", valueMerge: true,
@@ -77,7 +78,7 @@ func TestKeepOriginal(t *testing.T) {
 			want:        fmt.Sprintf(pod, "2") + "      - name: app\n        args: [z, a, b, c, d, e, f]\n",
 			wantUpdated: fmt.Sprintf(pod, "2") + "      - name: app\n        args: [z, a, U, c, d, e, f]\n",
 			wantDst:     fmt.Sprintf(pod, "2") + "      - name: app\n        args: [z, a, D, c, d, e, f]\n",
-			conflicts:   []conflictWant{{"spec.template.spec.containers[name=app].args", vocab.BothChanged, "original"}},
+			conflicts:   []conflictWant{{"spec.template.spec.containers[name=app].args", merge.BothChanged, "original"}},
 		},
 		{
 			name: "a multi-line string: the conflicting lines original's, the other lines merged", valueMerge: true,
@@ -87,7 +88,7 @@ func TestKeepOriginal(t *testing.T) {
 			want:        "s: |\n  zero\n  one\n  two\n  three\n  four\n  five\n  six\n",
 			wantUpdated: "s: |\n  zero\n  one\n  TWO\n  three\n  four\n  five\n  six\n",
 			wantDst:     "s: |\n  zero\n  one\n  deux\n  three\n  four\n  five\n  six\n",
-			conflicts:   []conflictWant{{"s", vocab.BothChanged, "original"}},
+			conflicts:   []conflictWant{{"s", merge.BothChanged, "original"}},
 		},
 	} {
 		t.Run(c.name, func(t *testing.T) {
@@ -117,7 +118,7 @@ func TestKeepOriginal(t *testing.T) {
 				checkConflicts(t, r.Conflicts, want)
 				for _, x := range r.Conflicts {
 					if x.Part != nil && !merge.Equal(x.Merged, merge.LookupPath(r.Value, x.Path)) {
-						t.Errorf("conflict %s: Merged %s is not the output's value", x, vocab.Render(x.Merged, vocab.Short))
+						t.Errorf("conflict %s: Merged %s is not the output's value", x, render.Render(x.Merged, render.Short))
 					}
 				}
 			}

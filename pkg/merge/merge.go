@@ -52,7 +52,7 @@ type Options struct {
 	// element or line whose three versions differ in one token that is a reference of
 	// one image) by repository, tag and digest; an atomic list by runs of elements and a multi-line string by lines, with
 	// git merge-file's rules. A part both sides changed differently is a conflict of
-	// that part alone (vocab.Conflict.Part); Result.ValueMerges lists the values
+	// that part alone (Conflict.Part); Result.ValueMerges lists the values
 	// merged. The zero value leaves it off: such a value is one conflict, as in kyaml's
 	// merge3, which the differential tests against kyaml rely on; package function
 	// turns it on unless the functionConfig's valueMerge is false. 2-way merges ignore
@@ -75,9 +75,9 @@ type Result struct {
 	Value *yaml.RNode
 	// Conflicts are every 3-way conflict found, in document order, each already decided
 	// by Options.Policy, but those a field rule decided; a conflicting part of a value
-	// merged inside is one vocab.Conflict with its vocab.Part. Nil in 2-way. A caller that
-	// refuses a merge with conflicts can return them: vocab.Conflicts is an error.
-	Conflicts vocab.Conflicts
+	// merged inside is one Conflict with its Part. Nil in 2-way. A caller that
+	// refuses a merge with conflicts can return them: Conflicts is an error.
+	Conflicts Conflicts
 	// ValueMerges are the values original, updated and dest held three different ways
 	// that the merge merged inside, in document order, also those whose every changed
 	// part conflicts, but those at or below a field rule's path; nil without

@@ -358,7 +358,7 @@ spec:
 		t.Fatal(err)
 	}
 	checkOutput(t, got, want, true)
-	checkConflicts(t, cs, []conflictWant{{"spec.stages", vocab.BothChanged, "updated"}})
+	checkConflicts(t, cs, []conflictWant{{"spec.stages", merge.BothChanged, "updated"}})
 }
 
 // TestTwoWayMerge2WorkedExample is merge2.md's worked example: replicas 3, nginx updated in place,

@@ -112,7 +112,7 @@ func readRuleCases(t *testing.T, file string) []ruleCase {
 
 // runCase merges c's parsed inputs (nil where absent) as c says: the one call of the
 // engine for every rule case. 2-way merges report no conflicts.
-func runCase(c ruleCase, original, updated, src, dest *yaml.RNode) (out *yaml.RNode, conflicts []vocab.Conflict, err error) {
+func runCase(c ruleCase, original, updated, src, dest *yaml.RNode) (out *yaml.RNode, conflicts []merge.Conflict, err error) {
 	opts := merge.Options{
 		Policy:         vocab.ConflictPolicy(c.Policy),
 		Lists:          schema.New(schema.Options{OpenAPI: true, AssociativeKeys: c.AssociativeKeys}),
@@ -128,7 +128,7 @@ func runCase(c ruleCase, original, updated, src, dest *yaml.RNode) (out *yaml.RN
 
 // threeWay is merge.ThreeWay for the rule tests: runCase and rules_examples_test.go call
 // the 3-way engine only through it. It returns the Result's value and conflicts.
-func threeWay(original, updated, dest *yaml.RNode, opts merge.Options) (*yaml.RNode, []vocab.Conflict, error) {
+func threeWay(original, updated, dest *yaml.RNode, opts merge.Options) (*yaml.RNode, []merge.Conflict, error) {
 	res, err := merge.ThreeWay(original, updated, dest, opts)
 	return res.Value, res.Conflicts, err
 }
@@ -227,7 +227,7 @@ func (c ruleCase) run(t *testing.T) {
 	checkOutput(t, got, c.Want, c.Compare == "text")
 	want := make([]conflictWant, len(c.Conflicts))
 	for i, w := range c.Conflicts {
-		want[i] = conflictWant{w.Path, vocab.ConflictKind(w.Kind), w.Winner}
+		want[i] = conflictWant{w.Path, merge.ConflictKind(w.Kind), w.Winner}
 	}
 	checkConflicts(t, conflicts, want)
 	if c.twoWay() && strings.Contains(str(got), "$") {

@@ -46,7 +46,7 @@ func copyNode(n *yaml.Node) *yaml.Node {
 type threeWay struct {
 	lists     *schema.Resolver
 	winner    vocab.Role // the side a conflict's output takes (Options.Policy)
-	conflicts []vocab.Conflict
+	conflicts []Conflict
 	// nulls memoises hasNullField per map and list node, so that asking it at every
 	// level of a subtree costs the subtree's size once, not times its depth.
 	nulls map[*yaml.Node]bool
@@ -145,7 +145,7 @@ func (e *threeWay) merge(o, u, d *yaml.Node, sch schema.Node, path *at, quiet bo
 		if d == nil || equal(d, o) {
 			return nil
 		}
-		return e.conflict(path, vocab.DeletedUpstream, quiet, o, u, d, nil, d)
+		return e.conflict(path, DeletedUpstream, quiet, o, u, d, nil, d)
 	}
 	// The same change on both sides: keep dest as it is (with updated's comments where
 	// dest kept original's). Not when updated holds an explicit null field: that is an
@@ -196,7 +196,7 @@ func (e *threeWay) atomic(o, u, d *yaml.Node, sch schema.Node, path *at, quiet b
 		if missingOrNull(o) { // added upstream
 			return u
 		}
-		return e.conflict(path, vocab.DeletedLocally, quiet, o, u, nil, u, nil)
+		return e.conflict(path, DeletedLocally, quiet, o, u, nil, u, nil)
 	}
 	if equal(d, o) {
 		return e.blend(o, u, d, fromU, sch)
@@ -206,7 +206,7 @@ func (e *threeWay) atomic(o, u, d *yaml.Node, sch schema.Node, path *at, quiet b
 			return out
 		}
 	}
-	out := e.conflict(path, vocab.BothChanged, quiet, o, u, d, u, d)
+	out := e.conflict(path, BothChanged, quiet, o, u, d, u, d)
 	if e.winner == vocab.Original && !quiet {
 		return out // original's value, as original has it
 	}
@@ -255,15 +255,15 @@ func (e *threeWay) hasNullField(n *yaml.Node) bool {
 //
 // quiet is set only while computing the delta updated brings to a map, list or element
 // dest deleted (mapDelta, mergeKeyed without dest): there the value is always updated's,
-// whatever the policy, because the policy is applied once, by the vocab.DeletedLocally
+// whatever the policy, because the policy is applied once, by the DeletedLocally
 // conflict at the deleted place. Deciding inner conflicts for dest there emptied the
 // delta under vocab.DestWins, and the deletion's conflict was then never reported.
-func (e *threeWay) conflict(path *at, kind vocab.ConflictKind, quiet bool, o, u, d, takeU, keepD *yaml.Node) *yaml.Node {
+func (e *threeWay) conflict(path *at, kind ConflictKind, quiet bool, o, u, d, takeU, keepD *yaml.Node) *yaml.Node {
 	if quiet {
 		return takeU
 	}
 	out := pick(e, o, takeU, keepD)
-	e.conflicts = append(e.conflicts, vocab.Conflict{
+	e.conflicts = append(e.conflicts, Conflict{
 		Path: path.path(), Kind: kind, Winner: e.winner,
 		Original: rnode(copyNode(o)), Updated: rnode(copyNode(u)), Dest: rnode(copyNode(d)),
 	})
@@ -304,7 +304,7 @@ func (e *threeWay) mergeMap(o, u, d *yaml.Node, sch schema.Node, path *at, quiet
 		if e.mapDelta(o, u, sch, path) == nil {
 			return nil
 		}
-		return e.conflict(path, vocab.DeletedLocally, quiet, o, u, nil, e.merge(nil, u, nil, sch, path, true), nil)
+		return e.conflict(path, DeletedLocally, quiet, o, u, nil, e.merge(nil, u, nil, sch, path, true), nil)
 	}
 	dn, out := e.own(d)
 	of, uf := indexFields(o), indexFields(u)
@@ -409,7 +409,7 @@ func (e *threeWay) mergeKeyed(o, u, d *yaml.Node, l schema.List, ids *schema.Ide
 		if !changed {
 			return nil
 		}
-		return e.conflict(path, vocab.DeletedLocally, quiet, o, u, nil, newSeq(un, content), nil)
+		return e.conflict(path, DeletedLocally, quiet, o, u, nil, newSeq(un, content), nil)
 	}
 	keptIDs := make([]int, 0, len(dn.Content))
 	kept := make([]*yaml.Node, 0, len(dn.Content))
@@ -484,7 +484,7 @@ func (e *threeWay) mergeSet(o, u, d *yaml.Node, path *at, quiet bool) *yaml.Node
 			if !inO[setID(ue)] {
 				// Deleted locally, an element added upstream: updated's whole set
 				// comes back, never the additions alone.
-				return e.conflict(path, vocab.DeletedLocally, quiet, o, u, nil, u, nil)
+				return e.conflict(path, DeletedLocally, quiet, o, u, nil, u, nil)
 			}
 		}
 		return nil

@@ -7,6 +7,7 @@ import (
 
 	"sigs.k8s.io/kustomize/kyaml/yaml"
 
+	"github.com/krm-merge/krm-merge/internal/render"
 	"github.com/krm-merge/krm-merge/internal/textmerge"
 	"github.com/krm-merge/krm-merge/pkg/fieldpath"
 	"github.com/krm-merge/krm-merge/pkg/schema"
@@ -29,14 +30,14 @@ import (
 //     one); the token is merged as above, the rest is common. In a list or a text, a
 //     conflicting run whose sides hold as many elements or lines is merged position by
 //     position where every position both sides changed is such a reference (parts
-//     marked vocab.Part.Within); otherwise the run stays one conflict;
+//     marked Part.Within); otherwise the run stays one conflict;
 //   - an atomic list (a list no merge key or set pairs): runs of elements compared as
 //     whole values (MergeSeq, git merge-file's rules: changes to adjacent elements
 //     overlap);
 //   - a multi-line string: lines, by the same rules (git merge-file).
 //
 // Each part is taken 3-way: the side that changed it, or both alike; a part both sides
-// changed differently is a vocab.Conflict carrying the vocab.Part, decided by the policy for that
+// changed differently is a Conflict carrying the Part, decided by the policy for that
 // part alone, while the other parts still merge. The merged value keeps dest's node
 // (style, tag, comments merged 3-way as elsewhere); list elements dest kept keep dest's
 // comments (with upstream's comment changes where nobody changed the element), elements
@@ -69,15 +70,15 @@ type ValueMerge struct {
 	Original, Updated, Dest, Merged *yaml.RNode
 	// Parts are the parts either side changed, in order (an image's repository, then
 	// its tag and digest; elements and lines in dest's order). The conflicting ones are
-	// also reported as Conflicts, with their vocab.Part.
-	Parts []vocab.Part
+	// also reported as Conflicts, with their Part.
+	Parts []Part
 }
 
 // Conflicts counts the parts both sides changed differently.
 func (v ValueMerge) Conflicts() int {
 	n := 0
 	for _, p := range v.Parts {
-		if p.Change == vocab.ChangedBoth {
+		if p.Change == ChangedBoth {
 			n++
 		}
 	}
@@ -96,7 +97,7 @@ func (e *threeWay) mergeInside(o, u, d *yaml.Node, sch schema.Node, path *at) (o
 		return nil, false
 	}
 	var kind ValueKind
-	var parts []vocab.Part
+	var parts []Part
 	switch on.Kind {
 	case yaml.ScalarNode:
 		if !isString(on) || !isString(un) || !isString(dn) {
@@ -135,9 +136,9 @@ func (e *threeWay) mergeInside(o, u, d *yaml.Node, sch schema.Node, path *at) (o
 	orig, upd, dst := rnode(copyNode(o)), rnode(copyNode(u)), rnode(copyNode(d))
 	winner := e.winner
 	for i := range parts {
-		if parts[i].Change == vocab.ChangedBoth {
+		if parts[i].Change == ChangedBoth {
 			part := parts[i]
-			e.conflicts = append(e.conflicts, vocab.Conflict{Path: p, Kind: vocab.BothChanged, Winner: winner,
+			e.conflicts = append(e.conflicts, Conflict{Path: p, Kind: BothChanged, Winner: winner,
 				Original: orig, Updated: upd, Dest: dst, Part: &part, Merged: merged})
 		}
 	}
@@ -185,33 +186,33 @@ func pick[T any](e *threeWay, o, u, d T) T {
 }
 
 // partChange maps a region of a sequence merge to who changed it.
-func partChange(k textmerge.RegionKind) vocab.PartChange {
+func partChange(k textmerge.RegionKind) PartChange {
 	switch k {
 	case textmerge.UpdatedChanged:
-		return vocab.ChangedUpstream
+		return ChangedUpstream
 	case textmerge.DestChanged:
-		return vocab.ChangedLocally
+		return ChangedLocally
 	case textmerge.SameChange:
-		return vocab.ChangedAlike
+		return ChangedAlike
 	}
-	return vocab.ChangedBoth
+	return ChangedBoth
 }
 
 // span converts a textmerge span.
-func span(s textmerge.Span) vocab.Span { return vocab.Span{Start: s.Start, Len: s.Len} }
+func span(s textmerge.Span) Span { return Span{Start: s.Start, Len: s.Len} }
 
 // mergeList merges three atomic lists by runs of elements (MergeSeq over the elements'
 // value ids). Output: dest's list node (copied) holding, in dest's order, the
 // elements nobody changed (dest's, with comments merged 3-way), dest's changed runs,
 // updated's changed runs, and each conflicting run as the policy decides it.
-func (e *threeWay) mergeList(o, u, d *yaml.Node, sch schema.Node) (*yaml.Node, []vocab.Part) {
+func (e *threeWay) mergeList(o, u, d *yaml.Node, sch schema.Node) (*yaml.Node, []Part) {
 	in := valueIDs{}
 	oc, uc, dc := o.Content, u.Content, d.Content
 	oid, uid, did := in.all(oc), in.all(uc), in.all(dc)
 	regions := textmerge.MergeSeq(oid, did, uid)
 	elem := sch.Elements()
 	content := make([]*yaml.Node, 0, max(len(dc)+len(uc)-len(oc), len(dc)))
-	var parts []vocab.Part
+	var parts []Part
 	b, di, ui := 0, 0, 0
 	for _, r := range regions {
 		for k := 0; k < r.Dest.Start-di; k++ {
@@ -236,7 +237,7 @@ func (e *threeWay) mergeList(o, u, d *yaml.Node, sch schema.Node) (*yaml.Node, [
 			}
 			content = append(content, pick(e, bs, us, ds)...)
 		}
-		parts = append(parts, vocab.Part{Kind: vocab.ElementsPart, Change: partChange(r.Kind),
+		parts = append(parts, Part{Kind: ElementsPart, Change: partChange(r.Kind),
 			OriginalAt: span(r.Base), UpdatedAt: span(r.Updated), DestAt: span(r.Dest),
 			Original: flowList(bs), Updated: flowList(us), Dest: flowList(ds)})
 		b, di, ui = r.Base.End(), r.Dest.End(), r.Updated.End()
@@ -281,13 +282,13 @@ func flowText(n *yaml.Node) string {
 		}
 	}
 	flow(c)
-	return vocab.Render(rnode(c), vocab.Whole)
+	return render.Render(rnode(c), render.Whole)
 }
 
 // mergeLines merges three strings by lines (textmerge.MergeLines, as textmerge.Merge
 // and git merge-file do). Output: the merged text, each conflicting run of
 // lines as the policy decides it, and the parts.
-func (e *threeWay) mergeLines(o, u, d string) (string, []vocab.Part) {
+func (e *threeWay) mergeLines(o, u, d string) (string, []Part) {
 	ml := textmerge.MergeLines([]byte(o), []byte(d), []byte(u))
 	lo, ld, lu, regions := ml.Base, ml.Dest, ml.Updated, ml.Regions
 	var b strings.Builder
@@ -303,7 +304,7 @@ func (e *threeWay) mergeLines(o, u, d string) (string, []vocab.Part) {
 		}
 		return s.String()
 	}
-	var parts []vocab.Part
+	var parts []Part
 	line := 0
 	for _, r := range regions {
 		write(ld[line:r.Dest.Start])
@@ -322,7 +323,7 @@ func (e *threeWay) mergeLines(o, u, d string) (string, []vocab.Part) {
 		default:
 			write(ds)
 		}
-		parts = append(parts, vocab.Part{Kind: vocab.LinesPart, Change: partChange(r.Kind),
+		parts = append(parts, Part{Kind: LinesPart, Change: partChange(r.Kind),
 			OriginalAt: span(r.Base), UpdatedAt: span(r.Updated), DestAt: span(r.Dest),
 			Original: join(bs), Updated: join(us), Dest: join(ds)})
 	}

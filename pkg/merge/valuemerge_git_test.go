@@ -29,17 +29,17 @@ func gitMerge(t *testing.T, dir string, base, dest, updated string, flags ...str
 // diff3Of renders a value merge's parts as `git merge-file --diff3` prints the merge of
 // the items (one per line, each written by line): dest's items with each part replaced,
 // each conflicting part as a hunk of dest's, base's and updated's items.
-func diff3Of(parts []vocab.Part, o, u, d []string) string {
+func diff3Of(parts []merge.Part, o, u, d []string) string {
 	var b strings.Builder
 	line := 0
 	for _, p := range parts {
 		b.WriteString(strings.Join(d[line:p.DestAt.Start], ""))
 		line = p.DestAt.Start + p.DestAt.Len
-		run := func(s []string, at vocab.Span) string { return strings.Join(s[at.Start:at.Start+at.Len], "") }
+		run := func(s []string, at merge.Span) string { return strings.Join(s[at.Start:at.Start+at.Len], "") }
 		switch p.Change {
-		case vocab.ChangedUpstream:
+		case merge.ChangedUpstream:
 			b.WriteString(run(u, p.UpdatedAt))
-		case vocab.ChangedLocally, vocab.ChangedAlike:
+		case merge.ChangedLocally, merge.ChangedAlike:
 			b.WriteString(run(d, p.DestAt))
 		default:
 			b.WriteString("<<<<<<< dest\n" + run(d, p.DestAt) + "||||||| base\n" + run(o, p.OriginalAt) +

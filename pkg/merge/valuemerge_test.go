@@ -8,6 +8,7 @@ import (
 
 	"sigs.k8s.io/kustomize/kyaml/yaml"
 
+	"github.com/krm-merge/krm-merge/internal/render"
 	"github.com/krm-merge/krm-merge/pkg/merge"
 	"github.com/krm-merge/krm-merge/pkg/schema"
 	"github.com/krm-merge/krm-merge/pkg/vocab"
@@ -88,7 +89,7 @@ func TestValueMergeRules(t *testing.T) {
 				for _, x := range r.Conflicts {
 					gotC = append(gotC, x.String())
 					if x.Part != nil && !merge.Equal(x.Merged, merge.LookupPath(r.Value, x.Path)) {
-						t.Errorf("conflict %s: Merged %s is not the output's value", x, vocab.Render(x.Merged, vocab.Short))
+						t.Errorf("conflict %s: Merged %s is not the output's value", x, render.Render(x.Merged, render.Short))
 					}
 				}
 				for _, x := range c.Conflicts {

@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"github.com/krm-merge/krm-merge/internal/scrub"
+	"github.com/krm-merge/krm-merge/pkg/merge"
 	"github.com/krm-merge/krm-merge/pkg/vocab"
 )
 
@@ -141,7 +142,7 @@ type Conflict struct {
 	// kind, the three values, the winner and, for a part of a value merged inside, the
 	// part (Message is its text). nil for a whole resource, a text file or a path that
 	// is a file on one side and a directory on the other; never in the JSON report.
-	FieldConflict *vocab.Conflict `json:"-"`
+	FieldConflict *merge.Conflict `json:"-"`
 }
 
 // String is "file[:lines]: [resource: ][field: ]message", as the command prints it:

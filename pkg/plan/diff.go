@@ -5,9 +5,9 @@ import (
 	"strings"
 
 	"github.com/krm-merge/krm-merge/internal/jsonvalue"
+	"github.com/krm-merge/krm-merge/internal/render"
 	"github.com/krm-merge/krm-merge/pkg/fieldpath"
 	"github.com/krm-merge/krm-merge/pkg/schema"
-	"github.com/krm-merge/krm-merge/pkg/vocab"
 )
 
 // Op is what a run does to one field.
@@ -308,6 +308,6 @@ func allScalars(l []interface{}) bool {
 	return true
 }
 
-// scalarText renders a value for a field path selector ([name=x], [=x]): vocab.Render
+// scalarText renders a value for a field path selector ([name=x], [=x]): render.Render
 // in its Whole form.
-func scalarText(v interface{}) string { return vocab.Render(v, vocab.Whole) }
+func scalarText(v interface{}) string { return render.Render(v, render.Whole) }

@@ -103,7 +103,7 @@ type Conflict struct {
 	// Item is the dest item (the live object in apply mode).
 	Item *roles.Item
 	// Field is the 3-way field conflict; nil for a whole resource or in apply mode.
-	Field *vocab.Conflict
+	Field *merge.Conflict
 	// Refused is, in apply mode, the field kubectl's check refuses; nil for the object.
 	Refused *plan.Change
 	// What names the resource of a whole-resource 3-way conflict (its identity).
@@ -150,7 +150,7 @@ func Run(items []roles.Item, opts Options) (*Outcome, error) {
 // the mode's prepare.
 type prep struct {
 	out       *yaml.RNode // the merged (applied) item; the cleaned src (2-way add)
-	conflicts []vocab.Conflict
+	conflicts []merge.Conflict
 	values    []merge.ValueMerge // values merged inside (Options.Merge.ValueMerge)
 	effects   []merge.RuleEffect // field rules that changed the output (fieldrules.go)
 	copied    []host.Copy        // comments the host copies onto other nodes (output.go)
@@ -265,7 +265,7 @@ func fieldOf(err error) string {
 
 // conflict records a 3-way conflict on dest item it: a field (c) or, with c nil, the
 // whole resource (what says how).
-func (r *run) conflict(it *roles.Item, c *vocab.Conflict, what string) {
+func (r *run) conflict(it *roles.Item, c *merge.Conflict, what string) {
 	var res *framework.Result
 	if c != nil {
 		res = results.FieldConflict(r.valuesAt(it), *c, r.opts.Merge.Policy)

@@ -27,7 +27,7 @@
 //     "Apply mode").
 //
 // Values in currentValue and proposedValue are plain values (Value); messages show them
-// compactly (vocab.Render: Long for plan and apply changes, Short for field rule
+// compactly (render.Render: Long for plan and apply changes, Short for field rule
 // effects).
 //
 // # Errors

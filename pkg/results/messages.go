@@ -8,6 +8,7 @@ import (
 	"sigs.k8s.io/kustomize/kyaml/fn/framework"
 	"sigs.k8s.io/kustomize/kyaml/yaml"
 
+	"github.com/krm-merge/krm-merge/internal/render"
 	"github.com/krm-merge/krm-merge/pkg/merge"
 	"github.com/krm-merge/krm-merge/pkg/plan"
 	"github.com/krm-merge/krm-merge/pkg/vocab"
@@ -71,7 +72,7 @@ func conflictResult(at At, text string, p vocab.ConflictPolicy, current, propose
 
 // ConflictText says what a 3-way field conflict is and how it was decided, e.g.
 // "changed on both sides (original 1, updated 2, dest 3); updated wins".
-func ConflictText(c vocab.Conflict, p vocab.ConflictPolicy) string {
+func ConflictText(c merge.Conflict, p vocab.ConflictPolicy) string {
 	return decided(c.Describe(), p, c.Winner)
 }
 
@@ -82,7 +83,7 @@ func ConflictText(c vocab.Conflict, p vocab.ConflictPolicy) string {
 // original, updated and dest the three values whole (wholeValues), e.g.
 // "conflict: changed on both sides: the tag (original v3.4.0, updated v3.5.0, dest
 // v3.4.1); updated wins".
-func FieldConflict(at At, c vocab.Conflict, p vocab.ConflictPolicy) *framework.Result {
+func FieldConflict(at At, c merge.Conflict, p vocab.ConflictPolicy) *framework.Result {
 	at.Path = c.Path.String()
 	if at.redactsAt(c.Path) {
 		c = RedactConflict(at.Resource, c)
@@ -103,7 +104,7 @@ func FieldConflict(at At, c vocab.Conflict, p vocab.ConflictPolicy) *framework.R
 // "updated" and "dest" (a scalar's text, a map or list as JSON; a side with no value
 // has no tag), since the message cuts a long value to the places where it differs and
 // currentValue and proposedValue hold two of the three; nil when no side has a value.
-func wholeValues(c vocab.Conflict) map[string]string {
+func wholeValues(c merge.Conflict) map[string]string {
 	tags := map[string]string{}
 	for _, side := range []struct {
 		name string
@@ -135,7 +136,7 @@ func wholeValues(c vocab.Conflict) map[string]string {
 // sides: the tag, reported as a conflict"). Parts are listed in the value's order.
 func ValueMergedText(v merge.ValueMerge) string {
 	var from []string
-	for _, who := range []vocab.PartChange{vocab.ChangedUpstream, vocab.ChangedLocally, vocab.ChangedAlike} {
+	for _, who := range []merge.PartChange{merge.ChangedUpstream, merge.ChangedLocally, merge.ChangedAlike} {
 		var ps []string
 		for _, p := range v.Parts {
 			if p.Change == who {
@@ -146,14 +147,14 @@ func ValueMergedText(v merge.ValueMerge) string {
 			continue
 		}
 		name := string(who)
-		if who == vocab.ChangedAlike {
+		if who == merge.ChangedAlike {
 			name = "both sides alike"
 		}
 		from = append(from, "from "+name+" "+strings.Join(ps, ", "))
 	}
 	var both []string
 	for _, p := range v.Parts {
-		if p.Change == vocab.ChangedBoth {
+		if p.Change == merge.ChangedBoth {
 			both = append(both, p.Where())
 		}
 	}
@@ -228,9 +229,9 @@ func HostCopy(at At, comment string) *framework.Result {
 func RuleEffect(at At, e merge.RuleEffect) *framework.Result {
 	msg := fmt.Sprintf("field rule %s (%s)", e.Rule.Policy, e.Rule.Source)
 	if !merge.Equal(e.Merged, e.Result) {
-		msg += fmt.Sprintf(": the merge gave %s, the output holds %s", vocab.Render(e.Merged, vocab.Short), vocab.Render(e.Result, vocab.Short))
+		msg += fmt.Sprintf(": the merge gave %s, the output holds %s", render.Render(e.Merged, render.Short), render.Render(e.Result, render.Short))
 	} else {
-		msg += fmt.Sprintf(": the output holds %s", vocab.Render(e.Result, vocab.Short))
+		msg += fmt.Sprintf(": the output holds %s", render.Render(e.Result, render.Short))
 	}
 	if n := len(e.Conflicts); n > 0 {
 		msg += fmt.Sprintf("; decided %d conflict", n)
@@ -316,13 +317,13 @@ func PlanChange(at At, c plan.Change, mode vocab.Mode) *framework.Result {
 func ChangeText(c plan.Change) string {
 	switch c.Op {
 	case plan.Changed:
-		return fmt.Sprintf("would change this field: %s -> %s", vocab.Render(c.Current, vocab.Long), vocab.Render(c.Proposed, vocab.Long))
+		return fmt.Sprintf("would change this field: %s -> %s", render.Render(c.Current, render.Long), render.Render(c.Proposed, render.Long))
 	case plan.Added:
-		return fmt.Sprintf("would add %s", vocab.Render(c.Proposed, vocab.Long))
+		return fmt.Sprintf("would add %s", render.Render(c.Proposed, render.Long))
 	case plan.Deleted:
-		return fmt.Sprintf("would delete %s", vocab.Render(c.Current, vocab.Long))
+		return fmt.Sprintf("would delete %s", render.Render(c.Current, render.Long))
 	default:
-		return fmt.Sprintf("would reorder the elements: %s -> %s", vocab.Render(c.Current, vocab.Long), vocab.Render(c.Proposed, vocab.Long))
+		return fmt.Sprintf("would reorder the elements: %s -> %s", render.Render(c.Current, render.Long), render.Render(c.Proposed, render.Long))
 	}
 }
 
@@ -377,23 +378,23 @@ func ApplyChange(at At, c plan.Change) *framework.Result {
 	var s string
 	switch c.Op {
 	case plan.Changed:
-		s = fmt.Sprintf("apply would change this field: %s -> %s", vocab.Render(c.Current, vocab.Long), vocab.Render(c.Proposed, vocab.Long))
+		s = fmt.Sprintf("apply would change this field: %s -> %s", render.Render(c.Current, render.Long), render.Render(c.Proposed, render.Long))
 		if c.OverwritesBase() {
-			s += fmt.Sprintf(" (overwrites a change made on the live object since the last apply, which set %s)", vocab.Render(c.Base, vocab.Long))
+			s += fmt.Sprintf(" (overwrites a change made on the live object since the last apply, which set %s)", render.Render(c.Base, render.Long))
 		}
 	case plan.Added:
-		s = fmt.Sprintf("apply would add %s", vocab.Render(c.Proposed, vocab.Long))
+		s = fmt.Sprintf("apply would add %s", render.Render(c.Proposed, render.Long))
 	case plan.Deleted:
-		s = fmt.Sprintf("apply would delete %s", vocab.Render(c.Current, vocab.Long))
+		s = fmt.Sprintf("apply would delete %s", render.Render(c.Current, render.Long))
 		if c.OverwritesBase() {
-			s += fmt.Sprintf(" (in the last-applied configuration as %s, gone from the config; changed on the live object since)", vocab.Render(c.Base, vocab.Long))
+			s += fmt.Sprintf(" (in the last-applied configuration as %s, gone from the config; changed on the live object since)", render.Render(c.Base, render.Long))
 		} else if c.InBase {
 			s += " (in the last-applied configuration, gone from the config)"
 		} else {
 			s += " (not set by the last apply; the config's patch clears it: a retainKeys or replace strategy, or an explicit null)"
 		}
 	case plan.Reordered:
-		s = fmt.Sprintf("apply would reorder the elements: %s -> %s", vocab.Render(c.Current, vocab.Long), vocab.Render(c.Proposed, vocab.Long))
+		s = fmt.Sprintf("apply would reorder the elements: %s -> %s", render.Render(c.Current, render.Long), render.Render(c.Proposed, render.Long))
 	}
 	at.Path = c.Path.String()
 	return withValues(at.result(framework.Info, s), c.Current, c.Proposed)
@@ -413,13 +414,13 @@ func ApplyRefusedField(at At, c plan.Change) *framework.Result {
 	switch {
 	case c.Op == plan.Added && c.InBase:
 		what = fmt.Sprintf("the apply would add this field again, which was removed from the live object since the last apply (last applied %s, config %s)",
-			vocab.Render(c.Base, vocab.Long), vocab.Render(c.Proposed, vocab.Long))
+			render.Render(c.Base, render.Long), render.Render(c.Proposed, render.Long))
 	case !c.InBase:
 		what = fmt.Sprintf("the apply would %s this field, which the last apply did not set: the live object has it from elsewhere (live %s, config %s)",
-			c.Op, vocab.Render(c.Current, vocab.Long), vocab.Render(c.Proposed, vocab.Long))
+			c.Op, render.Render(c.Current, render.Long), render.Render(c.Proposed, render.Long))
 	default:
 		what = fmt.Sprintf("the apply would %s this field, which was changed on the live object since the last apply (last applied %s, live %s, config %s)",
-			c.Op, vocab.Render(c.Base, vocab.Long), vocab.Render(c.Current, vocab.Long), vocab.Render(c.Proposed, vocab.Long))
+			c.Op, render.Render(c.Base, render.Long), render.Render(c.Current, render.Long), render.Render(c.Proposed, render.Long))
 	}
 	at.Path = c.Path.String()
 	return withValues(at.result(framework.Error, "conflict: "+what+refusedSuffix), c.Current, nil)

@@ -8,8 +8,8 @@ import (
 	"sigs.k8s.io/kustomize/kyaml/yaml"
 
 	"github.com/krm-merge/krm-merge/pkg/fieldpath"
+	"github.com/krm-merge/krm-merge/pkg/merge"
 	"github.com/krm-merge/krm-merge/pkg/plan"
-	"github.com/krm-merge/krm-merge/pkg/vocab"
 )
 
 // A Secret's data and stringData values are credentials; results, plans and `pkg
@@ -136,7 +136,7 @@ func redactNode(n *yaml.RNode, root bool) *yaml.RNode {
 // ref is a Secret (IsSecret) and c is at or under its data or stringData, or is about
 // the whole resource; else c as it is. For the text of `pkg update`'s conflict lines
 // (ConflictText of it).
-func RedactConflict(ref *yaml.ResourceIdentifier, c vocab.Conflict) vocab.Conflict {
+func RedactConflict(ref *yaml.ResourceIdentifier, c merge.Conflict) merge.Conflict {
 	if !IsSecret(ref) {
 		return c
 	}

@@ -7,6 +7,7 @@ import (
 	"sigs.k8s.io/kustomize/kyaml/yaml"
 
 	"github.com/krm-merge/krm-merge/pkg/fieldpath"
+	"github.com/krm-merge/krm-merge/pkg/merge"
 	"github.com/krm-merge/krm-merge/pkg/plan"
 	"github.com/krm-merge/krm-merge/pkg/vocab"
 )
@@ -21,7 +22,7 @@ func TestRedaction(t *testing.T) {
 	if got := Redacted("hunter2"); got != "<redacted: 7 bytes, sha256:f52fbd32>" {
 		t.Errorf("Redacted = %s", got)
 	}
-	c := vocab.Conflict{Path: fieldpath.Path{}.Field("data").Field("password"), Kind: vocab.BothChanged,
+	c := merge.Conflict{Path: fieldpath.Path{}.Field("data").Field("password"), Kind: merge.BothChanged,
 		Original: yaml.NewScalarRNode("b3JpZw=="), Updated: yaml.NewScalarRNode("dXBk"), Dest: yaml.NewScalarRNode("bG9jYWw="), Winner: vocab.Updated}
 	text := ConflictText(RedactConflict(secret, c), vocab.UpdatedWins)
 	if strings.Contains(text, "dXBk") || strings.Count(text, "<redacted: ") != 3 {

@@ -1,4 +1,4 @@
-package vocab
+package render
 
 import (
 	"math/rand"
@@ -52,7 +52,7 @@ func TestBriefShowsTheDifference(t *testing.T) {
 		for i, s := range c.in {
 			ns[i] = yaml.NewScalarRNode(s)
 		}
-		got := briefAll(ns...)
+		got := Brief(ns...)
 		for i := range got {
 			if got[i] != c.want[i] {
 				t.Errorf("%s: value %d shown %q, want %q", c.name, i, got[i], c.want[i])
@@ -63,26 +63,8 @@ func TestBriefShowsTheDifference(t *testing.T) {
 		}
 	}
 	var absent *yaml.RNode
-	if got := briefAll(absent, yaml.NewScalarRNode(o)); got[0] != "<absent>" || got[1] != cut(o) {
+	if got := Brief(absent, yaml.NewScalarRNode(o)); got[0] != "<absent>" || got[1] != cut(o) {
 		t.Errorf("absent beside a long value: %q", got)
-	}
-}
-
-// TestConflictMessageShowsTheChangedDigest: a conflict between two long image
-// references that differ in the digest, and a mirror's copy, names each digest.
-func TestConflictMessageShowsTheChangedDigest(t *testing.T) {
-	o, u, d := knativeRefs()
-	c := Conflict{Kind: BothChanged, Winner: Updated, Original: scalar(o), Updated: scalar(u), Dest: scalar(d)}
-	got := c.Describe()
-	want := "changed on both sides (original gcr.io/knative-releases/knat...@sha256:aaaaaaaaaaaaaaaaa..., " +
-		"updated gcr.io/knative-releases/knat...@sha256:bbbbbbbbbbbbbbbbb..., " +
-		"dest registry.example.com/mirror/...@sha256:aaaaaaaaaaaaaaaaa...)"
-	if got != want {
-		t.Errorf("Describe() = %q, want %q", got, want)
-	}
-	// the whole values stay in the conflict
-	if c.Original.YNode().Value != o || c.Updated.YNode().Value != u || c.Dest.YNode().Value != d {
-		t.Error("the conflict lost its values")
 	}
 }
 
@@ -118,7 +100,7 @@ func TestBriefProperties(t *testing.T) {
 		}
 		d := gen(1+rng.Intn(30)) + o[from:]
 		ns := []*yaml.RNode{yaml.NewScalarRNode(o), yaml.NewScalarRNode(u), yaml.NewScalarRNode(d)}
-		got := briefAll(ns...)
+		got := Brief(ns...)
 		for i, s := range got {
 			full := ns[i].YNode().Value
 			if len(s) > briefMax || !utf8.ValidString(s) || (len(full) <= briefMax && s != full) {
@@ -128,5 +110,12 @@ func TestBriefProperties(t *testing.T) {
 		if got[0] == got[1] {
 			t.Fatalf("original %q and updated %q both shown as %q (dest %q)", o, u, got[0], d)
 		}
+	}
+}
+
+// TestCutLongText: a long text is cut to 60 bytes, ending in "...", inside no rune.
+func TestCutLongText(t *testing.T) {
+	if got := cut(strings.Repeat("é", 40)); len(got) > 60 || !strings.HasSuffix(got, "...") {
+		t.Errorf("cut gave %q (%d bytes)", got, len(got))
 	}
 }

@@ -1,4 +1,4 @@
-package vocab
+package render
 
 // maxDiffTokens bounds the token diff of two values (diffStarts): past it, on either
 // side of what the two share at their beginning and end, what lies between is one run.

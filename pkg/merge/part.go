@@ -1,8 +1,10 @@
-package vocab
+package merge
 
 import (
 	"fmt"
 	"strings"
+
+	"github.com/krm-merge/krm-merge/internal/render"
 )
 
 // PartKind names the kind of a Part of a value.
@@ -103,7 +105,7 @@ func (p Part) Where() string {
 // dest v3.4.1)`. Long texts are cut as Conflict.Describe cuts values.
 func (p Part) Describe() string {
 	o, u, d := p.text(p.Original), p.text(p.Updated), p.text(p.Dest)
-	v := briefTexts(o, u, d)
+	v := render.BriefTexts(o, u, d)
 	switch p.Change {
 	case ChangedUpstream:
 		return fmt.Sprintf("%s (%s -> %s)", p.Where(), v[0], v[1])

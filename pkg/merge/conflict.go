@@ -1,4 +1,4 @@
-package vocab
+package merge
 
 import (
 	"fmt"
@@ -6,7 +6,9 @@ import (
 
 	"sigs.k8s.io/kustomize/kyaml/yaml"
 
+	"github.com/krm-merge/krm-merge/internal/render"
 	"github.com/krm-merge/krm-merge/pkg/fieldpath"
+	"github.com/krm-merge/krm-merge/pkg/vocab"
 )
 
 // ConflictKind says which three-sided disagreement a Conflict is.
@@ -32,9 +34,9 @@ type Conflict struct {
 	// Original, Updated and Dest are the three values at Path; nil where absent.
 	Original, Updated, Dest *yaml.RNode
 	// Winner is the side whose value the output holds: the policy's winner
-	// (ConflictPolicy.Winner: Updated, Dest, or under OriginalWins Original); for a
+	// (ConflictPolicy.Winner: vocab.Updated, Dest, or under OriginalWins Original); for a
 	// conflicting Part, the side whose version of the part it holds.
-	Winner Role
+	Winner vocab.Role
 	// Part is, for a value merged inside (package merge's Options.ValueMerge), the
 	// part both sides changed differently (the tag, a run of elements or of lines, with
 	// its place in each source); nil when the whole value conflicts.
@@ -64,7 +66,7 @@ func (c Conflict) Describe() string {
 	if c.Part != nil {
 		return fmt.Sprintf("%s: %s", c.Kind, c.Part.Describe())
 	}
-	v := briefAll(c.Original, c.Updated, c.Dest)
+	v := render.Brief(c.Original, c.Updated, c.Dest)
 	return fmt.Sprintf("%s (original %s, updated %s, dest %s)", c.Kind, v[0], v[1], v[2])
 }
 

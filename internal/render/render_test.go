@@ -1,4 +1,4 @@
-package vocab
+package render
 
 import (
 	"strings"
