@@ -23,7 +23,7 @@ import (
 // machinery of one package (pkg/X/internal/...) sits in the layers of what it uses.
 var layers = [][]string{
 	{"internal/yamlnull"},
-	{"internal/bounds", "internal/checked", "internal/jsonvalue", "internal/metanode", "internal/parallel", "internal/render", "internal/scrub",
+	{"internal/bounds", "internal/jsonvalue", "internal/metanode", "internal/parallel", "internal/render", "internal/scrub",
 		"internal/testsupport", "internal/textmerge"},
 	{"internal/keepbytes"},
 	{"pkg/fieldpath", "pkg/apply/patchmeta", "pkg/pkgupdate/internal/gitpath", "pkg/function/internal/yamlenc"},

@@ -8,8 +8,10 @@
 // annotations and labels as kyaml reads and edits them). It only measures; callers turn
 // a breach into their own error (a results entry naming the resource, or an API error).
 //
-// Callers: package function checks every item before a run (and marks the merge's
-// options alias-free through internal/checked), packages merge and apply check inputs
+// HasNullElement finds a null element in a list of primitives, which the merges drop.
+//
+// Callers: package function checks every item before a run (and promises the merge's
+// options AliasFree and NullElementFree when no item has either), packages merge and apply check inputs
 // they are given directly, package config bounds the functionConfig, and
 // pkg/function/internal/resourcelist picks its alias-safe path with HasAlias and declines items
 // whose head is malformed.

@@ -6,7 +6,6 @@ import (
 	"sigs.k8s.io/kustomize/kyaml/yaml"
 
 	"github.com/krm-merge/krm-merge/internal/bounds"
-	"github.com/krm-merge/krm-merge/internal/checked"
 	"github.com/krm-merge/krm-merge/internal/parallel"
 	"github.com/krm-merge/krm-merge/pkg/config"
 	"github.com/krm-merge/krm-merge/pkg/function/internal/inputcheck"
@@ -87,14 +86,14 @@ func checkConfigHead(fc *yaml.RNode) error {
 // the key's path and both lines, or that holds a node tagged `!!`
 // (bounds.Report.UnwritableTag: yaml.v3 would write output no parser reads), naming its
 // path; whether any item holds an alias; and whether any item with a role holds a null
-// element in a list of primitives (checked.HasNullElement). Cost: two walks of
+// element in a list of primitives (bounds.HasNullElement). Cost: two walks of
 // each item (of each aliased node once), on all cores.
 func checkItems(items []roles.Item) (anyAlias, anyNullElement bool, err error) {
 	reports := make([]bounds.Report, len(items))
 	nulls := make([]bool, len(items))
 	parallel.ForEach(len(items), 64, func(i int) {
 		reports[i] = bounds.Check(items[i].Node.YNode())
-		nulls[i] = items[i].Role != vocab.None && checked.HasNullElement(items[i].Node.YNode())
+		nulls[i] = items[i].Role != vocab.None && bounds.HasNullElement(items[i].Node.YNode())
 	})
 	for i := range items {
 		anyNullElement = anyNullElement || nulls[i]

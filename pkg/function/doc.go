@@ -28,7 +28,7 @@
 // narrow options of the packages below (roles.Options, resources.Options). Run loads
 // nothing itself: it assigns roles (roles.Assign), checks every item once (alias
 // expansion and repeated keys with internal/bounds; null elements for
-// checked.HasNullElement), then hands the roles to resources.Run (the mode's resource
+// bounds.HasNullElement), then hands the roles to resources.Run (the mode's resource
 // rules, the engines of package merge or package apply, the output and results). It
 // does no I/O. The krm-merge binary runs Processor through kyaml's command builder and
 // the fast reader and writer of pkg/function/internal/resourcelist, with pkg/function/internal/inputcheck's checks

@@ -3,7 +3,6 @@ package function
 import (
 	"sigs.k8s.io/kustomize/kyaml/yaml"
 
-	"github.com/krm-merge/krm-merge/internal/checked"
 	"github.com/krm-merge/krm-merge/pkg/config"
 	"github.com/krm-merge/krm-merge/pkg/fieldrules"
 	"github.com/krm-merge/krm-merge/pkg/identity"
@@ -25,11 +24,10 @@ func roleOptions(cfg *config.Config) roles.Options {
 
 // resourceOptions are resources.Run's options from cfg, for the items assigned with ro:
 // aliasFree and nullElementFree say what checkItems found, which the engine's options
-// carry (internal/checked) so that the engine skips those walks.
+// promise (merge.Options.AliasFree, NullElementFree) so that the engine skips those walks.
 func resourceOptions(cfg *config.Config, ro roles.Options, assigned []roles.Item, aliasFree, nullElementFree bool) resources.Options {
 	mo := merge.Options{Policy: cfg.OnConflict, Lists: resolver(cfg, assigned),
-		ValueMerge: cfg.ValueMerge && cfg.Mode == vocab.ThreeWay}
-	checked.Mark(&mo, checked.Inputs{AliasFree: aliasFree, NullElementFree: nullElementFree})
+		ValueMerge: cfg.ValueMerge && cfg.Mode == vocab.ThreeWay, AliasFree: aliasFree, NullElementFree: nullElementFree}
 	return resources.Options{
 		Roles:       ro,
 		Identity:    identity.Options{MergeOnPath: cfg.MergeOnPath},

@@ -7,7 +7,6 @@ import (
 	"sigs.k8s.io/kustomize/kyaml/yaml"
 
 	"github.com/krm-merge/krm-merge/internal/bounds"
-	"github.com/krm-merge/krm-merge/internal/checked"
 	"github.com/krm-merge/krm-merge/internal/testsupport"
 	"github.com/krm-merge/krm-merge/pkg/merge"
 )
@@ -103,7 +102,7 @@ func FuzzThreeWayComments(f *testing.F) {
 	f.Fuzz(func(t *testing.T, base string, edits []byte, opt byte) {
 		defer testsupport.Guard(t, base, edits, opt)()
 		b, err := yaml.Parse(base)
-		if err != nil || repeatsKey(b.YNode()) || bounds.Check(b.YNode()).UnwritableTag != nil || bounds.HasAlias(b.YNode()) || checked.HasNullElement(b.YNode()) {
+		if err != nil || repeatsKey(b.YNode()) || bounds.Check(b.YNode()).UnwritableTag != nil || bounds.HasAlias(b.YNode()) || bounds.HasNullElement(b.YNode()) {
 			return // aliased nodes keep their comments; null list elements go (rule 5)
 		}
 		o, u, d := b.Copy(), b.Copy(), b.Copy()
@@ -116,7 +115,7 @@ func FuzzThreeWayComments(f *testing.F) {
 			return
 		}
 		opts := fuzzOptions(opt)
-		opts.PositionalHost = opt&4 != 0
+		opts.KeepDestPositions = opt&4 != 0
 		snap := []string{str(o), str(u), str(d)}
 		res3, err := merge.ThreeWay(o, u, d, opts)
 		out, conflicts := res3.Value, res3.Conflicts

@@ -49,9 +49,10 @@
 // rules, for every resource that two roles share, after deciding the resource rules
 // (added, deleted, kept); package results words the Conflicts and RuleEffects;
 // pkg/resources/internal/host uses RestoreComments to find where a host would copy a comment onto
-// another node. Package function checks every item once and marks its Options through
-// internal/checked (no aliases, no null elements) so that the engine skips its own
-// checks.
+// another node. Package function checks every item once and promises it in Options
+// (AliasFree, NullElementFree) so that the engine skips its own checks; package
+// resources sets Options.KeepDestPositions for output that goes to a host pairing list
+// elements by position.
 //
 // # Errors
 //

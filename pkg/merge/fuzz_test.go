@@ -8,7 +8,6 @@ import (
 	"sigs.k8s.io/kustomize/kyaml/yaml"
 
 	"github.com/krm-merge/krm-merge/internal/bounds"
-	"github.com/krm-merge/krm-merge/internal/checked"
 	"github.com/krm-merge/krm-merge/internal/testsupport"
 	"github.com/krm-merge/krm-merge/pkg/merge"
 	"github.com/krm-merge/krm-merge/pkg/schema"
@@ -193,9 +192,9 @@ func FuzzThreeWay(f *testing.F) {
 		if err != nil || len(conflicts) > 0 {
 			t.Fatalf("original == updated: error %v, %d conflicts", err, len(conflicts))
 		}
-		if checked.HasNullElement(in[2].YNode()) {
+		if bounds.HasNullElement(in[2].YNode()) {
 			// rule 5: dest's null list elements are no value and go; nothing else changes
-			if checked.HasNullElement(same.YNode()) {
+			if bounds.HasNullElement(same.YNode()) {
 				t.Fatalf("original == updated kept a null element of a list of primitives:\n%s", str(same))
 			}
 			return

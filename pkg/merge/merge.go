@@ -3,7 +3,6 @@ package merge
 import (
 	"sigs.k8s.io/kustomize/kyaml/yaml"
 
-	"github.com/krm-merge/krm-merge/internal/checked"
 	"github.com/krm-merge/krm-merge/pkg/fieldrules"
 	"github.com/krm-merge/krm-merge/pkg/schema"
 	"github.com/krm-merge/krm-merge/pkg/vocab"
@@ -37,15 +36,13 @@ type Options struct {
 	// where updated and dest are not written out as they were. The zero value returns
 	// a new tree that shares no node with the inputs.
 	Share bool
-	// PositionalHost says the output goes to a host that copies comments and field order
-	// from each input item onto its output pairing list elements by position (kpt and
-	// kustomize: kyaml's comments.CopyComments and order.SyncOrder, for items that carry
-	// the host's id; they pair every list by position first, keyed or not). The 3-way
-	// merge then places an element new upstream as late as updated's order allows (right
-	// before its nearest successor in updated that the output has, else at the end)
-	// instead of right after its predecessor, so that dest's elements keep their
-	// positions and the host pairs them with themselves.
-	PositionalHost bool
+	// KeepDestPositions places each list element new upstream as late as updated's
+	// order allows in the 3-way merge (right before its nearest successor in updated
+	// that the output has, else at the end) instead of right after its predecessor
+	// (docs/merge-semantics.md, "Element order"), so that dest's elements keep their
+	// positions. Package resources sets it for output that goes to a host which pairs
+	// list elements by position. The zero value places them after their predecessor.
+	KeepDestPositions bool
 	// ValueMerge makes the 3-way merge merge inside a value changed on both sides
 	// before calling it a conflict (docs/merge-semantics.md, "Merging inside a
 	// value"): an image reference (a string field named image, or a string, list
@@ -59,13 +56,16 @@ type Options struct {
 	// it.
 	ValueMerge bool
 
-	// checked is what the caller checked of the inputs (package internal/checked:
-	// package function marks its options); the engine skips those walks.
-	checked checked.Inputs
-}
-
-func init() {
-	checked.Register(func(o *Options, in checked.Inputs) { o.checked = in })
+	// AliasFree promises that no input holds a YAML alias (package function measures
+	// every item with internal/bounds); the engine then skips its own alias check, a
+	// walk of each input. Wrongly set, aliased inputs may be changed by the merge. The
+	// zero value promises nothing.
+	AliasFree bool
+	// NullElementFree promises that no input holds a null element in a list of
+	// primitives (bounds.HasNullElement); the engine then skips its walk that drops
+	// such elements (docs/merge-semantics.md, rule 5). Wrongly set, a null element may
+	// be merged as a value. The zero value promises nothing.
+	NullElementFree bool
 }
 
 // Result is everything a merge found.

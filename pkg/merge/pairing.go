@@ -18,7 +18,7 @@ func setID(n *yaml.Node) string {
 // Feed it the source's entries in order: seen for those that stay in the output, add for
 // new ones. K names an entry: a field name, a set value, a keyed element's identity.
 //
-// With late set (a list a host pairs by position, Options.PositionalHost), each new entry
+// With late set (Options.KeepDestPositions), each new entry
 // goes instead right before its nearest successor in the source that is present in the
 // output, else at the end: as late as the source's order allows, so that dest's entries
 // keep their positions wherever that order lets them.

@@ -116,7 +116,7 @@ func runCase(c ruleCase, original, updated, src, dest *yaml.RNode) (out *yaml.RN
 	opts := merge.Options{
 		Policy:         vocab.ConflictPolicy(c.Policy),
 		Lists:          schema.New(schema.Options{OpenAPI: true, AssociativeKeys: c.AssociativeKeys}),
-		PositionalHost: c.PositionalHost,
+		KeepDestPositions: c.PositionalHost,
 	}
 	if c.twoWay() {
 		opts.Policy = vocab.UpdatedWins
@@ -164,7 +164,7 @@ func twoWay(src, dest *yaml.RNode, opts merge.Options) (*yaml.RNode, error) {
 //   - conflicts (3-way): every conflict in order, each a path, a kind and a winner.
 //   - error (2-way): the text of the *merge.DirectiveError expected instead of an output.
 //   - policy (3-way): vocab.ConflictPolicy; left out, the zero policy (updated wins).
-//   - positionalHost: Options.PositionalHost.
+//   - positionalHost: Options.KeepDestPositions.
 //   - associativeKeys: schema.Options.AssociativeKeys (else the defaults).
 //
 // Every case merges with the built-in Kubernetes schema (runCase, the one place that

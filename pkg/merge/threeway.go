@@ -11,12 +11,12 @@ import (
 // threeWayShared is the 3-way merge without field rules and without the final copy:
 // its output may share the subtrees it takes unchanged with updated and dest.
 func threeWayShared(original, updated, dest *yaml.RNode, opts Options) Result {
-	e := &threeWay{lists: opts.lists(), winner: opts.Policy.Winner(), positional: opts.PositionalHost, valueMerge: opts.ValueMerge}
+	e := &threeWay{lists: opts.lists(), winner: opts.Policy.Winner(), positional: opts.KeepDestPositions, valueMerge: opts.ValueMerge}
 	o, u, d := ynode(original), ynode(updated), ynode(dest)
-	if !opts.checked.NullElementFree {
+	if !opts.NullElementFree {
 		o, u, d = withoutNullElements(o), withoutNullElements(u), withoutNullElements(d)
 	}
-	if !opts.checked.AliasFree && (bounds.HasAlias(u) || bounds.HasAlias(d)) {
+	if !opts.AliasFree && (bounds.HasAlias(u) || bounds.HasAlias(d)) {
 		// Aliases share nodes inside one input: work on private copies changed in
 		// place, as the engine always did for them.
 		u, d = copyNode(u), copyNode(d)
@@ -56,7 +56,7 @@ type threeWay struct {
 	same map[[2]*yaml.Node]bool
 	// inPlace: u and d are private copies (inputs with aliases), changed in place.
 	inPlace bool
-	// positional: Options.PositionalHost.
+	// positional: Options.KeepDestPositions.
 	positional bool
 	// valueMerge: Options.ValueMerge; valueMerges are the values merged inside.
 	valueMerge  bool

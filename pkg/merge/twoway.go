@@ -26,10 +26,10 @@ const (
 func twoWayShared(src, dest *yaml.RNode, opts Options) (*yaml.RNode, error) {
 	e := &twoWay{lists: opts.lists()}
 	s, d := ynode(src), ynode(dest)
-	if !opts.checked.NullElementFree {
+	if !opts.NullElementFree {
 		s, d = withoutNullElements(s), withoutNullElements(d)
 	}
-	if !opts.checked.AliasFree && (bounds.HasAlias(s) || bounds.HasAlias(d)) {
+	if !opts.AliasFree && (bounds.HasAlias(s) || bounds.HasAlias(d)) {
 		// Aliases share nodes inside one input: work on private copies changed in
 		// place, as the engine always did for them.
 		s, d = copyNode(s), copyNode(d)

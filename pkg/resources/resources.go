@@ -122,7 +122,7 @@ type Conflict struct {
 // apply.Create, placed at the item at fault; a panic while handling a resource,
 // recovered into an error naming it.
 func Run(items []roles.Item, opts Options) (*Outcome, error) {
-	opts.Merge.PositionalHost = hostedByID(items)
+	opts.Merge.KeepDestPositions = hostedByID(items)
 	idOpts := opts.Identity
 	if idOpts.Namespaced == nil {
 		idOpts.Namespaced = opts.Merge.Lists.Namespaced
@@ -291,7 +291,7 @@ func describe(s *identity.Set) string { return fmt.Sprint(s.ID) }
 
 // hostedByID reports whether the items come from a host that restores comments and
 // field order by input id (kpt, kustomize): a dest item carries the id. Run sets
-// merge.Options.PositionalHost from it.
+// merge.Options.KeepDestPositions from it.
 func hostedByID(items []roles.Item) bool {
 	for i := range items {
 		if items[i].Role == vocab.Dest && host.HasID(items[i].Node) {

@@ -21,11 +21,11 @@
 // The host pairs list elements by position (in every list, keyed or not, before it pairs
 // keyed elements by key), so on a list where upstream inserted or deleted elements it
 // would copy dest's comments onto other elements. The merge places new elements so that
-// positions still pair where updated's order allows (merge.Options.PositionalHost);
+// positions still pair where updated's order allows (merge.Options.KeepDestPositions);
 // Finish keeps the id in every case (the file's comments are never lost) and names each
 // comment the host still copies onto another node, for a warning (docs/hosts.md).
 //
-// Callers: package resources (HasID, to set merge.Options.PositionalHost; and
+// Callers: package resources (HasID, to set merge.Options.KeepDestPositions; and
 // resources (Finish on every merged item, vocab.IsHostAnnotation to keep host annotations out of
 // merges and plans, the annotation edits on added items).
 package host

@@ -1,4 +1,4 @@
-package checked
+package bounds
 
 import (
 	"testing"
