@@ -14,8 +14,8 @@ import (
 
 // layers is the architecture docs/architecture.md draws: each package of this module in
 // a layer, and a package may import only packages of lower layers. The leaf utilities
-// of internal/ are under everything; the vocabulary (vocab, with the field paths it
-// names conflicts by) is under every concept; the role layer (roles, identity) sits
+// of internal/ are under everything (internal/render shows values in messages); the
+// vocabulary (vocab) and field paths are under every concept; the role layer (roles, identity) sits
 // under the field engines and knows nothing of them; the field engines (merge, apply)
 // know nothing of resources, the functionConfig or hosts; the resource layer knows
 // nothing of the functionConfig (package function turns it into options); only the
@@ -61,11 +61,11 @@ func folderOf(p string) int {
 const module = "github.com/krm-merge/krm-merge"
 
 // bottom are the packages every layer may speak, with the only packages of this module
-// each may import: the vocabulary names conflicts by field path, and field paths import
-// nothing.
+// each may import: neither the vocabulary nor field paths import any package of this
+// module (a conflict, at a field path, is the engine's: package merge).
 var bottom = map[string][]string{
 	"pkg/fieldpath": nil,
-	"pkg/vocab":     {"pkg/fieldpath"},
+	"pkg/vocab":     nil,
 }
 
 // TestArchitectureLayers reads every non-test Go file of pkg/, internal/ and the root

@@ -10,7 +10,6 @@ import (
 
 	"github.com/krm-merge/krm-merge/pkg/config"
 	"github.com/krm-merge/krm-merge/pkg/pkgupdate"
-	"github.com/krm-merge/krm-merge/pkg/vocab"
 )
 
 // writeConfig writes a typed functionConfig with spec and returns its path.
@@ -59,13 +58,13 @@ func TestMergeConfigRefused(t *testing.T) {
 // update.
 func TestMergeOptionsFromConfig(t *testing.T) {
 	cfg := config.Defaults()
-	cfg.OnConflict, cfg.RoleAnnotation, cfg.MergeOnPath, cfg.ValueMerge = vocab.DestWins, "example.com/role", true, false
+	cfg.OnConflict, cfg.RoleAnnotation, cfg.MergeOnPath, cfg.ValueMerge = config.DestWins, "example.com/role", true, false
 	cfg.Schema, cfg.AssociativeKeys = config.SchemaNone, []string{"id"}
 	got, err := mergeOptions(cfg)
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := &pkgupdate.MergeOptions{OnConflict: vocab.DestWins, RoleAnnotation: "example.com/role", MergeOnPath: true,
+	want := &pkgupdate.MergeOptions{OnConflict: config.DestWins, RoleAnnotation: "example.com/role", MergeOnPath: true,
 		Schema: config.SchemaNone, AssociativeKeys: []string{"id"}}
 	if !reflect.DeepEqual(got, want) {
 		t.Errorf("mergeOptions = %+v, want %+v", got, want)

@@ -9,8 +9,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/krm-merge/krm-merge/pkg/config"
 	"github.com/krm-merge/krm-merge/pkg/pkgupdate"
-	"github.com/krm-merge/krm-merge/pkg/vocab"
 )
 
 const (
@@ -112,22 +112,22 @@ func TestConflictPolicyPrecedence(t *testing.T) {
 func TestConflictPolicy(t *testing.T) {
 	for _, tc := range []struct {
 		flag       string
-		fromConfig vocab.ConflictPolicy
+		fromConfig config.ConflictPolicy
 		sets       bool
-		want       vocab.ConflictPolicy
+		want       config.ConflictPolicy
 	}{
-		{"", vocab.UpdatedWins, false, vocab.MarkConflicts},
-		{"", vocab.UpdatedWins, true, vocab.UpdatedWins},
-		{"", vocab.DestWins, true, vocab.DestWins},
-		{"updated", vocab.DestWins, true, vocab.UpdatedWins},
-		{"error", vocab.UpdatedWins, false, vocab.FailOnConflict},
-		{"mark", vocab.UpdatedWins, true, vocab.MarkConflicts},
+		{"", config.UpdatedWins, false, config.MarkConflicts},
+		{"", config.UpdatedWins, true, config.UpdatedWins},
+		{"", config.DestWins, true, config.DestWins},
+		{"updated", config.DestWins, true, config.UpdatedWins},
+		{"error", config.UpdatedWins, false, config.FailOnConflict},
+		{"mark", config.UpdatedWins, true, config.MarkConflicts},
 	} {
 		if got, err := conflictPolicy(tc.flag, tc.fromConfig, tc.sets); err != nil || got != tc.want {
 			t.Errorf("conflictPolicy(%q, %q, %v) = %q, %v; want %q", tc.flag, tc.fromConfig, tc.sets, got, err, tc.want)
 		}
 	}
-	if _, err := conflictPolicy("ours", vocab.UpdatedWins, false); err == nil {
+	if _, err := conflictPolicy("ours", config.UpdatedWins, false); err == nil {
 		t.Error("--on-conflict ours accepted")
 	}
 	dir := t.TempDir()
@@ -149,7 +149,7 @@ func TestConflictPolicy(t *testing.T) {
 		cfg, sets, err := loadConfig(p)
 		if err != nil || sets != tc.sets {
 			t.Errorf("%s: sets %v, %v; want %v", tc.text, sets, err, tc.sets)
-		} else if sets && cfg.OnConflict != vocab.UpdatedWins {
+		} else if sets && cfg.OnConflict != config.UpdatedWins {
 			t.Errorf("%s: onConflict %q", tc.text, cfg.OnConflict)
 		}
 	}

@@ -404,18 +404,18 @@ func mergeOptions(cfg *config.Config) (*pkgupdate.MergeOptions, error) {
 // --on-conflict nor the --config file sets one: mark, so that nothing of the user's is
 // replaced without them seeing it (git stops at a conflict too). The function's
 // default, and pkgupdate.DefaultMergeOptions's, stays updated (kyaml's rule).
-const DefaultOnConflict = vocab.MarkConflicts
+const DefaultOnConflict = config.MarkConflicts
 
 // conflictPolicy is the update's conflict policy: flag (--on-conflict) when given, else
 // fromConfig when the --config file sets onConflict (configSets), else
 // DefaultOnConflict. Errors: a flag value other than updated, dest, error or mark.
-func conflictPolicy(flag string, fromConfig vocab.ConflictPolicy, configSets bool) (vocab.ConflictPolicy, error) {
-	switch p := vocab.ConflictPolicy(flag); {
+func conflictPolicy(flag string, fromConfig config.ConflictPolicy, configSets bool) (config.ConflictPolicy, error) {
+	switch p := config.ConflictPolicy(flag); {
 	case flag == "" && configSets:
 		return fromConfig, nil
 	case flag == "":
 		return DefaultOnConflict, nil
-	case p == vocab.UpdatedWins || p == vocab.DestWins || p == vocab.FailOnConflict || p == vocab.MarkConflicts:
+	case p == config.UpdatedWins || p == config.DestWins || p == config.FailOnConflict || p == config.MarkConflicts:
 		return p, nil
 	default:
 		return "", fmt.Errorf("--on-conflict %q: want mark, updated, dest or error", flag)

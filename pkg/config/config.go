@@ -40,7 +40,7 @@ type Config struct {
 	// MergeOnPath makes the file path relative to the role directory part of identity.
 	MergeOnPath bool
 	// OnConflict decides 3-way conflicts.
-	OnConflict vocab.ConflictPolicy
+	OnConflict ConflictPolicy
 	// KeepSources also emits the original/updated/src items unchanged.
 	KeepSources bool
 	// AssociativeKeys are the keys that make a list associative when no schema names its

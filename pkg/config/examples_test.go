@@ -8,8 +8,6 @@ import (
 	"testing"
 
 	"sigs.k8s.io/kustomize/kyaml/yaml"
-
-	"github.com/krm-merge/krm-merge/pkg/vocab"
 )
 
 const examplesDir = "../../fn-config-examples"
@@ -78,7 +76,7 @@ func TestExamples(t *testing.T) {
 					t.Errorf("an annotations example must not select by path or inline: %+v", c)
 				}
 			}
-			if strings.Contains(base, "onconflict-error") && c.OnConflict != vocab.FailOnConflict {
+			if strings.Contains(base, "onconflict-error") && c.OnConflict != FailOnConflict {
 				t.Errorf("onConflict %s, want error", c.OnConflict)
 			}
 		})

@@ -69,7 +69,7 @@ func checkValid(t *testing.T, cfg *Config) {
 		t.Fatalf("invalid mode %q", cfg.Mode)
 	}
 	switch cfg.OnConflict {
-	case vocab.UpdatedWins, vocab.DestWins, vocab.FailOnConflict:
+	case UpdatedWins, DestWins, FailOnConflict:
 	default:
 		t.Fatalf("invalid onConflict %q", cfg.OnConflict)
 	}

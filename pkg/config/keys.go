@@ -60,7 +60,7 @@ type KeyDoc struct {
 // Valid values of the enum keys, in the order the contract lists them.
 var (
 	validModes     = []string{string(vocab.ThreeWay), string(vocab.TwoWay), string(vocab.Apply)}
-	validConflicts = []string{string(vocab.UpdatedWins), string(vocab.DestWins), string(vocab.FailOnConflict), string(vocab.MarkConflicts)}
+	validConflicts = []string{string(UpdatedWins), string(DestWins), string(FailOnConflict), string(MarkConflicts)}
 	validSchemas   = []string{string(SchemaKubernetes), string(SchemaNone)}
 	validBools     = []string{"true", "false"}
 )
@@ -87,7 +87,7 @@ var keyDocs = []KeyDoc{
 		Meaning: "Select src items by path (see originalPath). 2way mode."},
 	{Name: KeyMergeOnPath, Type: "boolean", Default: "false", Valid: validBools,
 		Meaning: "Make the file path, relative to the role's directory, part of a resource's identity."},
-	{Name: KeyOnConflict, Type: "string", Default: string(vocab.UpdatedWins), Valid: validConflicts,
+	{Name: KeyOnConflict, Type: "string", Default: string(UpdatedWins), Valid: validConflicts,
 		Meaning: "A field changed on both sides to different values: updated wins (kyaml behaviour), dest wins, " +
 			"or error fails the run listing every conflict; mark is for krm-merge pkg update only (conflict markers written into the files), " +
 			"and the function refuses it. 3way and apply modes (apply: updated or error, as kubectl's --overwrite)."},

@@ -30,7 +30,7 @@ func Defaults() *Config {
 	return &Config{
 		Mode:            vocab.ThreeWay,
 		RoleAnnotation:  vocab.DefaultRoleAnnotation,
-		OnConflict:      vocab.UpdatedWins,
+		OnConflict:      UpdatedWins,
 		Schema:          SchemaKubernetes,
 		AssociativeKeys: append([]string(nil), schema.DefaultAssociativeKeys()...),
 		ValueMerge:      true,

@@ -56,7 +56,7 @@ func TestLoadDefaults(t *testing.T) {
 	want := &Config{
 		Mode:            vocab.ThreeWay,
 		RoleAnnotation:  "config.kubernetes.io/merge-source",
-		OnConflict:      vocab.UpdatedWins,
+		OnConflict:      UpdatedWins,
 		Schema:          SchemaKubernetes,
 		AssociativeKeys: []string{"mountPath", "devicePath", "ip", "type", "topologyKey", "name", "containerPort"},
 		ValueMerge:      true,
@@ -173,11 +173,11 @@ func TestLoadKeys(t *testing.T) {
 		{"showSecretValues false", []string{"showSecretValues", "false"}, "showSecretValues: false",
 			func(c *Config) bool { return !c.ShowSecretValues }},
 		{"onConflict dest", []string{"onConflict", "dest"}, "onConflict: dest",
-			func(c *Config) bool { return c.OnConflict == vocab.DestWins }},
+			func(c *Config) bool { return c.OnConflict == DestWins }},
 		{"onConflict error", []string{"onConflict", "error"}, "onConflict: error",
-			func(c *Config) bool { return c.OnConflict == vocab.FailOnConflict }},
+			func(c *Config) bool { return c.OnConflict == FailOnConflict }},
 		{"onConflict in apply mode", []string{"mode", "apply", "onConflict", "error"}, "mode: apply\nonConflict: error",
-			func(c *Config) bool { return c.OnConflict == vocab.FailOnConflict && c.Mode == vocab.Apply }},
+			func(c *Config) bool { return c.OnConflict == FailOnConflict && c.Mode == vocab.Apply }},
 		{"associativeKeys", []string{"associativeKeys", " name, containerPort ,id"}, "associativeKeys: [name, containerPort, id]",
 			func(c *Config) bool {
 				return reflect.DeepEqual(c.AssociativeKeys, []string{"name", "containerPort", "id"})
@@ -358,7 +358,7 @@ func TestValidate(t *testing.T) {
 		{"no associative keys", func(c *Config) { c.AssociativeKeys = nil }, "associativeKeys", "associativeKeys is empty"},
 		{"a path key of another mode", func(c *Config) { c.Mode, c.SrcPath, c.DestPath = vocab.ThreeWay, "src", "dest" }, "srcPath", "srcPath does not apply in 3way mode"},
 		{"incomplete path selection", func(c *Config) { c.DestPath = "dest" }, "originalPath", "path selection in 3way mode (the default) needs originalPath, updatedPath and destPath"},
-		{"onConflict dest in apply mode", func(c *Config) { c.Mode, c.OnConflict = vocab.Apply, vocab.DestWins }, "onConflict", "does not apply in apply mode"},
+		{"onConflict dest in apply mode", func(c *Config) { c.Mode, c.OnConflict = vocab.Apply, DestWins }, "onConflict", "does not apply in apply mode"},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			c := Defaults()

@@ -183,8 +183,8 @@ func (c *Config) checkKeys(r reporter) {
 				"such rules; use it with 3way or 2way mode", k, modeName)
 		}
 	}
-	if c.Mode == vocab.Apply && c.OnConflict == vocab.DestWins {
-		r.fail(r.field(KeyOnConflict), string(c.OnConflict), []string{string(vocab.UpdatedWins), string(vocab.FailOnConflict)},
+	if c.Mode == vocab.Apply && c.OnConflict == DestWins {
+		r.fail(r.field(KeyOnConflict), string(c.OnConflict), []string{string(UpdatedWins), string(FailOnConflict)},
 			"onConflict: dest does not apply in apply mode: kubectl apply either overwrites fields changed on the live object "+
 				"(onConflict: updated, kubectl's default --overwrite=true) or refuses the object (onConflict: error, --overwrite=false)")
 	}

@@ -124,7 +124,7 @@ func (l *loader) setString(name, s string) {
 		}
 	case KeyOnConflict:
 		if l.checkEnum(name, s, validConflicts) {
-			l.cfg.OnConflict = vocab.ConflictPolicy(s)
+			l.cfg.OnConflict = ConflictPolicy(s)
 		}
 	case KeySchema:
 		if l.checkEnum(name, s, validSchemas) {

@@ -279,7 +279,7 @@ metadata:
 	})
 	t.Run("conflicts under onConflict=error are framework.Results", func(t *testing.T) {
 		cfg := config.Defaults()
-		cfg.OnConflict = vocab.FailOnConflict
+		cfg.OnConflict = config.FailOnConflict
 		m := &filter.Filter{Config: cfg}
 		_, err := m.Filter(parse(t, strings.Replace(threeWay, "DEST_IMAGE", "app:local", 1)))
 		var rs framework.Results
@@ -393,7 +393,7 @@ func TestPipelineErrorWritesNothing(t *testing.T) {
 	}
 	dir := writePkg(t, files)
 	cfg := pathConfig()
-	cfg.OnConflict = vocab.FailOnConflict
+	cfg.OnConflict = config.FailOnConflict
 	err := runPipeline(dir, &filter.Filter{Config: cfg})
 	var rs framework.Results
 	if !errors.As(err, &rs) || rs.ExitCode() != 1 {

@@ -8,6 +8,7 @@ import (
 
 	"github.com/krm-merge/krm-merge/pkg/config"
 	"github.com/krm-merge/krm-merge/pkg/function"
+	"github.com/krm-merge/krm-merge/pkg/roles"
 	"github.com/krm-merge/krm-merge/pkg/vocab"
 )
 
@@ -33,15 +34,15 @@ func TestOnConflictMarkRefused(t *testing.T) {
 		}
 	}
 	cfg := config.Defaults()
-	cfg.OnConflict = vocab.MarkConflicts
+	cfg.OnConflict = config.MarkConflicts
 	if _, err := function.Run(nil, cfg); err == nil || !strings.Contains(err.Error(), "krm-merge pkg update") {
 		t.Errorf("Run with onConflict mark: %v", err)
 	}
 }
 
-// vocab.OriginalWins, set by a Go caller (pkg update, for the base of its conflict
+// MergeTakingOriginal, which a Go caller runs (pkg update, for the base of its conflict
 // markers), gives each conflict original's value while the rest merges; Load refuses
-// it as a functionConfig value.
+// onConflict original as a functionConfig value.
 func TestConflictOriginal(t *testing.T) {
 	rl, err := yaml.Parse(threeWayInput)
 	if err != nil {
@@ -52,8 +53,11 @@ func TestConflictOriginal(t *testing.T) {
 		t.Fatal(err)
 	}
 	cfg := config.Defaults()
-	cfg.OnConflict = vocab.OriginalWins
-	out, err := function.Run(its, cfg)
+	assigned, err := roles.Assign(its, roles.Options{Mode: cfg.Mode, Annotation: cfg.RoleAnnotation})
+	if err != nil {
+		t.Fatal(err)
+	}
+	out, err := function.MergeTakingOriginal(assigned, cfg)
 	if err != nil {
 		t.Fatal(err)
 	}

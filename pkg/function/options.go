@@ -22,19 +22,22 @@ func roleOptions(cfg *config.Config) roles.Options {
 		Original: cfg.Original, Updated: cfg.Updated, Src: cfg.Src}
 }
 
-// resourceOptions are resources.Run's options from cfg, for the items assigned with ro:
+// resourceOptions are resources.Run's options from cfg, for the items assigned with ro,
+// with winner deciding the merge's conflicts (cfg.OnConflict's, or Original for
+// MergeTakingOriginal), failing on conflicts under onConflict error (cfg.OnConflict.Fails):
 // aliasFree and nullElementFree say what checkItems found, which the engine's options
 // promise (merge.Options.AliasFree, NullElementFree) so that the engine skips those walks.
-func resourceOptions(cfg *config.Config, ro roles.Options, assigned []roles.Item, aliasFree, nullElementFree bool) resources.Options {
-	mo := merge.Options{Policy: cfg.OnConflict, Lists: resolver(cfg, assigned),
+func resourceOptions(cfg *config.Config, winner vocab.Role, ro roles.Options, assigned []roles.Item, aliasFree, nullElementFree bool) resources.Options {
+	mo := merge.Options{Winner: winner, Lists: resolver(cfg, assigned),
 		ValueMerge: cfg.ValueMerge && cfg.Mode == vocab.ThreeWay, AliasFree: aliasFree, NullElementFree: nullElementFree}
 	return resources.Options{
-		Roles:       ro,
-		Identity:    identity.Options{MergeOnPath: cfg.MergeOnPath},
-		KeepSources: cfg.KeepSources,
-		Merge:       mo,
-		FieldRules:  cfg.FieldRules,
-		Plan:        cfg.Plan,
+		Roles:          ro,
+		Identity:       identity.Options{MergeOnPath: cfg.MergeOnPath},
+		KeepSources:    cfg.KeepSources,
+		Merge:          mo,
+		FailOnConflict: cfg.OnConflict.Fails(),
+		FieldRules:     cfg.FieldRules,
+		Plan:           cfg.Plan,
 
 		ShowSecretValues: cfg.ShowSecretValues,
 	}

@@ -57,13 +57,13 @@ func (p Processor) Process(rl *framework.ResourceList) (err error) {
 	if err != nil {
 		return err
 	}
-	if cfg.OnConflict == vocab.MarkConflicts {
+	if cfg.OnConflict == config.MarkConflicts {
 		field := "spec." + config.KeyOnConflict
 		if rl.FunctionConfig.GetKind() == config.ConfigMapKind {
 			field = "data." + config.KeyOnConflict
 		}
 		return located(config.Errors{{Field: field, Value: string(cfg.OnConflict),
-			Valid:   []string{string(vocab.UpdatedWins), string(vocab.DestWins), string(vocab.FailOnConflict)},
+			Valid:   []string{string(config.UpdatedWins), string(config.DestWins), string(config.FailOnConflict)},
 			Message: errMark.Error()}}, rl.FunctionConfig)
 	}
 	out, err := Run(rl.Items, cfg)
@@ -115,7 +115,7 @@ func LoadConfig(fc *yaml.RNode) (*config.Config, error) {
 // markers); *vocab.ItemError for bad items, as checkHeads and roles.Assign document
 // them; then Merge's errors.
 func Run(items []*yaml.RNode, cfg *config.Config) (*resources.Outcome, error) {
-	if cfg.OnConflict == vocab.MarkConflicts {
+	if cfg.OnConflict == config.MarkConflicts {
 		return nil, fmt.Errorf("%s%w", config.ErrorPrefix, errMark)
 	}
 	if err := checkHeads(items, cfg); err != nil {
@@ -126,7 +126,7 @@ func Run(items []*yaml.RNode, cfg *config.Config) (*resources.Outcome, error) {
 	if err != nil {
 		return nil, err
 	}
-	return runAssigned(assigned, cfg, ro)
+	return runAssigned(assigned, cfg, ro, cfg.OnConflict.Winner())
 }
 
 // Merge runs items whose roles are known by cfg (valid, as for Run): what Run does after
@@ -154,7 +154,23 @@ func Run(items []*yaml.RNode, cfg *config.Config) (*resources.Outcome, error) {
 // error holding a heading error result (results.Refused), then the run's results (a
 // plan's) or its conflicts.
 func Merge(items []roles.Item, cfg *config.Config) (*resources.Outcome, error) {
-	if cfg.OnConflict == vocab.MarkConflicts {
+	return mergeItems(items, cfg, cfg.OnConflict.Winner())
+}
+
+// MergeTakingOriginal is Merge with every 3-way conflict of a field, and every
+// conflicting part of a value merged inside, given original's value (absent where
+// original has none) while everything else merges as Merge merges it: the common
+// ancestor of each conflict's two sides, which conflict markers show between them.
+// Package pkgupdate runs it for the base side of its markers (onConflict mark);
+// resources deleted upstream and changed locally are decided as under onConflict
+// updated. It is no functionConfig value. Errors: as Merge's.
+func MergeTakingOriginal(items []roles.Item, cfg *config.Config) (*resources.Outcome, error) {
+	return mergeItems(items, cfg, vocab.Original)
+}
+
+// mergeItems is Merge with winner deciding the merge's conflicts (merge.Options.Winner).
+func mergeItems(items []roles.Item, cfg *config.Config, winner vocab.Role) (*resources.Outcome, error) {
+	if cfg.OnConflict == config.MarkConflicts {
 		return nil, fmt.Errorf("%s%w", config.ErrorPrefix, errMark)
 	}
 	for i := range items {
@@ -162,13 +178,14 @@ func Merge(items []roles.Item, cfg *config.Config) (*resources.Outcome, error) {
 			return nil, err
 		}
 	}
-	return runAssigned(items, cfg, roleOptions(cfg))
+	return runAssigned(items, cfg, roleOptions(cfg), winner)
 }
 
 // runAssigned is Run after roles.Assign and Merge after the heads: the item checks, the
 // resource rules and engines with the options cfg and ro give, the ignored identity
-// overrides, onConflict error's refusal, writable items.
-func runAssigned(assigned []roles.Item, cfg *config.Config, ro roles.Options) (*resources.Outcome, error) {
+// overrides, onConflict error's refusal, writable items; winner decides the merge's
+// conflicts (merge.Options.Winner).
+func runAssigned(assigned []roles.Item, cfg *config.Config, ro roles.Options, winner vocab.Role) (*resources.Outcome, error) {
 	anyAlias, anyNullElement, err := checkItems(assigned)
 	if err != nil {
 		return nil, err
@@ -178,12 +195,12 @@ func runAssigned(assigned []roles.Item, cfg *config.Config, ro roles.Options) (*
 			return nil, err
 		}
 	}
-	out, err := resources.Run(assigned, resourceOptions(cfg, ro, assigned, !anyAlias, !anyNullElement))
+	out, err := resources.Run(assigned, resourceOptions(cfg, winner, ro, assigned, !anyAlias, !anyNullElement))
 	if err != nil {
 		return nil, err
 	}
 	out.Results = append(out.Results, ignoredOverrides(assigned)...)
-	if cfg.OnConflict == vocab.FailOnConflict && len(out.Conflicts) > 0 {
+	if cfg.OnConflict == config.FailOnConflict && len(out.Conflicts) > 0 {
 		refused := framework.Results{results.Refused(len(out.Conflicts), cfg.Plan)}
 		if cfg.Plan {
 			return nil, append(refused, out.Results...)

@@ -33,16 +33,16 @@ type Conflict struct {
 	Kind ConflictKind
 	// Original, Updated and Dest are the three values at Path; nil where absent.
 	Original, Updated, Dest *yaml.RNode
-	// Winner is the side whose value the output holds: the policy's winner
-	// (ConflictPolicy.Winner: vocab.Updated, Dest, or under OriginalWins Original); for a
-	// conflicting Part, the side whose version of the part it holds.
+	// Winner is the side whose value the output holds (Options.Winner: vocab.Updated,
+	// Dest or Original); for a conflicting Part, the side whose version of the part it
+	// holds.
 	Winner vocab.Role
-	// Part is, for a value merged inside (package merge's Options.ValueMerge), the
+	// Part is, for a value merged inside (Options.ValueMerge), the
 	// part both sides changed differently (the tag, a run of elements or of lines, with
 	// its place in each source); nil when the whole value conflicts.
 	Part *Part
 	// Merged is, with Part, the value the output holds at Path: every part merged,
-	// the conflicting ones decided by the policy; nil otherwise (the output holds the
+	// the conflicting ones decided by the winner; nil otherwise (the output holds the
 	// Winner's value).
 	Merged *yaml.RNode
 }

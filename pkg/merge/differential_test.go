@@ -104,7 +104,7 @@ func conflictPaths(cs []merge.Conflict) string {
 
 type tally struct {
 	n         int // cases run
-	keepDest  int // 3-way cases whose vocab.DestWins result is the spec's
+	keepDest  int // 3-way cases whose vocab.Dest result is the spec's
 	conflicts int // conflicts found (the same under both policies)
 	agree     int
 	classes   map[string]int
@@ -217,15 +217,15 @@ func check3(c case3, tl *tally) string {
 		return fmt.Sprintf("our result is not the spec's at %s: ours %s, spec %s\n%s", sd[0].path, strN(sd[0].ours), strN(sd[0].other), c.repro(sd[0].path, ours, nil))
 	}
 	// onConflict: dest gives the spec's dest-wins value, and the same conflicts.
-	res3, err = merge.ThreeWay(c.o, c.u, c.d, merge.Options{Lists: resolver, Policy: vocab.DestWins})
+	res3, err = merge.ThreeWay(c.o, c.u, c.d, merge.Options{Lists: resolver, Winner: vocab.Dest})
 	kept, keptConflicts := res3.Value, res3.Conflicts
 	if err != nil {
-		return fmt.Sprintf("ThreeWay vocab.DestWins: %v\n%s", err, c.repro(nil, nil, nil))
+		return fmt.Sprintf("ThreeWay vocab.Dest: %v\n%s", err, c.repro(nil, nil, nil))
 	}
 	sd = nil
 	cmp.compare(yn(kept), spec3p(o, u, d, sch, true), sch, nil, &sd)
 	if len(sd) > 0 {
-		return fmt.Sprintf("vocab.DestWins result is not the spec's at %s: ours %s, spec %s\n%s", sd[0].path, strN(sd[0].ours), strN(sd[0].other), c.repro(sd[0].path, kept, nil))
+		return fmt.Sprintf("vocab.Dest result is not the spec's at %s: ours %s, spec %s\n%s", sd[0].path, strN(sd[0].ours), strN(sd[0].other), c.repro(sd[0].path, kept, nil))
 	}
 	if a, b := conflictPaths(conflicts), conflictPaths(keptConflicts); a != b {
 		return fmt.Sprintf("conflicts depend on the policy:\nupdated: %s\ndest:    %s\n%s", a, b, c.repro(nil, ours, kept))

@@ -13,7 +13,7 @@
 // resource or any YAML value); any may be nil (absent). A Conflict names its
 // place (Path, a fieldpath.Path such as spec.template.spec.containers[name=app].image),
 // its Kind (changed on both sides, deleted upstream and changed locally, deleted
-// locally and changed upstream), the three values and the Winner that Options.Policy
+// locally and changed upstream), the three values and the Winner that Options.Winner
 // chose. Options.Lists says how lists merge (package schema; nil is the default
 // associative keys alone, without the built-in Kubernetes schema); Options.Share lets
 // the output share unchanged subtrees with the inputs, for callers that merge whole
@@ -25,7 +25,7 @@
 // The rules are those of docs/merge-semantics.md, which follows kustomize's merge2 and
 // merge3 API conventions and kyaml's yaml/merge2 and yaml/merge3, and fixes kyaml where
 // it is known to be wrong: a field changed on one side takes that side's value; a
-// field changed on both sides differently is a conflict that Options.Policy decides
+// field changed on both sides differently is a conflict that Options.Winner decides
 // ("Conflict": updated wins by default, as kyaml merge3); keyed list elements pair by
 // merge key and set elements by value, new elements going after their predecessor
 // ("Element order"); comments merge on their own ("Comments"); with Options.ValueMerge, an

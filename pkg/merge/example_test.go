@@ -89,13 +89,13 @@ spec:
 	// spec.template.spec.containers[name=app].image: changed on both sides (original app:1, updated app:2, dest mirror.example.com/app:1); updated wins
 }
 
-// The same conflict decided the other way: with Policy vocab.DestWins the local value stays,
+// The same conflict decided the other way: with Winner vocab.Dest the local value stays,
 // and the conflict is still reported.
 func ExampleThreeWay_keepDest() {
 	original := yaml.MustParse("data:\n  image: app:1\n  level: info\n")
 	updated := yaml.MustParse("data:\n  image: app:2\n  level: info\n  timeout: 30s\n")
 	dest := yaml.MustParse("data:\n  image: mirror.example.com/app:1\n  level: debug\n")
-	res, err := merge.ThreeWay(original, updated, dest, merge.Options{Policy: vocab.DestWins})
+	res, err := merge.ThreeWay(original, updated, dest, merge.Options{Winner: vocab.Dest})
 	if err != nil {
 		log.Fatal(err)
 	}

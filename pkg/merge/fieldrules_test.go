@@ -34,7 +34,7 @@ func (c fieldRuleCase) run(t *testing.T) {
 	t.Helper()
 	o, u, d := parse(t, c.o), parse(t, c.u), parse(t, c.d)
 	before := [3]string{o.MustString(), u.MustString(), d.MustString()}
-	opts := kubeOpts(vocab.UpdatedWins)
+	opts := kubeOpts(vocab.Updated)
 	opts.FieldRules, opts.Share = rules(t, c.rules), true
 	var res merge.Result
 	var err error

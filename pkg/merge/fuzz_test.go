@@ -15,13 +15,13 @@ import (
 )
 
 // fuzzOptions picks merge options from a fuzzed byte: bit 0 the Kubernetes schema, bit 1
-// the vocab.DestWins policy, bit 2 ValueMerge (3-way only).
+// the vocab.Dest policy, bit 2 ValueMerge (3-way only).
 func fuzzOptions(b byte) merge.Options {
-	p := vocab.UpdatedWins
+	p := vocab.Updated
 	if b&2 != 0 {
-		p = vocab.DestWins
+		p = vocab.Dest
 	}
-	return merge.Options{Policy: p, Lists: schema.New(schema.Options{OpenAPI: b&1 != 0}), ValueMerge: b&4 != 0}
+	return merge.Options{Winner: p, Lists: schema.New(schema.Options{OpenAPI: b&1 != 0}), ValueMerge: b&4 != 0}
 }
 
 // parseAll parses each text as one YAML document; ok is false when one does not parse

@@ -29,8 +29,8 @@ func parse(t *testing.T, s string) *yaml.RNode {
 }
 
 // kubeOpts merges under policy p with the built-in Kubernetes schema.
-func kubeOpts(p vocab.ConflictPolicy) merge.Options {
-	return merge.Options{Policy: p, Lists: schema.New(schema.Options{OpenAPI: true})}
+func kubeOpts(p vocab.Role) merge.Options {
+	return merge.Options{Winner: p, Lists: schema.New(schema.Options{OpenAPI: true})}
 }
 
 // conflictWant is the expected shape of one conflict.

@@ -1,9 +1,9 @@
 package merge_test
 
-// vocab.OriginalWins: every conflict (and every conflicting part of a value merged inside)
+// vocab.Original: every conflict (and every conflicting part of a value merged inside)
 // takes original's value, absent where original has none, while the rest merges as
-// under the other policies. Each case also runs under vocab.UpdatedWins and vocab.DestWins, so that
-// it fails if vocab.OriginalWins fell back to either side.
+// under the other policies. Each case also runs under vocab.Updated and vocab.Dest, so that
+// it fails if vocab.Original fell back to either side.
 
 import (
 	"fmt"
@@ -21,7 +21,7 @@ func TestKeepOriginal(t *testing.T) {
 		name                 string
 		o, u, d              string
 		valueMerge           bool
-		want                 string // under vocab.OriginalWins, as YAML text
+		want                 string // under vocab.Original, as YAML text
 		wantUpdated, wantDst string // under the other policies
 		conflicts            []conflictWant
 	}{
@@ -93,13 +93,13 @@ func TestKeepOriginal(t *testing.T) {
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			for _, p := range []struct {
-				policy vocab.ConflictPolicy
+				policy vocab.Role
 				want   string
 				winner string
-			}{{vocab.OriginalWins, c.want, "original"}, {vocab.UpdatedWins, c.wantUpdated, "updated"}, {vocab.DestWins, c.wantDst, "dest"}} {
+			}{{vocab.Original, c.want, "original"}, {vocab.Updated, c.wantUpdated, "updated"}, {vocab.Dest, c.wantDst, "dest"}} {
 				o, u, d := parse(t, c.o), parse(t, c.u), parse(t, c.d)
 				in := [3]string{str(o), str(u), str(d)}
-				opts := merge.Options{Policy: p.policy, Lists: schema.New(schema.Options{OpenAPI: true}), ValueMerge: c.valueMerge}
+				opts := merge.Options{Winner: p.policy, Lists: schema.New(schema.Options{OpenAPI: true}), ValueMerge: c.valueMerge}
 				r, err := merge.ThreeWay(o, u, d, opts)
 				if err != nil {
 					t.Fatal(err)

@@ -11,12 +11,14 @@ import (
 // Options tune a merge. The zero value merges with heuristic keys only, lets updated win
 // conflicts, applies no field rules and returns a fresh tree.
 type Options struct {
-	// Policy decides 3-way conflicts (docs/merge-semantics.md, "Conflict"): the output
-	// holds the value of its Winner (updated for the zero value, as in kyaml merge3;
-	// dest under vocab.DestWins; original's under vocab.OriginalWins, while everything
-	// else merges as under the other policies: the common ancestor of each conflict's
-	// two sides, which conflict markers show between them). 2-way merges have none.
-	Policy vocab.ConflictPolicy
+	// Winner is the role whose value the output holds at a 3-way conflict
+	// (docs/merge-semantics.md, "Conflict"): vocab.Updated, as in kyaml merge3, also for
+	// the zero value and any role that is not Dest or Original; vocab.Dest; or
+	// vocab.Original, every conflicting field and part original's (absent where original
+	// has none) while everything else merges as under the other winners: the common
+	// ancestor of each conflict's two sides, which conflict markers show between them
+	// (package pkgupdate's base side). 2-way merges have no conflicts.
+	Winner vocab.Role
 	// Lists decides which lists are associative and by which merge keys. Nil means
 	// schema.New(schema.Options{}): the default associative keys only, without
 	// kyaml's built-in Kubernetes schema.
@@ -74,7 +76,7 @@ type Result struct {
 	// may share subtrees with updated (src) and dest.
 	Value *yaml.RNode
 	// Conflicts are every 3-way conflict found, in document order, each already decided
-	// by Options.Policy, but those a field rule decided; a conflicting part of a value
+	// by Options.Winner, but those a field rule decided; a conflicting part of a value
 	// merged inside is one Conflict with its Part. Nil in 2-way. A caller that
 	// refuses a merge with conflicts can return them: Conflicts is an error.
 	Conflicts Conflicts
@@ -97,7 +99,7 @@ type Result struct {
 // e.g. original is nil for a resource added on both sides. They are not modified.
 // Output: a Result: the merged value (a new tree unless opts.Share; nil when the merge
 // clears it, e.g. dest is an explicit null and upstream changed the value), every
-// conflict found, in document order, each already decided by opts.Policy, the values
+// conflict found, in document order, each already decided by opts.Winner, the values
 // merged inside (opts.ValueMerge) and the field rules' effects. Errors: none today for
 // well-formed YAML; the error is kept for rules that can fail.
 func ThreeWay(original, updated, dest *yaml.RNode, opts Options) (Result, error) {

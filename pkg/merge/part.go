@@ -37,7 +37,7 @@ const (
 	// ChangedAlike: both sides made the same change; the merge keeps it (dest's copy).
 	ChangedAlike PartChange = "both alike"
 	// ChangedBoth: both sides changed the part differently (or, for elements and
-	// lines, changed runs that touch): a conflict the policy decides.
+	// lines, changed runs that touch): a conflict the winner decides (Options.Winner).
 	ChangedBoth PartChange = "conflict"
 )
 

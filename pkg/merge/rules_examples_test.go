@@ -27,7 +27,7 @@ func TestThreeWayConflictString(t *testing.T) {
 	d := `spec:
   replicas: 3
 `
-	_, cs, _ := threeWay(parse(t, o), parse(t, u), parse(t, d), kubeOpts(vocab.UpdatedWins))
+	_, cs, _ := threeWay(parse(t, o), parse(t, u), parse(t, d), kubeOpts(vocab.Updated))
 	if len(cs) != 1 {
 		t.Fatalf("conflicts: %v", cs)
 	}
@@ -53,7 +53,7 @@ func TestThreeWayConflictDescribeShowsTheDifference(t *testing.T) {
       pathType: Prefix
 `, "PATH", path)
 	}
-	_, cs, _ := threeWay(parse(t, rules("a")), parse(t, rules("b")), parse(t, rules("c")), kubeOpts(vocab.UpdatedWins))
+	_, cs, _ := threeWay(parse(t, rules("a")), parse(t, rules("b")), parse(t, rules("c")), kubeOpts(vocab.Updated))
 	if len(cs) != 1 {
 		t.Fatalf("conflicts: %v", cs)
 	}
@@ -63,7 +63,7 @@ func TestThreeWayConflictDescribeShowsTheDifference(t *testing.T) {
 			t.Errorf("Describe() = %q lacks %q", got, want)
 		}
 	}
-	_, cs, _ = threeWay(parse(t, "x: é\n"), parse(t, "x: "+strings.Repeat("é", 40)+"\n"), parse(t, "x: b\n"), kubeOpts(vocab.UpdatedWins))
+	_, cs, _ = threeWay(parse(t, "x: é\n"), parse(t, "x: "+strings.Repeat("é", 40)+"\n"), parse(t, "x: b\n"), kubeOpts(vocab.Updated))
 	if got := cs[0].Describe(); !utf8.ValidString(got) || !strings.Contains(got, "original é,") || !strings.Contains(got, "...") {
 		t.Errorf("Describe() = %q: want short values whole and long ones cut on a character boundary", got)
 	}
@@ -104,7 +104,7 @@ spec:
         image: a:1
 `
 	for _, u := range []string{o, strings.Replace(o, "replicas: 1", "replicas:   !!int 1", 1)} {
-		got, cs, err := threeWay(parse(t, o), parse(t, u), parse(t, d), kubeOpts(vocab.UpdatedWins))
+		got, cs, err := threeWay(parse(t, o), parse(t, u), parse(t, d), kubeOpts(vocab.Updated))
 		if err != nil || len(cs) > 0 {
 			t.Fatalf("err %v conflicts %v", err, cs)
 		}
@@ -153,7 +153,7 @@ spec:
         image: z
 `)
 	before := [3]string{o.MustString(), u.MustString(), d.MustString()}
-	out, _, err := threeWay(o, u, d, kubeOpts(vocab.UpdatedWins))
+	out, _, err := threeWay(o, u, d, kubeOpts(vocab.Updated))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -255,7 +255,7 @@ spec:
 	// revisionHistoryLimit: only in dest, kept; containers: nginx merged, gone deleted
 	// upstream, sidecar added after its predecessor, local kept; volumes: deleted locally
 	// and unchanged upstream, stays deleted.
-	got, cs, err := threeWay(parse(t, o), parse(t, u), parse(t, d), kubeOpts(vocab.UpdatedWins))
+	got, cs, err := threeWay(parse(t, o), parse(t, u), parse(t, d), kubeOpts(vocab.Updated))
 	if err != nil || len(cs) > 0 {
 		t.Fatalf("err %v conflicts %v", err, cs)
 	}

@@ -70,7 +70,7 @@ func (c ruleCase) check() string {
 		return "want one of want and error"
 	case c.Compare != "" && c.Compare != "text":
 		return fmt.Sprintf("compare %q: text or left out", c.Compare)
-	case c.Policy != "" && c.Policy != string(vocab.UpdatedWins) && c.Policy != string(vocab.DestWins):
+	case c.Policy != "" && c.Policy != string(vocab.Updated) && c.Policy != string(vocab.Dest):
 		return fmt.Sprintf("policy %q: updated, dest or left out", c.Policy)
 	}
 	return ""
@@ -114,12 +114,12 @@ func readRuleCases(t *testing.T, file string) []ruleCase {
 // engine for every rule case. 2-way merges report no conflicts.
 func runCase(c ruleCase, original, updated, src, dest *yaml.RNode) (out *yaml.RNode, conflicts []merge.Conflict, err error) {
 	opts := merge.Options{
-		Policy:         vocab.ConflictPolicy(c.Policy),
-		Lists:          schema.New(schema.Options{OpenAPI: true, AssociativeKeys: c.AssociativeKeys}),
+		Winner:            vocab.Role(c.Policy),
+		Lists:             schema.New(schema.Options{OpenAPI: true, AssociativeKeys: c.AssociativeKeys}),
 		KeepDestPositions: c.PositionalHost,
 	}
 	if c.twoWay() {
-		opts.Policy = vocab.UpdatedWins
+		opts.Winner = vocab.Updated
 		out, err = twoWay(src, dest, opts)
 		return out, nil, err
 	}
@@ -163,7 +163,8 @@ func twoWay(src, dest *yaml.RNode, opts merge.Options) (*yaml.RNode, error) {
 //     fields in any order, list elements in order).
 //   - conflicts (3-way): every conflict in order, each a path, a kind and a winner.
 //   - error (2-way): the text of the *merge.DirectiveError expected instead of an output.
-//   - policy (3-way): vocab.ConflictPolicy; left out, the zero policy (updated wins).
+//   - policy (3-way): the winner, Options.Winner (updated or dest); left out, the zero
+//     value (updated wins).
 //   - positionalHost: Options.KeepDestPositions.
 //   - associativeKeys: schema.Options.AssociativeKeys (else the defaults).
 //

@@ -11,7 +11,7 @@ import (
 // threeWayShared is the 3-way merge without field rules and without the final copy:
 // its output may share the subtrees it takes unchanged with updated and dest.
 func threeWayShared(original, updated, dest *yaml.RNode, opts Options) Result {
-	e := &threeWay{lists: opts.lists(), winner: opts.Policy.Winner(), positional: opts.KeepDestPositions, valueMerge: opts.ValueMerge}
+	e := &threeWay{lists: opts.lists(), winner: opts.winner(), positional: opts.KeepDestPositions, valueMerge: opts.ValueMerge}
 	o, u, d := ynode(original), ynode(updated), ynode(dest)
 	if !opts.NullElementFree {
 		o, u, d = withoutNullElements(o), withoutNullElements(u), withoutNullElements(d)
@@ -25,6 +25,15 @@ func threeWayShared(original, updated, dest *yaml.RNode, opts Options) Result {
 	sch := e.lists.ForResource(dest, updated, original)
 	out := keepFileComments(e.merge(o, u, d, sch, nil, false), d)
 	return Result{Value: rnode(out), Conflicts: e.conflicts, ValueMerges: e.valueMerges}
+}
+
+// winner is the role a conflict's output takes: Winner when it is Dest or Original,
+// else Updated.
+func (o Options) winner() vocab.Role {
+	if o.Winner == vocab.Dest || o.Winner == vocab.Original {
+		return o.Winner
+	}
+	return vocab.Updated
 }
 
 // lists returns the resolver to use: the configured one, or heuristic keys only.
@@ -45,7 +54,7 @@ func copyNode(n *yaml.Node) *yaml.Node {
 
 type threeWay struct {
 	lists     *schema.Resolver
-	winner    vocab.Role // the side a conflict's output takes (Options.Policy)
+	winner    vocab.Role // the side a conflict's output takes (Options.Winner)
 	conflicts []Conflict
 	// nulls memoises hasNullField per map and list node, so that asking it at every
 	// level of a subtree costs the subtree's size once, not times its depth.
@@ -255,9 +264,9 @@ func (e *threeWay) hasNullField(n *yaml.Node) bool {
 //
 // quiet is set only while computing the delta updated brings to a map, list or element
 // dest deleted (mapDelta, mergeKeyed without dest): there the value is always updated's,
-// whatever the policy, because the policy is applied once, by the DeletedLocally
+// whatever the winner, because the winner is applied once, by the DeletedLocally
 // conflict at the deleted place. Deciding inner conflicts for dest there emptied the
-// delta under vocab.DestWins, and the deletion's conflict was then never reported.
+// delta when dest wins, and the deletion's conflict was then never reported.
 func (e *threeWay) conflict(path *at, kind ConflictKind, quiet bool, o, u, d, takeU, keepD *yaml.Node) *yaml.Node {
 	if quiet {
 		return takeU

@@ -37,7 +37,7 @@ import (
 //   - a multi-line string: lines, by the same rules (git merge-file).
 //
 // Each part is taken 3-way: the side that changed it, or both alike; a part both sides
-// changed differently is a Conflict carrying the Part, decided by the policy for that
+// changed differently is a Conflict carrying the Part, decided by the winner for that
 // part alone, while the other parts still merge. The merged value keeps dest's node
 // (style, tag, comments merged 3-way as elsewhere); list elements dest kept keep dest's
 // comments (with upstream's comment changes where nobody changed the element), elements
@@ -66,7 +66,7 @@ type ValueMerge struct {
 	// Kind is the kind of value.
 	Kind ValueKind
 	// Original, Updated and Dest are the three values; Merged is the value the output
-	// holds (every conflicting part decided by the policy).
+	// holds (every conflicting part decided by the winner).
 	Original, Updated, Dest, Merged *yaml.RNode
 	// Parts are the parts either side changed, in order (an image's repository, then
 	// its tag and digest; elements and lines in dest's order). The conflicting ones are
@@ -87,7 +87,7 @@ func (v ValueMerge) Conflicts() int {
 
 // mergeInside merges o, u and d, a value all three hold differently, part by part when
 // it is one of the kinds above; ok is false when it is not (the caller then decides it
-// whole). It records the conflicting parts (decided by the policy) and the ValueMerge.
+// whole). It records the conflicting parts (decided by the winner) and the ValueMerge.
 func (e *threeWay) mergeInside(o, u, d *yaml.Node, sch schema.Node, path *at) (out *yaml.Node, ok bool) {
 	if o == nil || !plainTree(o) || !plainTree(u) || !plainTree(d) {
 		return nil, false
@@ -172,9 +172,8 @@ func plainTree(n *yaml.Node) bool {
 	return true
 }
 
-// pick returns the side of a conflict (or of a conflicting part) the policy takes, its
-// winner's: original's under vocab.OriginalWins, dest's under vocab.DestWins, else
-// updated's.
+// pick returns the side of a conflict (or of a conflicting part) the winner takes
+// (Options.Winner): original's, dest's, else updated's.
 func pick[T any](e *threeWay, o, u, d T) T {
 	switch e.winner {
 	case vocab.Dest:
@@ -204,7 +203,7 @@ func span(s textmerge.Span) Span { return Span{Start: s.Start, Len: s.Len} }
 // mergeList merges three atomic lists by runs of elements (MergeSeq over the elements'
 // value ids). Output: dest's list node (copied) holding, in dest's order, the
 // elements nobody changed (dest's, with comments merged 3-way), dest's changed runs,
-// updated's changed runs, and each conflicting run as the policy decides it.
+// updated's changed runs, and each conflicting run as the winner decides it.
 func (e *threeWay) mergeList(o, u, d *yaml.Node, sch schema.Node) (*yaml.Node, []Part) {
 	in := valueIDs{}
 	oc, uc, dc := o.Content, u.Content, d.Content
@@ -287,7 +286,7 @@ func flowText(n *yaml.Node) string {
 
 // mergeLines merges three strings by lines (textmerge.MergeLines, as textmerge.Merge
 // and git merge-file do). Output: the merged text, each conflicting run of
-// lines as the policy decides it, and the parts.
+// lines as the winner decides it, and the parts.
 func (e *threeWay) mergeLines(o, u, d string) (string, []Part) {
 	ml := textmerge.MergeLines([]byte(o), []byte(d), []byte(u))
 	lo, ld, lu, regions := ml.Base, ml.Dest, ml.Updated, ml.Regions

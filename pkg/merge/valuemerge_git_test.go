@@ -116,8 +116,8 @@ func TestValueMergeListsAgainstGit(t *testing.T) {
 			}
 			tried++
 			var problems []string
-			for _, p := range []vocab.ConflictPolicy{vocab.UpdatedWins, vocab.DestWins} {
-				res, err := merge.ThreeWay(strList(o), strList(u), strList(d), merge.Options{Policy: p, ValueMerge: true})
+			for _, p := range []vocab.Role{vocab.Updated, vocab.Dest} {
+				res, err := merge.ThreeWay(strList(o), strList(u), strList(d), merge.Options{Winner: p, ValueMerge: true})
 				if err != nil {
 					t.Fatal(err)
 				}
@@ -126,7 +126,7 @@ func TestValueMergeListsAgainstGit(t *testing.T) {
 					got = append(got, el.Value+"\n")
 				}
 				flag := "--theirs"
-				if p == vocab.DestWins {
+				if p == vocab.Dest {
 					flag = "--ours"
 				}
 				if g, w := strings.Join(got, ""), gitMerge(t, dir, so, sd, su, flag); g != w {
@@ -136,7 +136,7 @@ func TestValueMergeListsAgainstGit(t *testing.T) {
 					problems = append(problems, fmt.Sprintf("%d values merged inside", len(res.ValueMerges)))
 					continue
 				}
-				if p == vocab.UpdatedWins {
+				if p == vocab.Updated {
 					want := testsupport.SameSides(gitMerge(t, dir, so, sd, su, "--diff3"))
 					if strings.Contains(want, "<<<<<<<") {
 						conflicting++
@@ -198,19 +198,19 @@ func TestValueMergeTextAgainstGit(t *testing.T) {
 				{Kind: yaml.ScalarNode, Tag: yaml.NodeTagString, Value: s, Style: yaml.LiteralStyle}}})
 		}
 		var problems []string
-		for _, p := range []vocab.ConflictPolicy{vocab.UpdatedWins, vocab.DestWins} {
-			res, err := merge.ThreeWay(doc(so), doc(su), doc(sd), merge.Options{Policy: p, ValueMerge: true})
+		for _, p := range []vocab.Role{vocab.Updated, vocab.Dest} {
+			res, err := merge.ThreeWay(doc(so), doc(su), doc(sd), merge.Options{Winner: p, ValueMerge: true})
 			if err != nil {
 				t.Fatal(err)
 			}
 			flag := "--theirs"
-			if p == vocab.DestWins {
+			if p == vocab.Dest {
 				flag = "--ours"
 			}
 			if g, w := res.Value.Field("s").Value.YNode().Value, gitMerge(t, dir, so, sd, su, flag); g != w {
 				problems = append(problems, fmt.Sprintf("%s: merged %q, git %q", flag, g, w))
 			}
-			if p == vocab.UpdatedWins && allNL && len(res.ValueMerges) == 1 {
+			if p == vocab.Updated && allNL && len(res.ValueMerges) == 1 {
 				want := testsupport.SameSides(gitMerge(t, dir, so, sd, su, "--diff3"))
 				if strings.Contains(want, "<<<<<<<") {
 					conflicting++
@@ -281,12 +281,12 @@ func TestValueMergeOneSidedProperty(t *testing.T) {
 			fmt.Fprintf(&d, "%s: %s\n", name, dv)
 		}
 		on, un, dn := yaml.MustParse(o.String()), yaml.MustParse(u.String()), yaml.MustParse(d.String())
-		for _, p := range []vocab.ConflictPolicy{vocab.UpdatedWins, vocab.DestWins} {
-			off, err := merge.ThreeWay(on, un, dn, merge.Options{Policy: p})
+		for _, p := range []vocab.Role{vocab.Updated, vocab.Dest} {
+			off, err := merge.ThreeWay(on, un, dn, merge.Options{Winner: p})
 			if err != nil {
 				t.Fatal(err)
 			}
-			with, err := merge.ThreeWay(on, un, dn, merge.Options{Policy: p, ValueMerge: true})
+			with, err := merge.ThreeWay(on, un, dn, merge.Options{Winner: p, ValueMerge: true})
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -65,10 +65,10 @@ func TestValueMergeRules(t *testing.T) {
 	for _, c := range cases {
 		t.Run(c.Name, func(t *testing.T) {
 			lists := schema.New(schema.Options{OpenAPI: c.Schema == "kubernetes"})
-			for _, policy := range []vocab.ConflictPolicy{vocab.UpdatedWins, vocab.DestWins} {
+			for _, policy := range []vocab.Role{vocab.Updated, vocab.Dest} {
 				o, u, d := parse(t, c.Original), parse(t, c.Updated), parse(t, c.Dest)
 				in := [3]string{str(o), str(u), str(d)}
-				r, err := merge.ThreeWay(o, u, d, merge.Options{Policy: policy, Lists: lists, ValueMerge: true})
+				r, err := merge.ThreeWay(o, u, d, merge.Options{Winner: policy, Lists: lists, ValueMerge: true})
 				if err != nil {
 					t.Fatal(err)
 				}
@@ -76,7 +76,7 @@ func TestValueMergeRules(t *testing.T) {
 					t.Fatal("ThreeWay changed its inputs")
 				}
 				want, winner := c.Want, "updated"
-				if policy == vocab.DestWins {
+				if policy == vocab.Dest {
 					winner = "dest"
 					if c.WantDest != "" {
 						want = c.WantDest

@@ -18,7 +18,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/krm-merge/krm-merge/pkg/vocab"
+	"github.com/krm-merge/krm-merge/pkg/config"
 )
 
 // guardedUpdate runs Update in a goroutine. A hang (a FIFO opened for reading blocks
@@ -194,7 +194,7 @@ func TestAttackFileVersusDirectory(t *testing.T) {
 		name     string
 		v1, v2   map[string]string
 		local    map[string]string
-		policies map[vocab.ConflictPolicy]want
+		policies map[config.ConflictPolicy]want
 	}{{
 		// the reported defect: upstream adds a file docs, the local copy has a directory
 		// docs/ of its own files
@@ -202,53 +202,53 @@ func TestAttackFileVersusDirectory(t *testing.T) {
 		v1:    with(kf, map[string]string{"a.txt": "a\n"}),
 		v2:    map[string]string{"docs": "upstream's docs\n"},
 		local: map[string]string{"docs/guide.md": "# guide\n", "docs/faq.md": "# faq\n"},
-		policies: map[vocab.ConflictPolicy]want{
-			vocab.UpdatedWins: {conflict: "a directory of 2 files", files: []string{"added docs", "deleted docs/faq.md", "deleted docs/guide.md"},
+		policies: map[config.ConflictPolicy]want{
+			config.UpdatedWins: {conflict: "a directory of 2 files", files: []string{"added docs", "deleted docs/faq.md", "deleted docs/guide.md"},
 				exists: []string{"docs"}, gone: []string{"docs/guide.md"}},
-			vocab.DestWins:       {conflict: "a directory of 2 files", exists: []string{"docs/guide.md", "docs/faq.md"}},
-			vocab.FailOnConflict: {conflict: "a directory of 2 files", exists: []string{"docs/guide.md", "docs/faq.md"}},
+			config.DestWins:       {conflict: "a directory of 2 files", exists: []string{"docs/guide.md", "docs/faq.md"}},
+			config.FailOnConflict: {conflict: "a directory of 2 files", exists: []string{"docs/guide.md", "docs/faq.md"}},
 		},
 	}, {
 		name:  "upstream adds a directory where the local copy has a file",
 		v1:    with(kf, map[string]string{"a.txt": "a\n"}),
 		v2:    map[string]string{"docs/new.md": "# new\n"},
 		local: map[string]string{"docs": "our notes\n"},
-		policies: map[vocab.ConflictPolicy]want{
-			vocab.UpdatedWins: {conflict: "a directory of 1 file", files: []string{"added docs/new.md", "deleted docs"},
+		policies: map[config.ConflictPolicy]want{
+			config.UpdatedWins: {conflict: "a directory of 1 file", files: []string{"added docs/new.md", "deleted docs"},
 				exists: []string{"docs/new.md"}},
-			vocab.DestWins:       {conflict: "a directory of 1 file", exists: []string{"docs"}},
-			vocab.FailOnConflict: {conflict: "a directory of 1 file", exists: []string{"docs"}},
+			config.DestWins:       {conflict: "a directory of 1 file", exists: []string{"docs"}},
+			config.FailOnConflict: {conflict: "a directory of 1 file", exists: []string{"docs"}},
 		},
 	}, {
 		name:  "upstream turns a file into a directory the local copy changed",
 		v1:    with(kf, map[string]string{"x": "x1\n"}),
 		v2:    map[string]string{"x": "", "x/readme.md": "# x\n"},
 		local: map[string]string{"x": "x, ours\n"},
-		policies: map[vocab.ConflictPolicy]want{
-			vocab.UpdatedWins:    {conflict: "a file", files: []string{"added x/readme.md", "deleted x"}, exists: []string{"x/readme.md"}},
-			vocab.DestWins:       {conflict: "a file", exists: []string{"x"}},
-			vocab.FailOnConflict: {conflict: "a file", exists: []string{"x"}},
+		policies: map[config.ConflictPolicy]want{
+			config.UpdatedWins:    {conflict: "a file", files: []string{"added x/readme.md", "deleted x"}, exists: []string{"x/readme.md"}},
+			config.DestWins:       {conflict: "a file", exists: []string{"x"}},
+			config.FailOnConflict: {conflict: "a file", exists: []string{"x"}},
 		},
 	}, {
 		name:  "upstream turns a directory into a file the local copy added to",
 		v1:    with(kf, map[string]string{"docs/a.md": "a\n"}),
 		v2:    map[string]string{"docs/a.md": "", "docs": "one file now\n"},
 		local: map[string]string{"docs/ours.md": "ours\n"},
-		policies: map[vocab.ConflictPolicy]want{
-			vocab.UpdatedWins: {conflict: "a directory of 2 files", files: []string{"added docs", "deleted docs/a.md", "deleted docs/ours.md"},
+		policies: map[config.ConflictPolicy]want{
+			config.UpdatedWins: {conflict: "a directory of 2 files", files: []string{"added docs", "deleted docs/a.md", "deleted docs/ours.md"},
 				exists: []string{"docs"}},
-			vocab.DestWins:       {conflict: "a directory of 2 files", exists: []string{"docs/a.md", "docs/ours.md"}},
-			vocab.FailOnConflict: {conflict: "a directory of 2 files", exists: []string{"docs/a.md", "docs/ours.md"}},
+			config.DestWins:       {conflict: "a directory of 2 files", exists: []string{"docs/a.md", "docs/ours.md"}},
+			config.FailOnConflict: {conflict: "a directory of 2 files", exists: []string{"docs/a.md", "docs/ours.md"}},
 		},
 	}, {
 		name:  "the local copy turned a file into a directory and upstream changed the file",
 		v1:    with(kf, map[string]string{"x": "x1\n"}),
 		v2:    map[string]string{"x": "x2\n"},
 		local: map[string]string{"x": "", "x/ours.md": "ours\n"},
-		policies: map[vocab.ConflictPolicy]want{
-			vocab.UpdatedWins:    {conflict: "a directory of 1 file", files: []string{"added x", "deleted x/ours.md"}, exists: []string{"x"}},
-			vocab.DestWins:       {conflict: "a directory of 1 file", exists: []string{"x/ours.md"}},
-			vocab.FailOnConflict: {conflict: "a directory of 1 file", exists: []string{"x/ours.md"}},
+		policies: map[config.ConflictPolicy]want{
+			config.UpdatedWins:    {conflict: "a directory of 1 file", files: []string{"added x", "deleted x/ours.md"}, exists: []string{"x"}},
+			config.DestWins:       {conflict: "a directory of 1 file", exists: []string{"x/ours.md"}},
+			config.FailOnConflict: {conflict: "a directory of 1 file", exists: []string{"x/ours.md"}},
 		},
 	}, {
 		// no conflict: the local copy is as the old release had it
@@ -256,24 +256,24 @@ func TestAttackFileVersusDirectory(t *testing.T) {
 		v1:    with(kf, map[string]string{"x": "x1\n"}),
 		v2:    map[string]string{"x": "", "x/readme.md": "# x\n"},
 		local: nil,
-		policies: map[vocab.ConflictPolicy]want{
-			vocab.FailOnConflict: {files: []string{"added x/readme.md", "deleted x"}, exists: []string{"x/readme.md"}},
+		policies: map[config.ConflictPolicy]want{
+			config.FailOnConflict: {files: []string{"added x/readme.md", "deleted x"}, exists: []string{"x/readme.md"}},
 		},
 	}, {
 		name:  "upstream turns an unchanged directory into a file",
 		v1:    with(kf, map[string]string{"docs/a.md": "a\n", "docs/b.yaml": "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: b\n"}),
 		v2:    map[string]string{"docs/a.md": "", "docs/b.yaml": "", "docs": "one file now\n"},
 		local: nil,
-		policies: map[vocab.ConflictPolicy]want{
-			vocab.FailOnConflict: {files: []string{"added docs", "deleted docs/a.md", "deleted docs/b.yaml"}, exists: []string{"docs"}},
+		policies: map[config.ConflictPolicy]want{
+			config.FailOnConflict: {files: []string{"added docs", "deleted docs/a.md", "deleted docs/b.yaml"}, exists: []string{"docs"}},
 		},
 	}, {
 		name:  "the local copy turned a file into a directory, upstream left it",
 		v1:    with(kf, map[string]string{"x": "x1\n", "a.txt": "a\n"}),
 		v2:    map[string]string{"a.txt": "a2\n"},
 		local: map[string]string{"x": "", "x/ours.md": "ours\n"},
-		policies: map[vocab.ConflictPolicy]want{
-			vocab.FailOnConflict: {files: []string{"modified a.txt"}, exists: []string{"x/ours.md"}},
+		policies: map[config.ConflictPolicy]want{
+			config.FailOnConflict: {files: []string{"modified a.txt"}, exists: []string{"x/ours.md"}},
 		},
 	}} {
 		for policy, w := range tc.policies {
@@ -309,7 +309,7 @@ func TestAttackFileVersusDirectory(t *testing.T) {
 						files = append(files, f)
 					}
 				}
-				if policy == vocab.FailOnConflict && w.conflict != "" {
+				if policy == config.FailOnConflict && w.conflict != "" {
 					var ce *ConflictError
 					if !errors.As(err, &ce) {
 						t.Errorf("error %v, want a ConflictError", err)
@@ -320,7 +320,7 @@ func TestAttackFileVersusDirectory(t *testing.T) {
 				// the write
 				opts.Plan = false
 				rep, err = Update(context.Background(), opts)
-				if policy == vocab.FailOnConflict && w.conflict != "" {
+				if policy == config.FailOnConflict && w.conflict != "" {
 					var ce *ConflictError
 					if !errors.As(err, &ce) {
 						t.Errorf("error %v, want a ConflictError", err)
@@ -510,7 +510,7 @@ func TestAttackFileOverASubpackage(t *testing.T) {
 	}
 	sameSnapshot(t, dir, before)
 	opts.Merge = DefaultMergeOptions()
-	opts.Merge.OnConflict = vocab.DestWins
+	opts.Merge.OnConflict = config.DestWins
 	rep, err := Update(context.Background(), opts)
 	if err != nil {
 		t.Fatal(err)

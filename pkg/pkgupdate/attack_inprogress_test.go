@@ -14,14 +14,14 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/krm-merge/krm-merge/pkg/vocab"
+	"github.com/krm-merge/krm-merge/pkg/config"
 )
 
 // inProgress returns a package whose update to v2 stopped at conflict markers.
 func inProgress(t *testing.T) (dir, cache string) {
 	t.Helper()
 	dirs, cache := markPackages(t, 1, markLocal)
-	if _, err := update(dirs[0], cache, vocab.MarkConflicts); err == nil {
+	if _, err := update(dirs[0], cache, config.MarkConflicts); err == nil {
 		t.Fatal("want conflicts marked")
 	}
 	return dirs[0], cache
@@ -54,7 +54,7 @@ func refusedEverywhere(t *testing.T, dir, cache, want, victim string) {
 	for name, f := range map[string]func() error{
 		"continue": func() error { _, err := Continue(context.Background(), Options{Dir: dir}); return err },
 		"abort":    func() error { _, err := Abort(context.Background(), Options{Dir: dir}); return err },
-		"update":   func() error { _, err := update(dir, cache, vocab.UpdatedWins); return err },
+		"update":   func() error { _, err := update(dir, cache, config.UpdatedWins); return err },
 	} {
 		err := f()
 		if err == nil || !strings.Contains(err.Error(), want) {
@@ -195,7 +195,7 @@ func TestStatePlantedAboveThePackageIsLeftAlone(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	if _, err := update(dir, cache, vocab.MarkConflicts); err != nil {
+	if _, err := update(dir, cache, config.MarkConflicts); err != nil {
 		t.Fatalf("the planted state stopped the update: %v", err)
 	}
 	if got := read(t, filepath.Join(planted, stateFile)); !strings.Contains(got, above) {
@@ -214,7 +214,7 @@ func TestStateShippedByTheUpstreamIsNotPackageContent(t *testing.T) {
 	v2.files[stateDirName+"/"+stateFile] = `{"version": 1, "dir": "/", "records": [], "marked": [], "prior": [{"path": "x", "existed": false}]}`
 	v2.files[stateDirName+"/x.yaml"] = "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: planted\n"
 	dirs, cache := markPackages(t, 1, nil, markV1, v2)
-	if _, err := update(dirs[0], cache, vocab.UpdatedWins); err == nil || !strings.Contains(err.Error(), stateDirName) {
+	if _, err := update(dirs[0], cache, config.UpdatedWins); err == nil || !strings.Contains(err.Error(), stateDirName) {
 		t.Errorf("an upstream shipping %s: %v; want a refusal naming it", stateDirName, err)
 	}
 	if _, err := os.Lstat(filepath.Join(dirs[0], stateDirName)); !os.IsNotExist(err) {

@@ -9,7 +9,7 @@ import (
 	"pgregory.net/rapid"
 
 	"github.com/krm-merge/krm-merge/internal/textmerge"
-	"github.com/krm-merge/krm-merge/pkg/vocab"
+	"github.com/krm-merge/krm-merge/pkg/config"
 )
 
 // A generated kustomize tree: a nameless kustomization in each of some directories
@@ -146,7 +146,7 @@ func TestPropertyNamelessDocumentsStayInTheirFiles(t *testing.T) {
 			}
 		}
 		dirs := writeTrees(t, sets[0], sets[1], sets[2])
-		policy := rapid.SampledFrom([]vocab.ConflictPolicy{vocab.UpdatedWins, vocab.DestWins, vocab.MarkConflicts}).Draw(rt, "policy")
+		policy := rapid.SampledFrom([]config.ConflictPolicy{config.UpdatedWins, config.DestWins, config.MarkConflicts}).Draw(rt, "policy")
 		var first map[string]string
 		var conflicts int
 		for run := 0; run < 3; run++ {

@@ -12,9 +12,9 @@ import (
 	"testing"
 
 	"github.com/krm-merge/krm-merge/internal/textmerge"
+	"github.com/krm-merge/krm-merge/pkg/config"
 	"github.com/krm-merge/krm-merge/pkg/pkgupdate/internal/kptprep"
 	"github.com/krm-merge/krm-merge/pkg/pkgupdate/internal/pkgio"
-	"github.com/krm-merge/krm-merge/pkg/vocab"
 )
 
 // The package of the determinism tests: two nameless kustomizations, only base's with a
@@ -77,7 +77,7 @@ func TestNamelessDocumentsDeterministic(t *testing.T) {
 		runs = 2
 	}
 	for _, procs := range []int{0, 1} {
-		for _, policy := range []vocab.ConflictPolicy{DefaultMergeOptions().OnConflict, vocab.MarkConflicts} {
+		for _, policy := range []config.ConflictPolicy{DefaultMergeOptions().OnConflict, config.MarkConflicts} {
 			t.Run(fmt.Sprintf("GOMAXPROCS=%d/%s", procs, policy), func(t *testing.T) {
 				if procs > 0 {
 					defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(procs))
@@ -87,10 +87,10 @@ func TestNamelessDocumentsDeterministic(t *testing.T) {
 					dir := copyPackage(t, dirs[0])
 					rep, err := update(dir, cache, policy)
 					var me *MarkedError
-					if policy == vocab.MarkConflicts && !errors.As(err, &me) {
+					if policy == config.MarkConflicts && !errors.As(err, &me) {
 						t.Fatalf("run %d: want a MarkedError, got %v", i, err)
 					}
-					if policy != vocab.MarkConflicts && err != nil {
+					if policy != config.MarkConflicts && err != nil {
 						t.Fatalf("run %d: %v", i, err)
 					}
 					if n := rep.Conflicts(); n != 1 {
@@ -100,7 +100,7 @@ func TestNamelessDocumentsDeterministic(t *testing.T) {
 					for p, c := range got { // the state names the package's directory
 						got[p] = strings.ReplaceAll(c, dir, "DIR")
 					}
-					checkOwnComments(t, i, got, policy == vocab.MarkConflicts)
+					checkOwnComments(t, i, got, policy == config.MarkConflicts)
 					if first == nil {
 						first = got
 						continue
@@ -159,7 +159,7 @@ func checkOwnComments(t *testing.T, run int, files map[string]string, mark bool)
 func TestNamelessDocumentsMergeDeterministic(t *testing.T) {
 	dirs := writeTrees(t, namelessV1.files, namelessV2.files, namelessLocal)
 	for _, procs := range []int{0, 1} {
-		for _, policy := range []vocab.ConflictPolicy{DefaultMergeOptions().OnConflict, vocab.MarkConflicts} {
+		for _, policy := range []config.ConflictPolicy{DefaultMergeOptions().OnConflict, config.MarkConflicts} {
 			t.Run(fmt.Sprintf("GOMAXPROCS=%d/%s", procs, policy), func(t *testing.T) {
 				if procs > 0 {
 					defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(procs))
@@ -173,7 +173,7 @@ func TestNamelessDocumentsMergeDeterministic(t *testing.T) {
 					if n := len(pr.Conflicts); n != 1 {
 						t.Errorf("run %d: %d conflicts, want the ConfigMap's only: %+v", i, n, pr.Conflicts)
 					}
-					checkOwnComments(t, i, got, policy == vocab.MarkConflicts)
+					checkOwnComments(t, i, got, policy == config.MarkConflicts)
 					if first == nil {
 						first = got
 					} else if !reflect.DeepEqual(got, first) {
@@ -220,7 +220,7 @@ func writeTrees(t *testing.T, original, updated, local map[string]string) [3]str
 // trees in dirs (original, updated, dest), each resource given kpt pkg get's
 // bookkeeping, under policy, and returns each file the update writes (with the
 // content of markers under mark), "" for a file it deletes, and the package's report.
-func mergeFiles(dirs [3]string, policy vocab.ConflictPolicy) (map[string]string, *PackageReport, error) {
+func mergeFiles(dirs [3]string, policy config.ConflictPolicy) (map[string]string, *PackageReport, error) {
 	var t trees
 	for i, tp := range []**pkgio.Tree{&t.original, &t.updated, &t.dest} {
 		tree, err := pkgio.Read(dirs[i], pkgio.Options{})
@@ -272,7 +272,7 @@ func TestNamelessDeletedUpstreamMarkedWithItsOwnBase(t *testing.T) {
 	dirs := writeTrees(t, v1, v2, local)
 	var first string
 	for i := 0; i < 20; i++ {
-		got, pr, err := mergeFiles(dirs, vocab.MarkConflicts)
+		got, pr, err := mergeFiles(dirs, config.MarkConflicts)
 		if err != nil {
 			t.Fatal(err)
 		}

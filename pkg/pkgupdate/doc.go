@@ -44,7 +44,7 @@
 //
 // # Resolving conflicts by hand
 //
-// Under onConflict mark (vocab.MarkConflicts; docs/pkg-update.md, "Resolving conflicts
+// Under onConflict mark (config.MarkConflicts; docs/pkg-update.md, "Resolving conflicts
 // by hand") every conflict no value merge settles is written into its file as git-style
 // markers around its lines (a KRM file's from three merges of it, the conflicts decided
 // for dest, for updated and for original; a text file's as git merge-file --diff3

@@ -7,9 +7,9 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/krm-merge/krm-merge/pkg/config"
 	"github.com/krm-merge/krm-merge/pkg/pkgupdate/internal/pkgio"
 	"github.com/krm-merge/krm-merge/pkg/pkgupdate/internal/stage"
-	"github.com/krm-merge/krm-merge/pkg/vocab"
 )
 
 // fileOrDir decides each path that is a file in updated and a directory in dest or the
@@ -105,9 +105,9 @@ func (m *merger) fileOrDirConflict(p string, eo, eu, ed []*pkgio.File, hasSub bo
 	msg := fmt.Sprintf("a file on one side, a directory on the other: upstream %s has %s, the local copy %s (upstream %s had %s)",
 		m.src.toRef, shape(eu, p), local, m.src.fromRef, shape(eo, p))
 	switch m.cfg.OnConflict {
-	case vocab.DestWins:
+	case config.DestWins:
 		msg += "; dest wins: the local copy's is kept"
-	case vocab.MarkConflicts:
+	case config.MarkConflicts:
 		beside := path.Join(m.rel, besideName(p, m.pr))
 		msg += "; marked: the local copy's is kept, upstream's written beside it as " + beside
 		m.marking.beside(target, beside)
@@ -116,7 +116,7 @@ func (m *merger) fileOrDirConflict(p string, eo, eu, ed []*pkgio.File, hasSub bo
 				return false, err
 			}
 		}
-	case vocab.FailOnConflict:
+	case config.FailOnConflict:
 		msg += "; onConflict is error, so nothing is written"
 	default:
 		if hasSub {
@@ -127,7 +127,7 @@ func (m *merger) fileOrDirConflict(p string, eo, eu, ed []*pkgio.File, hasSub bo
 	}
 	m.pr.Conflicts = append(m.pr.Conflicts, Conflict{File: target, Message: msg})
 	m.pr.Counts.Conflicts++
-	return m.cfg.OnConflict != vocab.DestWins && m.cfg.OnConflict != vocab.MarkConflicts && !hasSub, nil
+	return m.cfg.OnConflict != config.DestWins && m.cfg.OnConflict != config.MarkConflicts && !hasSub, nil
 }
 
 // takeUpstream replaces dest's entry at p, ed, by updated's, eu: each local file

@@ -9,7 +9,7 @@ import (
 
 	"sigs.k8s.io/kustomize/kyaml/yaml"
 
-	"github.com/krm-merge/krm-merge/pkg/vocab"
+	"github.com/krm-merge/krm-merge/pkg/config"
 )
 
 // knativeFiles is a Knative-like package at upstream release ver (1 or 2): every image
@@ -122,7 +122,7 @@ func TestMirroredImagesFoundByValue(t *testing.T) {
 
 	opts := options(dir, t)
 	opts.Merge = DefaultMergeOptions()
-	opts.Merge.OnConflict = vocab.UpdatedWins
+	opts.Merge.OnConflict = config.UpdatedWins
 	rep, err := Update(context.Background(), opts)
 	if err != nil {
 		t.Fatal(err)

@@ -29,7 +29,7 @@ import (
 //
 // A KRM file with conflicts is merged three times with the one encoder: L, every
 // conflict decided for dest (onConflict dest); U, for updated; B, for original
-// (vocab.OriginalWins: each conflicting field or part original's, absent where
+// (function.MergeTakingOriginal: each conflicting field or part original's, absent where
 // original has none; a resource deleted upstream but changed locally is original's
 // document in dest's place). Outside the conflicts the three are the same, so every run
 // of lines where L and U differ (textmerge.MarkDifferences) surrounds a conflict's
@@ -136,24 +136,27 @@ func (m *merger) markResources(paths []string, t trees) error {
 	// U and B work on copies made before any run, since a run may change the nodes it
 	// is given; L, whose report is the package's, on the trees themselves, first: when it
 	// meets no conflict the three are the same and U and B are not run.
-	copies := map[vocab.ConflictPolicy]trees{}
-	for _, side := range []vocab.ConflictPolicy{vocab.UpdatedWins, vocab.OriginalWins} {
+	copies := map[vocab.Role]trees{}
+	for _, side := range []vocab.Role{vocab.Updated, vocab.Original} {
 		copies[side] = trees{copyTree(t.original), copyTree(t.updated), copyTree(t.dest)}
 	}
-	runs := map[vocab.ConflictPolicy]map[string]fileChange{}
+	runs := map[vocab.Role]map[string]fileChange{}
 	first := len(m.pr.Conflicts)
-	for _, side := range []vocab.ConflictPolicy{vocab.DestWins, vocab.UpdatedWins, vocab.OriginalWins} {
+	for _, side := range []vocab.Role{vocab.Dest, vocab.Updated, vocab.Original} {
 		c := *m.cfg
-		c.OnConflict = side
+		c.OnConflict = config.UpdatedWins // B too: its resources are decided as under updated
+		if side == vocab.Dest {
+			c.OnConflict = config.DestWins
+		}
 		run, tr, rep := resourceRun{cfg: &c, plan: m.plan}, t, m.pr
-		if side != vocab.DestWins {
+		if side != vocab.Dest {
 			if len(m.pr.Conflicts) == first {
-				runs[side] = runs[vocab.DestWins]
+				runs[side] = runs[vocab.Dest]
 				continue
 			}
 			tr, rep, run.plan = copies[side], &PackageReport{}, false
 		}
-		if side == vocab.OriginalWins {
+		if side == vocab.Original {
 			run.base = tr.original
 		}
 		if m.recording != nil {
@@ -177,12 +180,12 @@ func (m *merger) markResources(paths []string, t trees) error {
 	return nil
 }
 
-// markFiles adds to m.changes each file of the runs L, U and B (by policy: DestWins,
-// UpdatedWins, OriginalWins; each a map of target to change) as L writes it where U
+// markFiles adds to m.changes each file of the runs L, U and B (by winner: vocab.Dest,
+// vocab.Updated, vocab.Original; each a map of target to change) as L writes it where U
 // writes it alike, else written with markers (markSides), and returns the files
 // marked.
-func (m *merger) markFiles(runs map[vocab.ConflictPolicy]map[string]fileChange, t trees) map[string]bool {
-	l, up, b := runs[vocab.DestWins], runs[vocab.UpdatedWins], runs[vocab.OriginalWins]
+func (m *merger) markFiles(runs map[vocab.Role]map[string]fileChange, t trees) map[string]bool {
+	l, up, b := runs[vocab.Dest], runs[vocab.Updated], runs[vocab.Original]
 	targets := map[string]bool{}
 	for _, run := range runs {
 		for target := range run {
@@ -387,13 +390,16 @@ func recordKptfile(data []byte, file string, r recording) ([]byte, error) {
 }
 
 // merge is function.Merge for mergeResources (items from resourceItems, dest's from
-// fromDest on). Under vocab.OriginalWins (the B run of onConflict mark) a resource
-// deleted upstream but changed locally, which that run deletes as under updated, is
-// original's document (found in r.base by baseDocs) in dest's place, so that the
-// markers show it as the base of that conflict.
+// fromDest on). In the B run of onConflict mark (r.base set) it is
+// function.MergeTakingOriginal, and a resource deleted upstream but changed locally,
+// which that run deletes as under updated, is original's document (found in r.base by
+// baseDocs) in dest's place, so that the markers show it as the base of that conflict.
 func (r resourceRun) merge(items []roles.Item, fromDest int, cfg *config.Config) (*resources.Outcome, error) {
-	out, err := function.Merge(items, cfg)
-	if err != nil || cfg.OnConflict != vocab.OriginalWins || r.base == nil {
+	if r.base == nil {
+		return function.Merge(items, cfg)
+	}
+	out, err := function.MergeTakingOriginal(items, cfg)
+	if err != nil {
 		return out, err
 	}
 	var base func(*roles.Item) *yaml.RNode

@@ -11,8 +11,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/krm-merge/krm-merge/pkg/config"
 	"github.com/krm-merge/krm-merge/pkg/pkgupdate/internal/pkgio"
-	"github.com/krm-merge/krm-merge/pkg/vocab"
 )
 
 // TestMarkContinue: --continue is refused, changing nothing, while a marker is left
@@ -24,12 +24,12 @@ import (
 func TestMarkContinue(t *testing.T) {
 	dirs, cache := markPackages(t, 2, markLocal)
 	dir, ours := dirs[0], dirs[1]
-	rep, err := update(dir, cache, vocab.MarkConflicts)
+	rep, err := update(dir, cache, config.MarkConflicts)
 	var me *MarkedError
 	if !errors.As(err, &me) {
 		t.Fatalf("want a MarkedError, got %v", err)
 	}
-	if _, err := update(ours, cache, vocab.DestWins); err != nil {
+	if _, err := update(ours, cache, config.DestWins); err != nil {
 		t.Fatal(err)
 	}
 	ctx := context.Background()
@@ -108,7 +108,7 @@ func TestMarkContinue(t *testing.T) {
 	}
 	git(t, filepath.Dir(dir), "add", "-A")
 	git(t, filepath.Dir(dir), "commit", "-qm", "resolved")
-	again, err := update(dir, cache, vocab.MarkConflicts)
+	again, err := update(dir, cache, config.MarkConflicts)
 	if err != nil || len(again.Files) != 0 {
 		t.Errorf("the next update to v2: %v, files %v", err, again.Files)
 	}
@@ -152,7 +152,7 @@ func TestMarkAbort(t *testing.T) {
 	before, beforeDirs := snapshot(t, dir), dirModes(t, dir)
 	status := git(t, work, "status", "--porcelain", "--untracked-files=all")
 	cfg := DefaultMergeOptions()
-	cfg.OnConflict = vocab.MarkConflicts
+	cfg.OnConflict = config.MarkConflicts
 	_, err := Update(context.Background(), Options{Dir: dir, Version: "v2", CacheDir: cache, Merge: cfg, AllowDirty: true})
 	var me *MarkedError
 	if !errors.As(err, &me) {
@@ -208,7 +208,7 @@ func TestMarkAbort(t *testing.T) {
 func TestMarkRefusesOtherUpdates(t *testing.T) {
 	dirs, cache := markPackages(t, 1, markLocal)
 	dir := dirs[0]
-	if _, err := update(dir, cache, vocab.MarkConflicts); err == nil {
+	if _, err := update(dir, cache, config.MarkConflicts); err == nil {
 		t.Fatal("want conflicts marked")
 	}
 	before := snapshot(t, filepath.Dir(dir))

@@ -11,8 +11,8 @@ import (
 	"testing"
 
 	"github.com/krm-merge/krm-merge/internal/testsupport"
+	"github.com/krm-merge/krm-merge/pkg/config"
 	"github.com/krm-merge/krm-merge/pkg/pkgupdate/internal/pkgio"
-	"github.com/krm-merge/krm-merge/pkg/vocab"
 )
 
 // markHunk is one hunk of conflict markers: its sides and where its local side is in
@@ -202,7 +202,7 @@ func TestMarkSidesAsGitWritesThem(t *testing.T) {
 				writeFiles(t, dir, map[string]string{p: s})
 			}
 			git(t, filepath.Dir(dir), "commit", "-qam", "customise")
-			if _, err := update(dir, cache, vocab.MarkConflicts); err == nil {
+			if _, err := update(dir, cache, config.MarkConflicts); err == nil {
 				t.Fatal("want conflicts marked")
 			}
 			tmp := t.TempDir()
@@ -272,7 +272,7 @@ func markIngress(t *testing.T) string {
 	writeFiles(t, dir, map[string]string{"deploy.yaml": s})
 	git(t, filepath.Dir(dir), "commit", "-qam", "customise")
 	var me *MarkedError
-	if _, err := update(dir, cache, vocab.MarkConflicts); !errors.As(err, &me) {
+	if _, err := update(dir, cache, config.MarkConflicts); !errors.As(err, &me) {
 		t.Fatalf("want conflicts marked, got %v", err)
 	}
 	return dir
@@ -326,7 +326,7 @@ func TestMarkBlockHeaderStaysOut(t *testing.T) {
 	}
 	writeFiles(t, dir, map[string]string{"c.yaml": strings.Replace(s, quoted, "  f: |\n    uno\n    two\n    three\n    four\n", 1)})
 	git(t, filepath.Dir(dir), "commit", "-qam", "customise")
-	if _, err := update(dir, cache, vocab.MarkConflicts); err == nil {
+	if _, err := update(dir, cache, config.MarkConflicts); err == nil {
 		t.Fatal("want conflicts marked")
 	}
 	marked := read(t, p)

@@ -12,8 +12,8 @@ import (
 
 	"github.com/krm-merge/krm-merge/internal/testsupport"
 	"github.com/krm-merge/krm-merge/internal/textmerge"
+	"github.com/krm-merge/krm-merge/pkg/config"
 	"github.com/krm-merge/krm-merge/pkg/pkgupdate/internal/pkgio"
-	"github.com/krm-merge/krm-merge/pkg/vocab"
 )
 
 // markPackages makes an upstream with the mark releases and n copies of its v1, each
@@ -41,7 +41,7 @@ func markPackages(t *testing.T, n int, local map[string]string, releases ...rele
 }
 
 // update runs Update of dir to v2 under policy.
-func update(dir, cache string, policy vocab.ConflictPolicy) (*Report, error) {
+func update(dir, cache string, policy config.ConflictPolicy) (*Report, error) {
 	cfg := DefaultMergeOptions()
 	cfg.OnConflict = policy
 	return Update(context.Background(), Options{Dir: dir, Version: "v2", CacheDir: cache, Merge: cfg})
@@ -135,7 +135,7 @@ func TestMarkEachKindOfConflict(t *testing.T) {
 			dirs, cache := markPackages(t, 3, c.local)
 			marked, ours, theirs := dirs[0], dirs[1], dirs[2]
 			before := snapshot(t, marked)
-			rep, err := update(marked, cache, vocab.MarkConflicts)
+			rep, err := update(marked, cache, config.MarkConflicts)
 			var me *MarkedError
 			if !errors.As(err, &me) || !reflect.DeepEqual(me.Files, []string{c.file}) {
 				t.Fatalf("want a MarkedError naming %s, got %v", c.file, err)
@@ -150,10 +150,10 @@ func TestMarkEachKindOfConflict(t *testing.T) {
 					}
 				}
 			}
-			if _, err := update(ours, cache, vocab.DestWins); err != nil {
+			if _, err := update(ours, cache, config.DestWins); err != nil {
 				t.Fatal(err)
 			}
-			if _, err := update(theirs, cache, vocab.UpdatedWins); err != nil {
+			if _, err := update(theirs, cache, config.UpdatedWins); err != nil {
 				t.Fatal(err)
 			}
 			got, want := snapshot(t, marked), snapshot(t, ours)
@@ -220,10 +220,10 @@ func mustContent(t *testing.T, snap map[string]string, file string) string {
 func TestMarkWithoutConflictsIsAnUpdate(t *testing.T) {
 	local := map[string]string{"deploy.yaml": deployLocal("1", "app:1", v1Args) + "---\napiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: mine\n"}
 	dirs, cache := markPackages(t, 2, local)
-	if _, err := update(dirs[0], cache, vocab.MarkConflicts); err != nil {
+	if _, err := update(dirs[0], cache, config.MarkConflicts); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := update(dirs[1], cache, vocab.UpdatedWins); err != nil {
+	if _, err := update(dirs[1], cache, config.UpdatedWins); err != nil {
 		t.Fatal(err)
 	}
 	if a, b := snapshot(t, dirs[0]), snapshot(t, dirs[1]); !reflect.DeepEqual(a, b) {
@@ -240,7 +240,7 @@ func TestMarkBeside(t *testing.T) {
 	v2 := release{tag: "v2", files: map[string]string{"logo.bin": "\x00two\n", "conf": "upstream's file\n"}}
 	dirs, cache := markPackages(t, 1, map[string]string{"logo.bin": "\x00ours\n", "conf/a.txt": "ours\n"}, v1, v2)
 	dir := dirs[0]
-	rep, err := update(dir, cache, vocab.MarkConflicts)
+	rep, err := update(dir, cache, config.MarkConflicts)
 	var me *MarkedError
 	if !errors.As(err, &me) {
 		t.Fatalf("want a MarkedError, got %v", err)
@@ -307,7 +307,7 @@ func TestMarkSubpackage(t *testing.T) {
 	cache := filepath.Join(t.TempDir(), "cache")
 	dir, ours := dirs[0], dirs[1]
 	before := snapshot(t, dir)
-	rep, err := update(dir, cache, vocab.MarkConflicts)
+	rep, err := update(dir, cache, config.MarkConflicts)
 	var me *MarkedError
 	if !errors.As(err, &me) || !reflect.DeepEqual(me.Files, []string{"db/db.yaml"}) {
 		t.Fatalf("want db/db.yaml marked, got %v", err)
@@ -326,7 +326,7 @@ func TestMarkSubpackage(t *testing.T) {
 			t.Errorf("%s changed:\n%s", kf, now[kf])
 		}
 	}
-	if _, err := update(ours, cache, vocab.DestWins); err != nil {
+	if _, err := update(ours, cache, config.DestWins); err != nil {
 		t.Fatal(err)
 	}
 	writeFiles(t, dir, map[string]string{"db/db.yaml": side(t, text, 'l')})
@@ -346,10 +346,10 @@ func TestMarkSubpackage(t *testing.T) {
 func TestMarkRelativeDir(t *testing.T) {
 	dirs, cache := markPackages(t, 1, markLocal)
 	t.Chdir(filepath.Dir(dirs[0]))
-	if _, err := update("my-app", cache, vocab.MarkConflicts); err == nil {
+	if _, err := update("my-app", cache, config.MarkConflicts); err == nil {
 		t.Fatal("want conflicts marked")
 	}
-	if _, err := update("my-app", cache, vocab.MarkConflicts); !errors.Is(err, ErrInProgress) {
+	if _, err := update("my-app", cache, config.MarkConflicts); !errors.Is(err, ErrInProgress) {
 		t.Errorf("a second update: %v", err)
 	}
 	if _, err := Abort(context.Background(), Options{Dir: "my-app"}); err != nil {
@@ -363,7 +363,7 @@ func TestMarkPlan(t *testing.T) {
 	dirs, cache := markPackages(t, 1, markLocal)
 	before := snapshot(t, dirs[0])
 	cfg := DefaultMergeOptions()
-	cfg.OnConflict = vocab.MarkConflicts
+	cfg.OnConflict = config.MarkConflicts
 	rep, err := Update(context.Background(), Options{Dir: dirs[0], Version: "v2", CacheDir: cache, Merge: cfg, Plan: true})
 	if err != nil {
 		t.Fatal(err)
@@ -390,7 +390,7 @@ func TestMarkPlan(t *testing.T) {
 func TestMarkTextFileAsGitWritesIt(t *testing.T) {
 	local := readmeLocal("Install it with care.") + "\nOurs too.\n"
 	dirs, cache := markPackages(t, 1, map[string]string{"README.md": local})
-	if _, err := update(dirs[0], cache, vocab.MarkConflicts); err == nil {
+	if _, err := update(dirs[0], cache, config.MarkConflicts); err == nil {
 		t.Fatal("want conflicts marked")
 	}
 	want, _ := testsupport.GitMergeFile(t, t.TempDir(), []byte(markV1.files["README.md"]), []byte(local), []byte(markV2.files["README.md"]),

@@ -38,7 +38,7 @@ func (m *merger) merge(t trees, subs []string) error {
 		return err
 	}
 	krm, txt := splitPaths(t, decided)
-	if m.cfg.OnConflict == vocab.MarkConflicts {
+	if m.cfg.OnConflict == config.MarkConflicts {
 		err = m.markResources(krm, t) // mark.go
 	} else {
 		err = m.mergeResources(resourceRun{cfg: m.cfg, plan: m.plan, record: m.recording.setter()}, krm, t)

@@ -72,10 +72,10 @@ type Options struct {
 // is Options.Plan. The zero value is not the defaults: start from
 // DefaultMergeOptions.
 type MergeOptions struct {
-	// OnConflict decides conflicts (onConflict): vocab.UpdatedWins, DestWins,
+	// OnConflict decides conflicts (onConflict): config.UpdatedWins, DestWins,
 	// FailOnConflict (the update fails, writing nothing) or MarkConflicts (conflict
 	// markers in the files; docs/pkg-update.md, "Resolving conflicts by hand").
-	OnConflict vocab.ConflictPolicy
+	OnConflict config.ConflictPolicy
 	// RoleAnnotation is the annotation whose value names an item's role
 	// (roleAnnotation); a resource of the package or of a release that carries it takes
 	// that role, as in the function.

@@ -50,9 +50,9 @@ func (m *merger) mergeResources(run resourceRun, paths []string, t trees) error 
 	// every count and change; the conflicts then fail the update before any write.
 	// Added resources go to the package's directory.
 	cfg := *run.cfg
-	failOnConflict := cfg.OnConflict == vocab.FailOnConflict
+	failOnConflict := cfg.OnConflict == config.FailOnConflict
 	if failOnConflict {
-		cfg.OnConflict = vocab.UpdatedWins
+		cfg.OnConflict = config.UpdatedWins
 	}
 	cfg.Plan, cfg.DestPath = false, m.rel
 	out, err := run.merge(items, fromDest, &cfg) // mark.go
@@ -64,14 +64,7 @@ func (m *merger) mergeResources(run resourceRun, paths []string, t trees) error 
 			return err
 		}
 	}
-	policy := vocab.UpdatedWins
-	switch {
-	case failOnConflict:
-		policy = vocab.FailOnConflict
-	case cfg.OnConflict == vocab.DestWins:
-		policy = vocab.DestWins
-	}
-	reportOutcome(m.pr, out, policy, cfg.ShowSecretValues)
+	reportOutcome(m.pr, out, cfg.OnConflict.Winner(), failOnConflict, cfg.ShowSecretValues)
 	byFile := outputFiles(m.rel, items, fromDest, out)
 	c := newComments(t.original, t.updated, t.dest)
 	for it, n := range out.Merged {
@@ -112,10 +105,11 @@ func planChanges(items []roles.Item, cfg config.Config, pr *PackageReport) error
 }
 
 // reportOutcome fills pr from a merge's outcome: its counts (with the conflicts
-// fileOrDir counted before), each conflict as policy decided it (a Secret's values
-// redacted unless showSecrets), the warnings that are no conflict, the values merged
+// fileOrDir counted before), each conflict as decided for winner, or refused when the
+// update fails on conflicts (fails: onConflict error) (a Secret's values redacted unless
+// showSecrets), the warnings that are no conflict, the values merged
 // inside, the resources added and deleted.
-func reportOutcome(pr *PackageReport, out *resources.Outcome, policy vocab.ConflictPolicy, showSecrets bool) {
+func reportOutcome(pr *PackageReport, out *resources.Outcome, winner vocab.Role, fails, showSecrets bool) {
 	fileOrDirConflicts := pr.Counts.Conflicts // counted by fileOrDir, before the merge
 	pr.Counts = out.Counts
 	pr.Counts.Conflicts += fileOrDirConflicts
@@ -128,10 +122,10 @@ func reportOutcome(pr *PackageReport, out *resources.Outcome, policy vocab.Confl
 			if !showSecrets {
 				shown = results.RedactConflict(c.Item.Ref(), shown)
 			}
-			pc.Field, pc.Message, pc.FieldConflict = c.Field.Path.String(), results.ConflictText(shown, policy), c.Field
+			pc.Field, pc.Message, pc.FieldConflict = c.Field.Path.String(), results.ConflictText(shown, fails), c.Field
 			pc.Original, pc.Updated, pc.Dest = results.Value(shown.Original), results.Value(shown.Updated), results.Value(shown.Dest)
 		} else {
-			pc.Message = results.DeletedUpstreamText(c.What, policy)
+			pc.Message = results.DeletedUpstreamText(c.What, winner, fails)
 		}
 		pr.Conflicts = append(pr.Conflicts, pc)
 	}

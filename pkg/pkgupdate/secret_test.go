@@ -7,7 +7,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/krm-merge/krm-merge/pkg/vocab"
+	"github.com/krm-merge/krm-merge/pkg/config"
 )
 
 // pkg update's conflict and plan lines printed a Secret's data values (`dest
@@ -31,7 +31,7 @@ func TestSecretValuesAreRedacted(t *testing.T) {
 			git(t, work, "commit", "-qm", "get")
 			opts := options(dir, t)
 			opts.Merge = DefaultMergeOptions()
-			opts.Merge.OnConflict = vocab.UpdatedWins
+			opts.Merge.OnConflict = config.UpdatedWins
 			opts.Merge.ShowSecretValues = show
 			opts.Plan = plan
 			rep, err := Update(context.Background(), opts)

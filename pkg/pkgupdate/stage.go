@@ -13,7 +13,6 @@ import (
 	"github.com/krm-merge/krm-merge/pkg/config"
 	"github.com/krm-merge/krm-merge/pkg/pkgupdate/internal/pkgio"
 	"github.com/krm-merge/krm-merge/pkg/pkgupdate/internal/stage"
-	"github.com/krm-merge/krm-merge/pkg/vocab"
 )
 
 // fileChange is a change to write, with the content it replaces (for the plan's diff).
@@ -47,8 +46,8 @@ func (s *stager) stage(absDir, given string, rep *Report) (*Report, error) {
 		return nil, err
 	}
 	marks := s.marking.marks
-	marking := s.cfg.OnConflict == vocab.MarkConflicts && len(marks) > 0
-	if s.cfg.OnConflict == vocab.MarkConflicts && !marking { // nothing marked: recorded as by any update
+	marking := s.cfg.OnConflict == config.MarkConflicts && len(marks) > 0
+	if s.cfg.OnConflict == config.MarkConflicts && !marking { // nothing marked: recorded as by any update
 		var err error
 		if s.changes, err = finishRecords(s.changes, s.marking.pending, s.marking.localKptfiles); err != nil {
 			return nil, err
@@ -74,7 +73,7 @@ func (s *stager) stage(absDir, given string, rep *Report) (*Report, error) {
 		}
 		rep.Files = append(rep.Files, fc)
 	}
-	if n := rep.Conflicts(); n > 0 && s.cfg.OnConflict == vocab.FailOnConflict {
+	if n := rep.Conflicts(); n > 0 && s.cfg.OnConflict == config.FailOnConflict {
 		return rep, &ConflictError{Conflicts: n}
 	}
 	if s.opts.Plan || len(s.changes) == 0 {

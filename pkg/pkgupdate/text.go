@@ -7,9 +7,9 @@ import (
 	"path"
 
 	"github.com/krm-merge/krm-merge/internal/textmerge"
+	"github.com/krm-merge/krm-merge/pkg/config"
 	"github.com/krm-merge/krm-merge/pkg/pkgupdate/internal/pkgio"
 	"github.com/krm-merge/krm-merge/pkg/pkgupdate/internal/stage"
-	"github.com/krm-merge/krm-merge/pkg/vocab"
 )
 
 // mergeText merges the text files at paths (README.md, scripts, YAML that is not KRM)
@@ -30,12 +30,12 @@ import (
 func (m *merger) mergeText(paths []string, t trees) {
 	favor, winner := textmerge.FavorUpdated, "updated wins"
 	switch m.cfg.OnConflict {
-	case vocab.DestWins:
+	case config.DestWins:
 		favor, winner = textmerge.FavorDest, "dest wins"
-	case vocab.FailOnConflict:
+	case config.FailOnConflict:
 		winner = "onConflict is error, so nothing is written"
 	}
-	mark := m.cfg.OnConflict == vocab.MarkConflicts // mark.go
+	mark := m.cfg.OnConflict == config.MarkConflicts // mark.go
 	if mark {
 		favor, winner = textmerge.FavorDest, markedText
 	}

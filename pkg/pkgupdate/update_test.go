@@ -9,9 +9,9 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/krm-merge/krm-merge/pkg/config"
 	"github.com/krm-merge/krm-merge/pkg/pkgupdate/internal/gitfetch"
 	"github.com/krm-merge/krm-merge/pkg/pkgupdate/internal/stage"
-	"github.com/krm-merge/krm-merge/pkg/vocab"
 )
 
 const license = "# Copyright 2024 The App Authors\n# SPDX-License-Identifier: Apache-2.0\n\n"
@@ -247,12 +247,12 @@ func TestConflicts(t *testing.T) {
 	customise["deploy.yaml"] = strings.Replace(custom["deploy.yaml"], "image: app:1", "image: mirror/app:1-local", 1)
 	customise["README.md"] = "# App\n\nInstall it our way.\n\n## Usage\n\nRun it.\n\n## License\n\nApache-2.0\n"
 	for _, tc := range []struct {
-		policy      vocab.ConflictPolicy
+		policy      config.ConflictPolicy
 		image, line string
 	}{
-		{vocab.FailOnConflict, "", ""},
-		{vocab.DestWins, "mirror/app:1-local", "Install it our way."},
-		{vocab.UpdatedWins, "mirror/app:2", "Install it with kpt."},
+		{config.FailOnConflict, "", ""},
+		{config.DestWins, "mirror/app:1-local", "Install it our way."},
+		{config.UpdatedWins, "mirror/app:2", "Install it with kpt."},
 	} {
 		t.Run(string(tc.policy), func(t *testing.T) {
 			dir, _ := localPackage(t, customise)
@@ -269,7 +269,7 @@ func TestConflicts(t *testing.T) {
 				c[1].File != "README.md" || c[1].Lines != "3" {
 				t.Errorf("conflicts %+v", c)
 			}
-			if tc.policy == vocab.FailOnConflict {
+			if tc.policy == config.FailOnConflict {
 				var ce *ConflictError
 				if !errors.As(err, &ce) || ce.Conflicts != 2 {
 					t.Errorf("error %v, want a ConflictError", err)
@@ -459,9 +459,9 @@ func TestSubpackageWithItsOwnUpstream(t *testing.T) {
 // conflict that onConflict decides. A text file deleted locally stays deleted.
 func TestTextFilesDeletedUpstream(t *testing.T) {
 	for _, tc := range []struct {
-		policy   vocab.ConflictPolicy
+		policy   config.ConflictPolicy
 		keptEdit bool
-	}{{vocab.UpdatedWins, false}, {vocab.DestWins, true}} {
+	}{{config.UpdatedWins, false}, {config.DestWins, true}} {
 		t.Run(string(tc.policy), func(t *testing.T) {
 			repo := upstreamRepo(t, "p",
 				release{tag: "v1", files: map[string]string{"a.txt": "a\n", "b.txt": "b\n", "c.txt": "c\n"}},

@@ -6,7 +6,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/krm-merge/krm-merge/pkg/vocab"
+	"github.com/krm-merge/krm-merge/pkg/config"
 )
 
 // An image mirrored locally while upstream bumps the tag merges inside the value: the
@@ -18,7 +18,7 @@ func TestValueMergedInsideIsReported(t *testing.T) {
 		customise[k] = v
 	}
 	customise["deploy.yaml"] = strings.Replace(custom["deploy.yaml"], "image: app:1", "image: mirror.example.com/team/app:1", 1)
-	for _, policy := range []vocab.ConflictPolicy{vocab.UpdatedWins, vocab.MarkConflicts} {
+	for _, policy := range []config.ConflictPolicy{config.UpdatedWins, config.MarkConflicts} {
 		t.Run(string(policy), func(t *testing.T) {
 			dir, _ := localPackage(t, customise)
 			opts := options(dir, t)

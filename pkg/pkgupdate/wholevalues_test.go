@@ -7,7 +7,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/krm-merge/krm-merge/pkg/vocab"
+	"github.com/krm-merge/krm-merge/pkg/config"
 )
 
 // A conflict line cuts a long value around where the sides differ; the JSON report's
@@ -32,7 +32,7 @@ func TestConflictRowsHoldWholeValues(t *testing.T) {
 	git(t, work, "commit", "-qm", "get")
 	opts := options(dir, t)
 	opts.Merge = DefaultMergeOptions()
-	opts.Merge.OnConflict = vocab.DestWins
+	opts.Merge.OnConflict = config.DestWins
 	rep, err := Update(context.Background(), opts)
 	if err != nil || rep.Conflicts() != 1 {
 		t.Fatalf("%v, %+v", err, rep)

@@ -40,7 +40,7 @@ type appliedObject struct {
 // applyOptions are apply.Apply's options for this run.
 func (r *run) applyOptions() apply.Options {
 	role := r.opts.Roles.Annotation
-	return apply.Options{NoOverwrite: r.opts.Merge.Policy == vocab.FailOnConflict,
+	return apply.Options{NoOverwrite: r.opts.FailOnConflict,
 		Ignore: func(k string) bool { return vocab.IsHostAnnotation(k, role) }}
 }
 

@@ -8,7 +8,8 @@
 // Run takes the items as roles.Assign returns them (each with its role, file and
 // index) and Options (the roles.Options they were assigned with: the mode, the role
 // annotation, the role directories; the identity.Options: mergeOnPath; keepSources;
-// the engine's merge.Options with the run's conflict policy and its schema.Resolver;
+// the engine's merge.Options with the run's winner and its schema.Resolver; whether
+// the run fails on conflicts (FailOnConflict);
 // the field rules; plan), and returns an
 // *Outcome: the output items (pass-through and merged items in input order, then added
 // items, rebased into the dest directory with path roles), the results
@@ -52,5 +53,5 @@
 // annotation that does not parse; in apply mode the errors of apply.Apply and
 // apply.Create, placed at the item at fault; a panic while handling a resource,
 // recovered into an error naming it. Conflicts are not errors: they are in
-// Outcome.Conflicts, and the caller fails the run on any under vocab.FailOnConflict.
+// Outcome.Conflicts, and the caller fails the run on any with Options.FailOnConflict.
 package resources

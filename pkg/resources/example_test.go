@@ -52,7 +52,7 @@ func ExampleRun() {
 	}
 	out, err := resources.Run(assigned, resources.Options{
 		Roles: ro,
-		Merge: merge.Options{Policy: vocab.UpdatedWins, Lists: schema.New(schema.Options{OpenAPI: true})},
+		Merge: merge.Options{Winner: vocab.Updated, Lists: schema.New(schema.Options{OpenAPI: true})},
 	})
 	if err != nil {
 		log.Fatal(err)

@@ -40,7 +40,7 @@ func TestPanicInAResourceNamesIt(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		out, err := Run(assigned, Options{Roles: ro, Merge: merge.Options{Policy: vocab.UpdatedWins}})
+		out, err := Run(assigned, Options{Roles: ro, Merge: merge.Options{Winner: vocab.Updated}})
 		var ie *vocab.ItemError
 		if out != nil || !errors.As(err, &ie) {
 			t.Fatalf("%s: want an ItemError and no outcome, got %v, %T %v", mode, out != nil, err, err)

@@ -30,15 +30,20 @@ type Options struct {
 	Identity identity.Options
 	// KeepSources also emits the original, updated and src items unchanged.
 	KeepSources bool
-	// Merge tunes the field engine (lists, the host's pairing, merging inside values,
-	// whose merges Run reports as info results); Run sets its FieldRules and Share per
-	// resource. Its Policy, the run's one conflict policy, decides conflicts of fields
-	// and of whole resources: vocab.UpdatedWins (kyaml's behaviour, also the zero
-	// value), vocab.DestWins, vocab.FailOnConflict (the caller fails the run; in apply
-	// mode, kubectl apply --overwrite=false) or vocab.OriginalWins (fields take
-	// original's value; resources are decided as under UpdatedWins). DestWins does not
+	// Merge tunes the field engine (lists, merging inside values, whose merges Run
+	// reports as info results, the checks the caller made); Run sets its FieldRules,
+	// Share and KeepDestPositions per resource. Its Winner, the run's one winner,
+	// decides conflicts of fields and of whole resources: vocab.Updated (kyaml's
+	// behaviour, also the zero value), vocab.Dest, or vocab.Original (fields take
+	// original's value; resources are decided as under vocab.Updated). Dest does not
 	// apply in apply mode.
 	Merge merge.Options
+	// FailOnConflict says the caller fails the run on any conflict (onConflict error):
+	// conflict results are errors without a proposed value (package results), and in
+	// apply mode Run refuses what kubectl apply --overwrite=false refuses. The merge
+	// still decides conflicts by Merge.Winner, so that the run reports every count and
+	// change.
+	FailOnConflict bool
 	// FieldRules are the functionConfig's field rules (3way and 2way).
 	FieldRules []fieldrules.Rule
 	// Plan makes Results the plan of the run (what it would change, field by field),
@@ -60,8 +65,8 @@ type Outcome struct {
 	// Counts are the resource outcomes (apply mode counts its own in them: applied as
 	// merged, created as added, live only as kept, refused as conflicts).
 	Counts vocab.Counts
-	// Conflicts are the conflicts found, each with its result (also in Results); under
-	// vocab.FailOnConflict the caller fails the run on any.
+	// Conflicts are the conflicts found, each with its result (also in Results); with
+	// Options.FailOnConflict the caller fails the run on any.
 	Conflicts []Conflict
 	// ValueMerges are the values merged inside (valueMerge) that took something from
 	// each side, each with its info result (also in Results).
@@ -268,9 +273,9 @@ func fieldOf(err error) string {
 func (r *run) conflict(it *roles.Item, c *merge.Conflict, what string) {
 	var res *framework.Result
 	if c != nil {
-		res = results.FieldConflict(r.valuesAt(it), *c, r.opts.Merge.Policy)
+		res = results.FieldConflict(r.valuesAt(it), *c, r.opts.FailOnConflict)
 	} else {
-		res = results.DeletedUpstreamChangedLocally(at(it), what, r.opts.Merge.Policy)
+		res = results.DeletedUpstreamChangedLocally(at(it), what, r.opts.Merge.Winner, r.opts.FailOnConflict)
 	}
 	r.conflicts = append(r.conflicts, Conflict{Item: it, Field: c, What: what, Result: res})
 	r.counts.Conflicts++

@@ -28,7 +28,7 @@ type setup struct {
 func defaults() *setup {
 	return &setup{
 		run: resources.Options{Roles: roles.Options{Mode: vocab.ThreeWay, Annotation: "config.kubernetes.io/merge-source"},
-			Merge: merge.Options{Policy: vocab.UpdatedWins, Lists: schema.New(schema.Options{OpenAPI: true})}},
+			Merge: merge.Options{Winner: vocab.Updated, Lists: schema.New(schema.Options{OpenAPI: true})}},
 	}
 }
 
@@ -55,14 +55,14 @@ func names(out *resources.Outcome) string {
 
 func TestDeletedUpstreamChangedLocally(t *testing.T) {
 	for _, tt := range []struct {
-		policy vocab.ConflictPolicy
+		winner vocab.Role
 		items  string
-	}{{vocab.UpdatedWins, ""}, {vocab.DestWins, "x"}} {
+	}{{vocab.Updated, ""}, {vocab.Dest, "x"}} {
 		cfg := defaults()
-		cfg.run.Merge.Policy = tt.policy
+		cfg.run.Merge.Winner = tt.winner
 		out := mergeItems(t, cfg, cm(t, "original", "x", "{a: '1'}"), cm(t, "dest", "x", "{a: '2'}"))
 		if names(out) != tt.items || out.Counts.Conflicts != 1 {
-			t.Errorf("policy %s: items %q conflicts %d, want %q and 1", tt.policy, names(out), out.Counts.Conflicts, tt.items)
+			t.Errorf("winner %s: items %q conflicts %d, want %q and 1", tt.winner, names(out), out.Counts.Conflicts, tt.items)
 		}
 	}
 }

@@ -78,7 +78,7 @@ func (r *run) threeWay(s *identity.Set, p *prep) error {
 			r.counts.Deleted++
 			return nil
 		}
-		if r.opts.Merge.Policy == vocab.DestWins {
+		if r.opts.Merge.Winner == vocab.Dest {
 			r.counts.Kept++ // dest's copy stays: the summary counts every resource once
 		} else {
 			r.drop[d] = true

@@ -14,7 +14,7 @@ import (
 
 // A 3-way field conflict as the function reports it: a warning on the dest item with
 // resourceRef, file and field.path, the three values in the message, currentValue
-// dest's and proposedValue the winner's. Under onConflict: error (vocab.FailOnConflict) the
+// dest's and proposedValue the winner's. Under onConflict: error (fails true) the
 // same conflict is an error without a proposed value.
 func ExampleFieldConflict() {
 	original := yaml.MustParse("spec: {replicas: 1}\n")
@@ -31,14 +31,14 @@ spec: {replicas: 5}
 	conflicts := res.Conflicts
 	c := conflicts[0]
 	at := results.At{Location: vocab.Location{Resource: vocab.ResourceRef(dest), File: "deploy.yaml"}, Path: c.Path.String()}
-	r := results.FieldConflict(at, c, vocab.UpdatedWins)
+	r := results.FieldConflict(at, c, false)
 	fmt.Println(r)
 	b, err := yaml.Marshal(r)
 	if err != nil {
 		log.Fatal(err)
 	}
 	fmt.Print(string(b))
-	fmt.Println(results.FieldConflict(at, c, vocab.FailOnConflict))
+	fmt.Println(results.FieldConflict(at, c, true))
 	// Output:
 	// [warning] apps/v1/Deployment/prod/web spec.replicas: conflict: changed on both sides (original 1, updated 2, dest 5); updated wins
 	// message: 'conflict: changed on both sides (original 1, updated 2, dest 5); updated wins'

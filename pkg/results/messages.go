@@ -50,20 +50,20 @@ func withValues(r *framework.Result, current, proposed interface{}) *framework.R
 	return r
 }
 
-// decided ends a conflict's text with its outcome: "; <winner> wins", or under vocab.FailOnConflict
-// "; onConflict is error, so nothing is written".
-func decided(what string, p vocab.ConflictPolicy, winner vocab.Role) string {
-	if p == vocab.FailOnConflict {
+// decided ends a conflict's text with its outcome: "; <winner> wins", or when the run
+// fails on conflicts (onConflict error) "; onConflict is error, so nothing is written".
+func decided(what string, fails bool, winner vocab.Role) string {
+	if fails {
 		return what + "; onConflict is error, so nothing is written"
 	}
 	return what + "; " + string(winner) + " wins"
 }
 
-// conflictResult is a conflict's result: "conflict: " and its text, a warning, or under
-// vocab.FailOnConflict an error without a proposed value.
-func conflictResult(at At, text string, p vocab.ConflictPolicy, current, proposed interface{}) *framework.Result {
+// conflictResult is a conflict's result: "conflict: " and its text, a warning, or when
+// the run fails on conflicts an error without a proposed value.
+func conflictResult(at At, text string, fails bool, current, proposed interface{}) *framework.Result {
 	sev := framework.Warning
-	if p == vocab.FailOnConflict {
+	if fails {
 		sev = framework.Error
 		proposed = nil
 	}
@@ -71,19 +71,22 @@ func conflictResult(at At, text string, p vocab.ConflictPolicy, current, propose
 }
 
 // ConflictText says what a 3-way field conflict is and how it was decided, e.g.
-// "changed on both sides (original 1, updated 2, dest 3); updated wins".
-func ConflictText(c merge.Conflict, p vocab.ConflictPolicy) string {
-	return decided(c.Describe(), p, c.Winner)
+// "changed on both sides (original 1, updated 2, dest 3); updated wins"; fails says the
+// run fails on conflicts (onConflict error): "...; onConflict is error, so nothing is
+// written".
+func ConflictText(c merge.Conflict, fails bool) string {
+	return decided(c.Describe(), fails, c.Winner)
 }
 
 // FieldConflict is the result of a 3-way field conflict c on the dest item at at (at.Path
 // is c's path): "conflict: " and ConflictText, currentValue dest's value, proposedValue
 // the winner's; for a conflicting part of a value merged inside (c.Part), the value the
-// output holds (c.Merged: every part merged, this one decided by the policy); its tags
+// output holds (c.Merged: every part merged, this one decided by the winner); its tags
 // original, updated and dest the three values whole (wholeValues), e.g.
 // "conflict: changed on both sides: the tag (original v3.4.0, updated v3.5.0, dest
-// v3.4.1); updated wins".
-func FieldConflict(at At, c merge.Conflict, p vocab.ConflictPolicy) *framework.Result {
+// v3.4.1); updated wins". When the run fails on conflicts (fails: onConflict error) it is
+// an error without a proposedValue.
+func FieldConflict(at At, c merge.Conflict, fails bool) *framework.Result {
 	at.Path = c.Path.String()
 	if at.redactsAt(c.Path) {
 		c = RedactConflict(at.Resource, c)
@@ -95,7 +98,7 @@ func FieldConflict(at At, c merge.Conflict, p vocab.ConflictPolicy) *framework.R
 	case c.Winner == vocab.Dest:
 		proposed = Value(c.Dest)
 	}
-	r := conflictResult(at, ConflictText(c, p), p, Value(c.Dest), proposed)
+	r := conflictResult(at, ConflictText(c, fails), fails, Value(c.Dest), proposed)
 	r.Tags = wholeValues(c)
 	return r
 }
@@ -180,21 +183,22 @@ func ValueMerged(at At, v merge.ValueMerge) *framework.Result {
 }
 
 // DeletedUpstreamText says a resource (id names it) was deleted upstream but changed
-// locally, and how that was decided: dest's copy deleted (every policy but DestWins) or
-// kept (vocab.DestWins).
-func DeletedUpstreamText(id string, p vocab.ConflictPolicy) string {
-	winner := vocab.Updated
-	if p == vocab.DestWins {
-		winner = vocab.Dest
+// locally, and how that was decided: "; dest wins" (dest's copy kept) when winner is
+// vocab.Dest, else "; updated wins" (deleted); when the run fails on conflicts (fails:
+// onConflict error), "; onConflict is error, so nothing is written".
+func DeletedUpstreamText(id string, winner vocab.Role, fails bool) string {
+	if winner != vocab.Dest {
+		winner = vocab.Updated
 	}
-	return decided(id+" was deleted upstream but changed locally", p, winner)
+	return decided(id+" was deleted upstream but changed locally", fails, winner)
 }
 
 // DeletedUpstreamChangedLocally is the conflict result of a resource upstream deleted and
-// dest changed: DeletedUpstreamText, naming no field.
-func DeletedUpstreamChangedLocally(at At, id string, p vocab.ConflictPolicy) *framework.Result {
+// dest changed: DeletedUpstreamText, naming no field; an error when the run fails on
+// conflicts (fails), else a warning.
+func DeletedUpstreamChangedLocally(at At, id string, winner vocab.Role, fails bool) *framework.Result {
 	at.Path = ""
-	return conflictResult(at, DeletedUpstreamText(id, p), p, nil, nil)
+	return conflictResult(at, DeletedUpstreamText(id, winner, fails), fails, nil, nil)
 }
 
 // StayedDeleted is the warning on an updated item whose resource dest deleted and

@@ -24,11 +24,11 @@ func TestRedaction(t *testing.T) {
 	}
 	c := merge.Conflict{Path: fieldpath.Path{}.Field("data").Field("password"), Kind: merge.BothChanged,
 		Original: yaml.NewScalarRNode("b3JpZw=="), Updated: yaml.NewScalarRNode("dXBk"), Dest: yaml.NewScalarRNode("bG9jYWw="), Winner: vocab.Updated}
-	text := ConflictText(RedactConflict(secret, c), vocab.UpdatedWins)
+	text := ConflictText(RedactConflict(secret, c), false)
 	if strings.Contains(text, "dXBk") || strings.Count(text, "<redacted: ") != 3 {
 		t.Errorf("conflict text %s", text)
 	}
-	if text := ConflictText(RedactConflict(cm, c), vocab.UpdatedWins); !strings.Contains(text, "dXBk") {
+	if text := ConflictText(RedactConflict(cm, c), false); !strings.Contains(text, "dXBk") {
 		t.Errorf("a ConfigMap's value redacted: %s", text)
 	}
 	if c.Updated.YNode().Value != "dXBk" {
@@ -36,7 +36,7 @@ func TestRedaction(t *testing.T) {
 	}
 	label := c
 	label.Path = fieldpath.Path{}.Field("metadata").Field("labels").Field("a")
-	if text := ConflictText(RedactConflict(secret, label), vocab.UpdatedWins); !strings.Contains(text, "dXBk") {
+	if text := ConflictText(RedactConflict(secret, label), false); !strings.Contains(text, "dXBk") {
 		t.Errorf("a Secret's label redacted: %s", text)
 	}
 	ch := plan.Change{Op: plan.Added, Path: fieldpath.Path{}.Field("stringData"), Proposed: map[string]interface{}{"token": "abc"}}
@@ -44,12 +44,12 @@ func TestRedaction(t *testing.T) {
 		t.Errorf("change text %s", text)
 	}
 	at := At{Location: vocab.Location{Resource: secret}}
-	r := FieldConflict(at, c, vocab.UpdatedWins)
+	r := FieldConflict(at, c, false)
 	if strings.Contains(r.Message, "dXBk") || r.Field.ProposedValue != Redacted("dXBk") || r.Field.CurrentValue != Redacted("bG9jYWw=") {
 		t.Errorf("result %s %v %v", r.Message, r.Field.CurrentValue, r.Field.ProposedValue)
 	}
 	at.ShowSecretValues = true
-	if r := FieldConflict(at, c, vocab.UpdatedWins); r.Field.ProposedValue != "dXBk" {
+	if r := FieldConflict(at, c, false); r.Field.ProposedValue != "dXBk" {
 		t.Errorf("ShowSecretValues: %v", r.Field.ProposedValue)
 	}
 }

@@ -39,7 +39,7 @@ func TestValueOfADeepValue(t *testing.T) {
 // A result about a whole resource names no field: no `field: {}` in the output.
 func TestWholeResourceResultsNameNoField(t *testing.T) {
 	for _, r := range []*framework.Result{
-		DeletedUpstreamChangedLocally(At{Location: vocab.Location{File: "dest/a.yaml"}}, "ConfigMap a", vocab.UpdatedWins),
+		DeletedUpstreamChangedLocally(At{Location: vocab.Location{File: "dest/a.yaml"}}, "ConfigMap a", vocab.Updated, false),
 		StayedDeleted(At{Path: "spec"}, "ConfigMap a"),
 		PlanAdd(At{Path: "spec"}, "3way"),
 		PlanDelete(At{}, "3way"),
@@ -74,7 +74,7 @@ func TestValueMergedMessages(t *testing.T) {
 			"merged inside the image reference: from dest the repository (quay.io/argoproj/argocd -> registry.example.com/mirror/argoproj/argocd); changed on both sides: the tag, reported as a conflict",
 			"conflict: changed on both sides: the tag (original v3.4.0, updated v3.5.0, dest v3.4.1); dest wins"},
 	} {
-		r, err := merge.ThreeWay(o, u, yaml.MustParse("image: "+tc.dest), merge.Options{ValueMerge: true, Policy: vocab.DestWins})
+		r, err := merge.ThreeWay(o, u, yaml.MustParse("image: "+tc.dest), merge.Options{ValueMerge: true, Winner: vocab.Dest})
 		if err != nil || len(r.ValueMerges) != 1 {
 			t.Fatalf("%s: %v, %d values merged inside", tc.dest, err, len(r.ValueMerges))
 		}
@@ -92,7 +92,7 @@ func TestValueMergedMessages(t *testing.T) {
 		if len(r.Conflicts) != 1 {
 			t.Fatalf("%d conflicts", len(r.Conflicts))
 		}
-		c := FieldConflict(At{}, r.Conflicts[0], vocab.DestWins)
+		c := FieldConflict(At{}, r.Conflicts[0], false)
 		if c.Message != tc.conflict || c.Field.ProposedValue != "registry.example.com/mirror/argoproj/argocd:v3.4.1" ||
 			c.Field.CurrentValue != tc.dest {
 			t.Errorf("conflict %s (current %v, proposed %v)", c.Message, c.Field.CurrentValue, c.Field.ProposedValue)
@@ -110,11 +110,11 @@ func TestConflictMessageShowsTheDigests(t *testing.T) {
 	u := "gcr.io/knative-releases" + ref + strings.Repeat("b", 64)
 	d := "registry.example.com/mirror" + ref + strings.Repeat("c", 64)
 	r, err := merge.ThreeWay(yaml.MustParse("value: "+o), yaml.MustParse("value: "+u), yaml.MustParse("value: "+d),
-		merge.Options{Policy: vocab.UpdatedWins})
+		merge.Options{Winner: vocab.Updated})
 	if err != nil || len(r.Conflicts) != 1 {
 		t.Fatalf("%v, %d conflicts", err, len(r.Conflicts))
 	}
-	c := FieldConflict(At{}, r.Conflicts[0], vocab.UpdatedWins)
+	c := FieldConflict(At{}, r.Conflicts[0], false)
 	want := "conflict: changed on both sides (original gcr.io/knative-releases/knat...@sha256:aaaaaaaaaaaaaaaaa..., " +
 		"updated gcr.io/knative-releases/knat...@sha256:bbbbbbbbbbbbbbbbb..., " +
 		"dest registry.example.com/mirror/...@sha256:ccccccccccccccccc...); updated wins"
