@@ -6,7 +6,6 @@ import (
 
 	"sigs.k8s.io/kustomize/kyaml/yaml"
 
-	"github.com/krm-merge/krm-merge/internal/render"
 	"github.com/krm-merge/krm-merge/pkg/fieldpath"
 	"github.com/krm-merge/krm-merge/pkg/fieldrules"
 	"github.com/krm-merge/krm-merge/pkg/merge"
@@ -87,7 +86,7 @@ spec:
 	fmt.Println("conflicts after the rules:", len(res.Conflicts))
 	for _, e := range res.RuleEffects {
 		fmt.Printf("effect %s: merge wrote %s, output holds %s, decided %d conflict(s)\n",
-			e.Rule.Path, render.Render(e.Merged, render.Short), render.Render(e.Result, render.Short), len(e.Conflicts))
+			e.Rule.Path, e.Merged.YNode().Value, e.Result.YNode().Value, len(e.Conflicts))
 	}
 	out := res.Value
 	fmt.Print(out.Field("spec").Value.MustString())
