@@ -274,7 +274,7 @@ func runUpdate(ctx context.Context, f *updateFlags, arg string, out io.Writer) e
 	}
 	cfg.ShowSecretValues = cfg.ShowSecretValues || f.showSecretValues
 	var rep *pkgupdate.Report
-	merge, err := mergeOptions(cfg)
+	merge, err := mergeSettings(cfg)
 	if err == nil {
 		rep, err = pkgupdate.Update(ctx, pkgupdate.Options{
 			Dir: dir, Version: version, Repo: f.repo, Directory: f.directory, From: f.from,
@@ -372,22 +372,23 @@ func runConclude(ctx context.Context, f *updateFlags, arg string, out io.Writer)
 	return err
 }
 
-// mergeOptions are pkg update's merge settings from the loaded functionConfig cfg (its
-// plan acts as --plan). Errors: cfg sets what pkg update decides itself, each named:
-// a mode other than 3way, a role path, keepSources, inline sources.
-func mergeOptions(cfg *config.Config) (*pkgupdate.MergeOptions, error) {
+// mergeSettings are pkg update's merge settings from the loaded functionConfig cfg
+// (its plan acts as --plan): cfg.MergeSettings, as they are. Errors: cfg sets what pkg
+// update decides itself, each named: a mode other than 3way, a role path,
+// keepSources, inline sources.
+func mergeSettings(cfg *config.Config) (*config.MergeSettings, error) {
 	var bad []string
 	if cfg.Mode != vocab.ThreeWay {
-		bad = append(bad, fmt.Sprintf("mode is %s; pkg update is a 3-way merge", cfg.Mode))
+		bad = append(bad, fmt.Sprintf("%s is %s; pkg update is a 3-way merge", config.KeyMode, cfg.Mode))
 	}
-	for _, f := range []struct{ key, v string }{{"originalPath", cfg.OriginalPath}, {"updatedPath", cfg.UpdatedPath},
-		{"destPath", cfg.DestPath}, {"srcPath", cfg.SrcPath}} {
+	for _, f := range []struct{ key, v string }{{config.KeyOriginalPath, cfg.OriginalPath}, {config.KeyUpdatedPath, cfg.UpdatedPath},
+		{config.KeyDestPath, cfg.DestPath}, {config.KeySrcPath, cfg.SrcPath}} {
 		if f.v != "" {
 			bad = append(bad, f.key+" is set; pkg update chooses the roles itself")
 		}
 	}
 	if cfg.KeepSources {
-		bad = append(bad, "keepSources is set; pkg update writes only the package")
+		bad = append(bad, config.KeyKeepSources+" is set; pkg update writes only the package")
 	}
 	if cfg.Inline() {
 		bad = append(bad, "inline sources (spec.original, spec.updated, spec.src) are set; pkg update fetches them")
@@ -395,9 +396,8 @@ func mergeOptions(cfg *config.Config) (*pkgupdate.MergeOptions, error) {
 	if len(bad) > 0 {
 		return nil, fmt.Errorf("merge config: %s", strings.Join(bad, "; "))
 	}
-	return &pkgupdate.MergeOptions{OnConflict: cfg.OnConflict, RoleAnnotation: cfg.RoleAnnotation,
-		MergeOnPath: cfg.MergeOnPath, ValueMerge: cfg.ValueMerge, Schema: cfg.Schema,
-		AssociativeKeys: cfg.AssociativeKeys, MergeKeys: cfg.MergeKeys, FieldRules: cfg.FieldRules, ShowSecretValues: cfg.ShowSecretValues}, nil
+	m := cfg.MergeSettings
+	return &m, nil
 }
 
 // DefaultOnConflict is the conflict policy of the pkg update command when neither
