@@ -41,7 +41,7 @@ func conflictValues() []string {
 }
 
 // conflictMeaning says what each onConflict value does in pkg update, for
-// --on-conflict's help (docs/pkg-update.md, "--on-conflict"); a value without one is
+// --on-conflict's help (docs/pkg-update.md, the --on-conflict flag); a value without one is
 // listed by its name alone.
 var conflictMeaning = map[vocab.ConflictPolicy]string{
 	vocab.MarkConflicts:  "markers in the files; the update stops, exit 2, until --continue or --abort",

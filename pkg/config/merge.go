@@ -12,7 +12,7 @@ import (
 // MergeSettings are the functionConfig keys that decide how resources merge, whatever
 // chooses the roles and whatever is emitted: the settings the function and
 // `krm-merge pkg update` share (docs/function.md, "functionConfig" table, says what each
-// does; docs/pkg-update.md, "--config"). Config embeds them; package pkgupdate takes
+// does; docs/pkg-update.md, the --config flag). Config embeds them; package pkgupdate takes
 // them as they are (Options.Merge). Each field is the key of its name with a lower-case
 // first letter. The zero value is not the defaults: start from DefaultMergeSettings.
 type MergeSettings struct {
@@ -68,7 +68,7 @@ func DefaultMergeSettings() MergeSettings {
 // that nothing of the user's is replaced without them seeing it (git stops at a
 // conflict too); the function's default stays updated (kyaml's rule), and so does
 // package pkgupdate's when Options.Merge is nil. This is the one place the two
-// defaults differ (docs/pkg-update.md, "--on-conflict").
+// defaults differ (docs/pkg-update.md, the --on-conflict flag).
 func PkgUpdateDefaults() MergeSettings {
 	m := DefaultMergeSettings()
 	m.OnConflict = vocab.MarkConflicts
