@@ -89,3 +89,23 @@ func TestMergeSettingsConfigAndValidate(t *testing.T) {
 		t.Errorf("Config().Validate() = %v, want %v", err2, err)
 	}
 }
+
+// Every boolean key of the table is read in both forms: given the opposite of its
+// default, Load's Config differs from Defaults.
+func TestEveryBooleanKeyIsRead(t *testing.T) {
+	for _, k := range Keys() {
+		if k.Type != "boolean" {
+			continue
+		}
+		v := "true"
+		if k.Default == "true" {
+			v = "false"
+		}
+		for _, text := range []string{cm(k.Name, v), typed(k.Name + ": " + v)} {
+			c := mustLoad(t, text)
+			if reflect.DeepEqual(c, Defaults()) {
+				t.Errorf("%s: %s read as the default", text, k.Name)
+			}
+		}
+	}
+}
