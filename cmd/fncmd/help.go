@@ -13,7 +13,7 @@ import (
 // every functionConfig key with its type, default, valid values and meaning (from
 // config.Keys, so it cannot drift from what Load accepts), and the per-object
 // annotations (field rules, identity overrides), and the default conflict policy of
-// krm-merge pkg update, which differs from the function's.
+// krm-merge pkg update, which differs from the function's (config.PkgUpdateDefaults).
 func Text() string {
 	var b strings.Builder
 	b.WriteString(`krm-merge merges Kubernetes resources as a KRM function.
@@ -57,12 +57,12 @@ Per-object annotations:
       The upstream resource this item pairs with, when renamed or re-namespaced. kpt's
       %s annotation and "# %s namespace/name" comment on metadata: are read too.
 `, fieldrules.Annotation, vocab.UpstreamIdentityAnnotation, vocab.KptUpstreamIdentifier, vocab.KptMergeComment)
-	b.WriteString(`
+	fmt.Fprintf(&b, `
 krm-merge pkg update DIR[@VERSION] takes a new upstream release into a package fetched
-with kpt pkg get (krm-merge pkg update --help). Its --on-conflict defaults to mark, not
-to the function's updated: a conflict stops the update with markers in the files (exit
-2) until --continue or --abort; --on-conflict updated is kpt pkg update's behaviour.
-`)
+with kpt pkg get (krm-merge pkg update --help). Its --on-conflict defaults to %s, not
+to the function's %s: a conflict stops the update with markers in the files (exit
+2) until --continue or --abort; --on-conflict %s is kpt pkg update's behaviour.
+`, config.PkgUpdateDefaults().OnConflict, config.DefaultMergeSettings().OnConflict, config.UpdatedWins)
 	b.WriteString("\nOn any error it writes no items, an error result saying where, and exits 1.\n")
 	return b.String()
 }

@@ -54,23 +54,23 @@ func TestMergeConfigRefused(t *testing.T) {
 	}
 }
 
-// TestMergeOptionsFromConfig: every other setting of the functionConfig reaches the
+// TestMergeSettingsFromConfig: every other setting of the functionConfig reaches the
 // update.
-func TestMergeOptionsFromConfig(t *testing.T) {
+func TestMergeSettingsFromConfig(t *testing.T) {
 	cfg := config.Defaults()
 	cfg.OnConflict, cfg.RoleAnnotation, cfg.MergeOnPath, cfg.ValueMerge = config.DestWins, "example.com/role", true, false
 	cfg.Schema, cfg.AssociativeKeys = config.SchemaNone, []string{"id"}
-	got, err := mergeOptions(cfg)
+	got, err := mergeSettings(cfg)
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := &pkgupdate.MergeOptions{OnConflict: config.DestWins, RoleAnnotation: "example.com/role", MergeOnPath: true,
+	want := &config.MergeSettings{OnConflict: config.DestWins, RoleAnnotation: "example.com/role", MergeOnPath: true,
 		Schema: config.SchemaNone, AssociativeKeys: []string{"id"}}
 	if !reflect.DeepEqual(got, want) {
-		t.Errorf("mergeOptions = %+v, want %+v", got, want)
+		t.Errorf("mergeSettings = %+v, want %+v", got, want)
 	}
-	if d, err := mergeOptions(config.Defaults()); err != nil || !reflect.DeepEqual(d, pkgupdate.DefaultMergeOptions()) {
-		t.Errorf("the defaults give %+v, %v; want DefaultMergeOptions %+v", d, err, pkgupdate.DefaultMergeOptions())
+	if d, err := mergeSettings(config.Defaults()); err != nil || !reflect.DeepEqual(*d, config.DefaultMergeSettings()) {
+		t.Errorf("the defaults give %+v, %v; want DefaultMergeSettings %+v", d, err, config.DefaultMergeSettings())
 	}
 }
 

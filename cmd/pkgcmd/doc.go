@@ -9,9 +9,11 @@
 // It needs the git CLI; in the function's container image, which has none, it fails with
 // gitfetch.ErrNoGit's message and changes nothing.
 //
-// Its conflict policy defaults to mark (DefaultOnConflict: a conflict stops the update
-// with markers in the files), where pkgupdate's and the function's default is updated;
-// --on-conflict, then a --config file's onConflict, override it. An update stopped at
+// Its conflict policy defaults to mark (config.PkgUpdateDefaults: a conflict stops the
+// update with markers in the files), where pkgupdate's and the function's default is
+// updated; --on-conflict, then a --config file's onConflict, override it. The flags
+// that set a functionConfig key take their valid values and defaults from config.Keys;
+// --continue and --abort refuse every flag but the few they read (flags.go). An update stopped at
 // markers is no error for a person (no "Error:" line) and exits ExitMarked (2); every
 // error exits 1 (ExitCode).
 //

@@ -46,6 +46,7 @@ type updateFlags struct {
 	gitTimeout                 time.Duration
 	timeout                    time.Duration
 	log                        func(string) // progress messages, on stderr
+	given                      []string     // the flags given, as "--name" (givenFlags)
 }
 
 const updateLong = `Take a new upstream release into a package in one step.
@@ -148,6 +149,7 @@ func updateCommand() *cobra.Command {
 			ctx, stop := signal.NotifyContext(ctx, os.Interrupt, syscall.SIGTERM)
 			defer stop()
 			f.log = func(msg string) { fmt.Fprintln(c.ErrOrStderr(), scrub.Escape(msg)) }
+			f.given = givenFlags(c.Flags())
 			err := runUpdate(ctx, f, args[0], c.OutOrStdout())
 			var marked *pkgupdate.MarkedError
 			if err != nil && f.output != "json" && !errors.As(err, &marked) { // the report says how to go on
@@ -158,8 +160,8 @@ func updateCommand() *cobra.Command {
 	}
 	fl := cmd.Flags()
 	fl.StringVar(&f.config, "config", "", "merge options: a functionConfig file (fn.krm-merge.dev/v1alpha1 ResourceMerge or ConfigMap), as for the function (default none: the function's defaults, onConflict aside)")
-	fl.StringVar(&f.onConflict, "on-conflict", "", "what a conflict does: mark (markers in the files; the update stops, exit 2, until --continue or --abort), updated (upstream wins, as kpt pkg update), dest (your copy wins) or error (exit 1, nothing written) (default the --config file's onConflict if it sets one, else mark)")
-	fl.BoolVar(&f.showSecretValues, "show-secret-values", false, "print a Secret's data and stringData values in conflict and plan lines (the config's showSecretValues); without it they are redacted (default false: redacted)")
+	fl.StringVar(&f.onConflict, "on-conflict", "", onConflictUsage())
+	fl.BoolVar(&f.showSecretValues, "show-secret-values", false, showSecretValuesUsage())
 	fl.BoolVar(&f.cont, "continue", false, "conclude an update stopped at conflict markers, once they are resolved: record the new release")
 	fl.BoolVar(&f.abort, "abort", false, "undo an update stopped at conflict markers: DIR exactly as before it")
 	fl.StringVar(&f.output, "output", "text", "output format: text or json")
@@ -274,7 +276,7 @@ func runUpdate(ctx context.Context, f *updateFlags, arg string, out io.Writer) e
 	}
 	cfg.ShowSecretValues = cfg.ShowSecretValues || f.showSecretValues
 	var rep *pkgupdate.Report
-	merge, err := mergeOptions(cfg)
+	merge, err := mergeSettings(cfg)
 	if err == nil {
 		rep, err = pkgupdate.Update(ctx, pkgupdate.Options{
 			Dir: dir, Version: version, Repo: f.repo, Directory: f.directory, From: f.from,
@@ -307,7 +309,7 @@ func runUpdate(ctx context.Context, f *updateFlags, arg string, out io.Writer) e
 }
 
 // runConclude runs --continue or --abort of the update stopped at conflict markers in
-// DIR (arg: no version; no other update flag).
+// DIR (arg: no version; no flag but concludeFlags).
 func runConclude(ctx context.Context, f *updateFlags, arg string, out io.Writer) error {
 	flag := "--continue"
 	if f.abort {
@@ -316,17 +318,7 @@ func runConclude(ctx context.Context, f *updateFlags, arg string, out io.Writer)
 	if f.cont && f.abort {
 		return fmt.Errorf("--continue and --abort: give one")
 	}
-	var bad []string
-	for _, o := range []struct {
-		name string
-		set  bool
-	}{{"--config", f.config != ""}, {"--on-conflict", f.onConflict != ""}, {"--plan", f.plan}, {"--allow-dirty", f.allowDirty},
-		{"--repo", f.repo != ""}, {"--directory", f.directory != ""}, {"--from", f.from != ""}, {"--to", f.to != ""}, {"--cache-dir", f.cacheDir != ""}} {
-		if o.set {
-			bad = append(bad, o.name)
-		}
-	}
-	if len(bad) > 0 {
+	if bad := refusedWithConclude(f.given); len(bad) > 0 {
 		return fmt.Errorf("%s takes no %s: it concludes the update in progress as it was started", flag, strings.Join(bad, ", "))
 	}
 	if dir, version, err := splitArg(arg); err == nil && version != "" {
@@ -372,22 +364,23 @@ func runConclude(ctx context.Context, f *updateFlags, arg string, out io.Writer)
 	return err
 }
 
-// mergeOptions are pkg update's merge settings from the loaded functionConfig cfg (its
-// plan acts as --plan). Errors: cfg sets what pkg update decides itself, each named:
-// a mode other than 3way, a role path, keepSources, inline sources.
-func mergeOptions(cfg *config.Config) (*pkgupdate.MergeOptions, error) {
+// mergeSettings are pkg update's merge settings from the loaded functionConfig cfg
+// (its plan acts as --plan): cfg.MergeSettings, as they are. Errors: cfg sets what pkg
+// update decides itself, each named: a mode other than 3way, a role path,
+// keepSources, inline sources.
+func mergeSettings(cfg *config.Config) (*config.MergeSettings, error) {
 	var bad []string
 	if cfg.Mode != vocab.ThreeWay {
-		bad = append(bad, fmt.Sprintf("mode is %s; pkg update is a 3-way merge", cfg.Mode))
+		bad = append(bad, fmt.Sprintf("%s is %s; pkg update is a 3-way merge", config.KeyMode, cfg.Mode))
 	}
-	for _, f := range []struct{ key, v string }{{"originalPath", cfg.OriginalPath}, {"updatedPath", cfg.UpdatedPath},
-		{"destPath", cfg.DestPath}, {"srcPath", cfg.SrcPath}} {
+	for _, f := range []struct{ key, v string }{{config.KeyOriginalPath, cfg.OriginalPath}, {config.KeyUpdatedPath, cfg.UpdatedPath},
+		{config.KeyDestPath, cfg.DestPath}, {config.KeySrcPath, cfg.SrcPath}} {
 		if f.v != "" {
 			bad = append(bad, f.key+" is set; pkg update chooses the roles itself")
 		}
 	}
 	if cfg.KeepSources {
-		bad = append(bad, "keepSources is set; pkg update writes only the package")
+		bad = append(bad, config.KeyKeepSources+" is set; pkg update writes only the package")
 	}
 	if cfg.Inline() {
 		bad = append(bad, "inline sources (spec.original, spec.updated, spec.src) are set; pkg update fetches them")
@@ -395,31 +388,8 @@ func mergeOptions(cfg *config.Config) (*pkgupdate.MergeOptions, error) {
 	if len(bad) > 0 {
 		return nil, fmt.Errorf("merge config: %s", strings.Join(bad, "; "))
 	}
-	return &pkgupdate.MergeOptions{OnConflict: cfg.OnConflict, RoleAnnotation: cfg.RoleAnnotation,
-		MergeOnPath: cfg.MergeOnPath, ValueMerge: cfg.ValueMerge, Schema: cfg.Schema,
-		AssociativeKeys: cfg.AssociativeKeys, MergeKeys: cfg.MergeKeys, FieldRules: cfg.FieldRules, ShowSecretValues: cfg.ShowSecretValues}, nil
-}
-
-// DefaultOnConflict is the conflict policy of the pkg update command when neither
-// --on-conflict nor the --config file sets one: mark, so that nothing of the user's is
-// replaced without them seeing it (git stops at a conflict too). The function's
-// default, and pkgupdate.DefaultMergeOptions's, stays updated (kyaml's rule).
-const DefaultOnConflict = config.MarkConflicts
-
-// conflictPolicy is the update's conflict policy: flag (--on-conflict) when given, else
-// fromConfig when the --config file sets onConflict (configSets), else
-// DefaultOnConflict. Errors: a flag value other than updated, dest, error or mark.
-func conflictPolicy(flag string, fromConfig config.ConflictPolicy, configSets bool) (config.ConflictPolicy, error) {
-	switch p := config.ConflictPolicy(flag); {
-	case flag == "" && configSets:
-		return fromConfig, nil
-	case flag == "":
-		return DefaultOnConflict, nil
-	case p == config.UpdatedWins || p == config.DestWins || p == config.FailOnConflict || p == config.MarkConflicts:
-		return p, nil
-	default:
-		return "", fmt.Errorf("--on-conflict %q: want mark, updated, dest or error", flag)
-	}
+	m := cfg.MergeSettings
+	return &m, nil
 }
 
 // loadConfig reads a functionConfig file as the function reads its functionConfig;
@@ -442,7 +412,7 @@ func loadConfig(file string) (cfg *config.Config, setsOnConflict bool, err error
 	if err != nil {
 		return nil, false, fmt.Errorf("--config %s: %w", file, err)
 	}
-	return cfg, setsKey(n, "onConflict"), nil
+	return cfg, setsKey(n, config.KeyOnConflict), nil
 }
 
 // setsKey reports whether the functionConfig fc, which function.LoadConfig accepted,

@@ -24,13 +24,19 @@
 // fieldRules as fieldrules.Rule values, parsed and checked. A Config built in Go is
 // checked the same way by Config.Validate.
 //
+// The keys that decide how resources merge are one type, MergeSettings, embedded in
+// Config (cfg.OnConflict is cfg.MergeSettings.OnConflict) and taken as it is by
+// `krm-merge pkg update`; its defaults are DefaultMergeSettings, pkg update's
+// PkgUpdateDefaults (onConflict mark), and MergeSettings.Config and Validate make and
+// check the Config of a run with them.
+//
 // # Neighbours
 //
 // Package function loads the config (function.LoadConfig, which places each problem on
 // the functionConfig resource) and turns it into roles.Options and resources.Options:
 // the Config stops there, and no package below it sees it. Package filter
 // (Filter.Config, filter.New) and package kptsdk (Processor.Config) take a Config too,
-// and package pkgupdate builds one from its MergeOptions. This package
+// and package pkgupdate its MergeSettings (Options.Merge). This package
 // imports only schema (DefaultAssociativeKeys, ListOverride), fieldrules (Rule, ParsePath) and roles
 // (CheckPath and Clean, so that a path key is read as the items' paths are): it never
 // reads files, touches items or merges.

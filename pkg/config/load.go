@@ -9,7 +9,6 @@ import (
 	"sigs.k8s.io/kustomize/kyaml/yaml"
 
 	"github.com/krm-merge/krm-merge/internal/bounds"
-	"github.com/krm-merge/krm-merge/pkg/schema"
 	"github.com/krm-merge/krm-merge/pkg/vocab"
 )
 
@@ -21,20 +20,14 @@ const (
 	ConfigMapKind       = "ConfigMap"
 )
 
-// Defaults returns the configuration of a run without functionConfig: mode 3way,
-// roleAnnotation config.kubernetes.io/merge-source, onConflict updated, schema
-// kubernetes, associativeKeys schema.DefaultAssociativeKeys (a copy), valueMerge true, no paths, no
-// inline sources, mergeOnPath and keepSources false (docs/function.md, "functionConfig"
-// table).
+// Defaults returns the configuration of a run without functionConfig: mode 3way, the
+// merge settings' defaults (DefaultMergeSettings: roleAnnotation
+// config.kubernetes.io/merge-source, onConflict updated, schema kubernetes,
+// associativeKeys schema.DefaultAssociativeKeys (a copy), valueMerge true, mergeOnPath
+// false), no paths, no inline sources, keepSources and plan false (docs/function.md,
+// "functionConfig" table).
 func Defaults() *Config {
-	return &Config{
-		Mode:            vocab.ThreeWay,
-		RoleAnnotation:  vocab.DefaultRoleAnnotation,
-		OnConflict:      UpdatedWins,
-		Schema:          SchemaKubernetes,
-		AssociativeKeys: append([]string(nil), schema.DefaultAssociativeKeys()...),
-		ValueMerge:      true,
-	}
+	return &Config{Mode: vocab.ThreeWay, MergeSettings: DefaultMergeSettings()}
 }
 
 // Load reads and validates a ResourceList's functionConfig (docs/function.md, "functionConfig"

@@ -54,12 +54,14 @@ func mustLoad(t *testing.T, text string) *Config {
 
 func TestLoadDefaults(t *testing.T) {
 	want := &Config{
-		Mode:            vocab.ThreeWay,
-		RoleAnnotation:  "config.kubernetes.io/merge-source",
-		OnConflict:      UpdatedWins,
-		Schema:          SchemaKubernetes,
-		AssociativeKeys: []string{"mountPath", "devicePath", "ip", "type", "topologyKey", "name", "containerPort"},
-		ValueMerge:      true,
+		Mode: vocab.ThreeWay,
+		MergeSettings: MergeSettings{
+			RoleAnnotation:  "config.kubernetes.io/merge-source",
+			OnConflict:      UpdatedWins,
+			Schema:          SchemaKubernetes,
+			AssociativeKeys: []string{"mountPath", "devicePath", "ip", "type", "topologyKey", "name", "containerPort"},
+			ValueMerge:      true,
+		},
 	}
 	if got := Defaults(); !reflect.DeepEqual(got, want) {
 		t.Fatalf("Defaults() = %+v, want %+v", got, want)

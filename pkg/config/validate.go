@@ -51,21 +51,8 @@ func (c *Config) validate(r reporter) {
 
 // checkValues checks each value on its own: the enums and the defaults Load fills.
 func (c *Config) checkValues(r reporter) {
-	enum := func(key, value string, valid []string) {
-		if !slices.Contains(valid, value) {
-			r.fail(r.field(key), value, valid, "%s %q is invalid; valid values: %s (start from config.Defaults() or config.Load)",
-				key, value, strings.Join(valid, ", "))
-		}
-	}
-	enum(KeyMode, string(c.Mode), validModes)
-	enum(KeyOnConflict, string(c.OnConflict), validConflicts)
-	enum(KeySchema, string(c.Schema), validSchemas)
-	if c.RoleAnnotation == "" {
-		r.fail(r.field(KeyRoleAnnotation), "", nil, "%s is empty (start from config.Defaults() or config.Load)", KeyRoleAnnotation)
-	}
-	if len(c.AssociativeKeys) == 0 {
-		r.fail(r.field(KeyAssociativeKeys), "", nil, "%s is empty (start from config.Defaults() or config.Load)", KeyAssociativeKeys)
-	}
+	checkEnum(r, KeyMode, string(c.Mode), validModes)
+	c.MergeSettings.checkValues(r)
 	c.checkPaths(r)
 }
 

@@ -32,18 +32,18 @@ func (l *loader) configMapValues() {
 		if value.Tag == yaml.NodeTagNull {
 			s = ""
 		}
-		switch name {
-		case KeyMergeOnPath, KeyKeepSources, KeyPlan, KeyValueMerge, KeyShowSecretValues:
+		switch {
+		case boolKey(name):
 			if s != "true" && s != "false" {
 				l.fail(l.field(name), s, validBools, "%s %q is invalid; valid values: %s", name, s, strings.Join(validBools, ", "))
 				continue
 			}
 			l.setBool(name, s == "true")
-		case KeyMergeKeys:
+		case name == KeyMergeKeys:
 			l.setMergeKeys(value)
-		case KeyFieldRules:
+		case name == KeyFieldRules:
 			l.setFieldRules(value)
-		case KeyAssociativeKeys:
+		case name == KeyAssociativeKeys:
 			var list []string
 			if strings.TrimSpace(s) != "" {
 				list = strings.Split(s, ",")
@@ -79,12 +79,12 @@ func (l *loader) typedValues() {
 	for _, kv := range l.pairs {
 		name := kv[0].Value
 		v := spec[name]
-		switch name {
-		case KeyMergeOnPath, KeyKeepSources, KeyPlan, KeyValueMerge, KeyShowSecretValues:
+		switch {
+		case boolKey(name):
 			if b, ok := v.(bool); ok {
 				l.setBool(name, b)
 			}
-		case KeyAssociativeKeys:
+		case name == KeyAssociativeKeys:
 			items, ok := v.([]interface{})
 			if !ok {
 				continue
@@ -101,11 +101,11 @@ func (l *loader) typedValues() {
 			if list != nil {
 				l.setAssociativeKeys(list)
 			}
-		case KeyOriginal, KeyUpdated, KeySrc:
+		case name == KeyOriginal || name == KeyUpdated || name == KeySrc:
 			l.setInline(name, kv[1])
-		case KeyMergeKeys:
+		case name == KeyMergeKeys:
 			l.setMergeKeys(kv[1])
-		case KeyFieldRules:
+		case name == KeyFieldRules:
 			l.setFieldRules(kv[1])
 		default:
 			if s, ok := v.(string); ok {
@@ -155,6 +155,12 @@ func (l *loader) checkEnum(name, s string, valid []string) bool {
 	}
 	l.fail(l.field(name), s, valid, "%s", msg)
 	return false
+}
+
+// boolKey reports whether the key name takes a boolean (its entry in the keys' table).
+func boolKey(name string) bool {
+	k, ok := lookupKey(name)
+	return ok && k.Type == "boolean"
 }
 
 // setBool sets a boolean key.

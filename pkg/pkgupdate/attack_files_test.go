@@ -281,7 +281,7 @@ func TestAttackFileVersusDirectory(t *testing.T) {
 				dir := smallPackage(t, tc.local, release{tag: "v1", files: tc.v1}, release{tag: "v2", files: tc.v2})
 				before := snapshot(t, dir)
 				opts := options(dir, t)
-				opts.Merge = DefaultMergeOptions()
+				opts.Merge = defaultMerge()
 				opts.Merge.OnConflict = policy
 				opts.Plan = true
 				rep, err := Update(context.Background(), opts)
@@ -509,7 +509,7 @@ func TestAttackFileOverASubpackage(t *testing.T) {
 		t.Errorf("updated: error %v, want one naming vendor and the subpackage", err)
 	}
 	sameSnapshot(t, dir, before)
-	opts.Merge = DefaultMergeOptions()
+	opts.Merge = defaultMerge()
 	opts.Merge.OnConflict = config.DestWins
 	rep, err := Update(context.Background(), opts)
 	if err != nil {

@@ -77,7 +77,7 @@ func TestNamelessDocumentsDeterministic(t *testing.T) {
 		runs = 2
 	}
 	for _, procs := range []int{0, 1} {
-		for _, policy := range []config.ConflictPolicy{DefaultMergeOptions().OnConflict, config.MarkConflicts} {
+		for _, policy := range []config.ConflictPolicy{defaultMerge().OnConflict, config.MarkConflicts} {
 			t.Run(fmt.Sprintf("GOMAXPROCS=%d/%s", procs, policy), func(t *testing.T) {
 				if procs > 0 {
 					defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(procs))
@@ -159,7 +159,7 @@ func checkOwnComments(t *testing.T, run int, files map[string]string, mark bool)
 func TestNamelessDocumentsMergeDeterministic(t *testing.T) {
 	dirs := writeTrees(t, namelessV1.files, namelessV2.files, namelessLocal)
 	for _, procs := range []int{0, 1} {
-		for _, policy := range []config.ConflictPolicy{DefaultMergeOptions().OnConflict, config.MarkConflicts} {
+		for _, policy := range []config.ConflictPolicy{defaultMerge().OnConflict, config.MarkConflicts} {
 			t.Run(fmt.Sprintf("GOMAXPROCS=%d/%s", procs, policy), func(t *testing.T) {
 				if procs > 0 {
 					defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(procs))
@@ -236,10 +236,10 @@ func mergeFiles(dirs [3]string, policy config.ConflictPolicy) (map[string]string
 		}
 		*tp = tree
 	}
-	m := DefaultMergeOptions()
+	m := defaultMerge()
 	m.OnConflict = policy
 	pr := &PackageReport{Path: ".", From: Version{Ref: "v1"}, To: Version{Ref: "v2"}}
-	mg := &merger{cfg: m.functionConfig(), rel: ".", src: &source{fromRef: "v1", toRef: "v2"}, pr: pr, marking: &marking{}}
+	mg := &merger{cfg: functionConfig(m), rel: ".", src: &source{fromRef: "v1", toRef: "v2"}, pr: pr, marking: &marking{}}
 	if err := mg.merge(t, nil); err != nil {
 		return nil, nil, err
 	}

@@ -10,7 +10,7 @@
 //
 // Update(ctx, Options) takes the package directory (Options.Dir), the version to update
 // to (a tag, branch or commit; "" is the Kptfile's upstream ref), and optionally the
-// merge settings (Options.Merge, a MergeOptions: the functionConfig keys pkg update
+// merge settings (Options.Merge, a config.MergeSettings: the functionConfig keys pkg update
 // takes; it sets the mode and the roles itself), a plan-only switch and a git cache
 // directory. It returns a
 // *Report: per package (the root, then each subpackage with its own upstream) the

@@ -11,10 +11,18 @@ import (
 
 	"sigs.k8s.io/kustomize/kyaml/yaml"
 
+	"github.com/krm-merge/krm-merge/pkg/config"
 	"github.com/krm-merge/krm-merge/pkg/pkgupdate/internal/gitfetch"
 	"github.com/krm-merge/krm-merge/pkg/pkgupdate/internal/kptfile"
 	"github.com/krm-merge/krm-merge/pkg/pkgupdate/internal/pkgio"
 )
+
+// defaultMerge returns a fresh copy of the function's merge settings, for a test to
+// change.
+func defaultMerge() *config.MergeSettings {
+	m := config.DefaultMergeSettings()
+	return &m
+}
 
 func requireGit(t *testing.T) {
 	t.Helper()

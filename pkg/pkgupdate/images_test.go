@@ -121,7 +121,7 @@ func TestMirroredImagesFoundByValue(t *testing.T) {
 	git(t, work, "commit", "-qm", "mirror")
 
 	opts := options(dir, t)
-	opts.Merge = DefaultMergeOptions()
+	opts.Merge = defaultMerge()
 	opts.Merge.OnConflict = config.UpdatedWins
 	rep, err := Update(context.Background(), opts)
 	if err != nil {

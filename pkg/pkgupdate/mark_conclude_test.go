@@ -151,7 +151,7 @@ func TestMarkAbort(t *testing.T) {
 	writeFiles(t, dir, map[string]string{"notes.txt": "untracked\n", "hack/local.sh*": "#!/bin/sh\n"})
 	before, beforeDirs := snapshot(t, dir), dirModes(t, dir)
 	status := git(t, work, "status", "--porcelain", "--untracked-files=all")
-	cfg := DefaultMergeOptions()
+	cfg := defaultMerge()
 	cfg.OnConflict = config.MarkConflicts
 	_, err := Update(context.Background(), Options{Dir: dir, Version: "v2", CacheDir: cache, Merge: cfg, AllowDirty: true})
 	var me *MarkedError

@@ -42,7 +42,7 @@ func markPackages(t *testing.T, n int, local map[string]string, releases ...rele
 
 // update runs Update of dir to v2 under policy.
 func update(dir, cache string, policy config.ConflictPolicy) (*Report, error) {
-	cfg := DefaultMergeOptions()
+	cfg := defaultMerge()
 	cfg.OnConflict = policy
 	return Update(context.Background(), Options{Dir: dir, Version: "v2", CacheDir: cache, Merge: cfg})
 }
@@ -362,7 +362,7 @@ func TestMarkRelativeDir(t *testing.T) {
 func TestMarkPlan(t *testing.T) {
 	dirs, cache := markPackages(t, 1, markLocal)
 	before := snapshot(t, dirs[0])
-	cfg := DefaultMergeOptions()
+	cfg := defaultMerge()
 	cfg.OnConflict = config.MarkConflicts
 	rep, err := Update(context.Background(), Options{Dir: dirs[0], Version: "v2", CacheDir: cache, Merge: cfg, Plan: true})
 	if err != nil {

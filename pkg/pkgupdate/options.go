@@ -4,9 +4,7 @@ import (
 	"time"
 
 	"github.com/krm-merge/krm-merge/pkg/config"
-	"github.com/krm-merge/krm-merge/pkg/fieldrules"
 	"github.com/krm-merge/krm-merge/pkg/pkgupdate/internal/gitfetch"
-	"github.com/krm-merge/krm-merge/pkg/schema"
 	"github.com/krm-merge/krm-merge/pkg/vocab"
 )
 
@@ -23,9 +21,17 @@ type Options struct {
 	// made from. Version is then required. Nothing is recorded. With a Kptfile upstream
 	// they must be empty.
 	Repo, Directory, From string
-	// Merge holds the merge settings (the functionConfig keys pkg update takes: see
-	// MergeOptions); nil is DefaultMergeOptions().
-	Merge *MergeOptions
+	// Merge holds the merge settings: the functionConfig keys that decide how resources
+	// merge, as the function takes them (config.MergeSettings; docs/function.md,
+	// "functionConfig", says what each does). The others are pkg update's own business:
+	// it merges 3-way, gives each tree its role, writes only the package and
+	// fetches the sources, and a plan is Plan. nil is config.DefaultMergeSettings(),
+	// the function's defaults (onConflict updated; the command's are
+	// config.PkgUpdateDefaults()). Under OnConflict config.FailOnConflict the update
+	// fails writing nothing; under config.MarkConflicts it writes conflict markers
+	// (docs/pkg-update.md, "Resolving conflicts by hand"). Update refuses invalid
+	// settings (config.MergeSettings.Validate's errors).
+	Merge *config.MergeSettings
 	// Plan computes everything and writes nothing; the report holds the field plan and
 	// each file's diff.
 	Plan bool
@@ -65,61 +71,16 @@ type Options struct {
 	Log func(string)
 }
 
-// MergeOptions are the merge settings of an update: the functionConfig keys that mean
-// something to pkg update (docs/pkg-update.md; docs/function.md, "functionConfig", says
-// what each does). The others are pkg update's own business: it merges 3-way, chooses
-// the roles by directory, writes only the package and fetches the sources, and a plan
-// is Options.Plan. The zero value is not the defaults: start from
-// DefaultMergeOptions.
-type MergeOptions struct {
-	// OnConflict decides conflicts (onConflict): config.UpdatedWins, DestWins,
-	// FailOnConflict (the update fails, writing nothing) or MarkConflicts (conflict
-	// markers in the files; docs/pkg-update.md, "Resolving conflicts by hand").
-	OnConflict config.ConflictPolicy
-	// RoleAnnotation is the annotation whose value names an item's role
-	// (roleAnnotation); a resource of the package or of a release that carries it takes
-	// that role, as in the function.
-	RoleAnnotation string
-	// MergeOnPath makes the file path part of identity (mergeOnPath).
-	MergeOnPath bool
-	// ValueMerge merges inside a value changed on both sides before calling it a
-	// conflict (valueMerge).
-	ValueMerge bool
-	// Schema is where merge keys come from (schema).
-	Schema config.SchemaSource
-	// AssociativeKeys make a list associative where no schema names its merge key
-	// (associativeKeys), in precedence order.
-	AssociativeKeys []string
-	// MergeKeys say how lists of given kinds and paths merge (mergeKeys).
-	MergeKeys []schema.ListOverride
-	// FieldRules override the merge at given fields (fieldRules).
-	FieldRules []fieldrules.Rule
-	// ShowSecretValues prints a Secret's data and stringData values in conflict and
-	// plan lines (showSecretValues); without it they are redacted.
-	ShowSecretValues bool
-}
-
-// DefaultMergeOptions returns the functionConfig's defaults (config.Defaults): updated
-// wins conflicts, the default role annotation, values merged inside, the Kubernetes
-// schema and the default associative keys.
-func DefaultMergeOptions() *MergeOptions {
-	d := config.Defaults()
-	return &MergeOptions{OnConflict: d.OnConflict, RoleAnnotation: d.RoleAnnotation, MergeOnPath: d.MergeOnPath,
-		ValueMerge: d.ValueMerge, Schema: d.Schema, AssociativeKeys: d.AssociativeKeys, MergeKeys: d.MergeKeys,
-		FieldRules: d.FieldRules}
-}
-
-// functionConfig is the function's config for the merges of an update with m (nil:
-// DefaultMergeOptions): 3-way; the roles are the trees' (function.Merge).
-func (m *MergeOptions) functionConfig() *config.Config {
+// functionConfig is the function's config for the merges of an update with merge
+// settings m (nil: config.DefaultMergeSettings()): m's own (config.MergeSettings.Config),
+// 3-way; the roles are the trees' (function.Merge).
+func functionConfig(m *config.MergeSettings) *config.Config {
 	if m == nil {
-		m = DefaultMergeOptions()
+		d := config.DefaultMergeSettings()
+		m = &d
 	}
-	c := config.Defaults()
+	c := m.Config()
 	c.Mode = vocab.ThreeWay
-	c.OnConflict, c.RoleAnnotation, c.MergeOnPath, c.ValueMerge = m.OnConflict, m.RoleAnnotation, m.MergeOnPath, m.ValueMerge
-	c.Schema, c.AssociativeKeys, c.MergeKeys, c.FieldRules = m.Schema, m.AssociativeKeys, m.MergeKeys, m.FieldRules
-	c.ShowSecretValues = m.ShowSecretValues
 	return c
 }
 

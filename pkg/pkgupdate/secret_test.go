@@ -30,7 +30,7 @@ func TestSecretValuesAreRedacted(t *testing.T) {
 			git(t, work, "add", "-A")
 			git(t, work, "commit", "-qm", "get")
 			opts := options(dir, t)
-			opts.Merge = DefaultMergeOptions()
+			opts.Merge = defaultMerge()
 			opts.Merge.OnConflict = config.UpdatedWins
 			opts.Merge.ShowSecretValues = show
 			opts.Plan = plan

@@ -91,6 +91,10 @@ func Update(ctx context.Context, opts Options) (*Report, error) {
 	if opts.Dir, err = resolveDir(opts.Dir); err != nil {
 		return nil, err
 	}
+	cfg := functionConfig(opts.Merge)
+	if err := cfg.Validate(); err != nil {
+		return nil, fmt.Errorf("Options.Merge: %w", err)
+	}
 	rep := &Report{Dir: given, Plan: opts.Plan, Packages: []*PackageReport{}, Files: []FileChange{}}
 	// Without git nothing can be fetched: said first, before the lock, whose directory
 	// a function image (no git, HOME=/, no /tmp) cannot make either.
@@ -134,7 +138,7 @@ func Update(ctx context.Context, opts Options) (*Report, error) {
 		return nil, err
 	}
 	defer os.RemoveAll(tmp)
-	u := &updater{cfg: opts.Merge.functionConfig(), plan: opts.Plan, marking: &marking{}, fetcher: newFetcher(opts, tmp)}
+	u := &updater{cfg: cfg, plan: opts.Plan, marking: &marking{}, fetcher: newFetcher(opts, tmp)}
 	if err := u.pkg(ctx, ".", opts.Version, true); err != nil {
 		return nil, overdue(err)
 	}

@@ -258,7 +258,7 @@ func TestConflicts(t *testing.T) {
 			dir, _ := localPackage(t, customise)
 			before := snapshot(t, dir)
 			opts := options(dir, t)
-			opts.Merge = DefaultMergeOptions()
+			opts.Merge = defaultMerge()
 			opts.Merge.OnConflict = tc.policy
 			rep, err := Update(context.Background(), opts)
 			if rep == nil || rep.Conflicts() != 2 {
@@ -470,7 +470,7 @@ func TestTextFilesDeletedUpstream(t *testing.T) {
 			kptGet(t, "file://"+repo, "/p", "v1", dir)
 			writeFiles(t, dir, map[string]string{"b.txt": "b, ours\n", "c.txt": ""})
 			opts := options(dir, t)
-			opts.Merge = DefaultMergeOptions()
+			opts.Merge = defaultMerge()
 			opts.Merge.OnConflict = tc.policy
 			rep, err := Update(context.Background(), opts)
 			if err != nil {

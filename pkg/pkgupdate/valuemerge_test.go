@@ -22,7 +22,7 @@ func TestValueMergedInsideIsReported(t *testing.T) {
 		t.Run(string(policy), func(t *testing.T) {
 			dir, _ := localPackage(t, customise)
 			opts := options(dir, t)
-			opts.Merge = DefaultMergeOptions()
+			opts.Merge = defaultMerge()
 			opts.Merge.OnConflict = policy
 			rep, err := Update(context.Background(), opts)
 			if err != nil {

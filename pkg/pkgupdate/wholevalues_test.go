@@ -31,7 +31,7 @@ func TestConflictRowsHoldWholeValues(t *testing.T) {
 	git(t, work, "add", "-A")
 	git(t, work, "commit", "-qm", "get")
 	opts := options(dir, t)
-	opts.Merge = DefaultMergeOptions()
+	opts.Merge = defaultMerge()
 	opts.Merge.OnConflict = config.DestWins
 	rep, err := Update(context.Background(), opts)
 	if err != nil || rep.Conflicts() != 1 {
