@@ -140,13 +140,7 @@ func updateCommand() *cobra.Command {
 		SilenceUsage:  true,
 		SilenceErrors: true,
 		RunE: func(c *cobra.Command, args []string) error {
-			ctx := c.Context()
-			if ctx == nil {
-				ctx = context.Background()
-			}
-			// Ctrl-C or a TERM ends git (with every process it started) and the update
-			// before it writes; a write under way finishes or is undone (all or nothing).
-			ctx, stop := signal.NotifyContext(ctx, os.Interrupt, syscall.SIGTERM)
+			ctx, stop := interruptible(c)
 			defer stop()
 			f.log = func(msg string) { fmt.Fprintln(c.ErrOrStderr(), scrub.Escape(msg)) }
 			f.given = givenFlags(c.Flags())
@@ -429,4 +423,16 @@ func setsKey(fc *yaml.RNode, key string) bool {
 		}
 	}
 	return false
+}
+
+// interruptible is c's context (context.Background when it has none), cancelled by
+// Ctrl-C or a TERM: git ends, with every process it started, and an update stops
+// before it writes; a write under way finishes or is undone (all or nothing). The
+// returned func releases the signals.
+func interruptible(c *cobra.Command) (context.Context, context.CancelFunc) {
+	ctx := c.Context()
+	if ctx == nil {
+		ctx = context.Background()
+	}
+	return signal.NotifyContext(ctx, os.Interrupt, syscall.SIGTERM)
 }
