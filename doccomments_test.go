@@ -28,17 +28,16 @@ type pkgFiles struct {
 	files map[string]*ast.File
 }
 
-
-// TestDocs checks krm-merge's documentation as code: it parses every non-test Go file of the module's root package
-// (the krm-merge command) and of every package under cmd/, pkg/ and internal/ with go/parser
-// and go/ast, and fails with one line per finding:
+// TestDocs checks krm-merge's documentation as code: it parses every non-test Go file
+// of the module's root package (the krm-merge command) and of every package under cmd/,
+// pkg/ and internal/ with go/parser and go/ast, and fails with one line per finding:
 //
 //   - an exported identifier without a doc comment: a top-level func, a method on an
 //     exported type, a type, a const or a var (a const or var in a parenthesized group
 //     may be documented by the group's comment, as go doc shows it). Struct fields and
 //     interface methods are not checked;
-//   - a package under cmd/, pkg/ or internal/ whose package comment is not in doc.go, or that
-//     has more than one file carrying a package comment (the root package: more than
+//   - a package under cmd/, pkg/ or internal/ whose package comment is not in doc.go,
+//     or that has more than one file carrying a package comment (the root package: more than
 //     one, or none);
 //   - a comment (doc comment or not) that points outside this repository, at the
 //     workspace's shared directory beside it or its spec (the patterns are in the test:
