@@ -22,6 +22,8 @@ import (
 	"sort"
 	"strings"
 	"testing"
+
+	"github.com/krm-merge/krm-merge/internal/testsupport"
 )
 
 var (
@@ -38,10 +40,12 @@ func TestMain(m *testing.M) {
 		os.Exit(1)
 	}
 	repoRoot = filepath.Dir(filepath.Dir(file))
+	// pkg update's per-user lock files go to a directory of the run's own.
+	removeLocks := testsupport.PrivateDir("KRM_MERGE_LOCK_DIR")
 	if bin := os.Getenv("E2E_FN_BINARY"); bin != "" {
 		// Test a binary built elsewhere (e.g. a release, or a wrapper) instead.
 		fnBinary = bin
-		os.Exit(m.Run())
+		os.Exit(runRemoving(m, removeLocks))
 	}
 	tmp, err := os.MkdirTemp("", "krm-merge-e2e-bin-")
 	if err != nil {
@@ -55,11 +59,19 @@ func TestMain(m *testing.M) {
 		fmt.Fprintf(os.Stderr, "e2e: building the function (go build -o %s . in %s) failed: %v\n%s",
 			fnBinary, repoRoot, err, out)
 		os.RemoveAll(tmp)
+		removeLocks()
 		os.Exit(1)
 	}
-	code := m.Run()
+	code := runRemoving(m, removeLocks)
 	os.RemoveAll(tmp)
 	os.Exit(code)
+}
+
+// runRemoving runs the tests, then remove (os.Exit skips deferred calls).
+func runRemoving(m *testing.M, remove func()) int {
+	code := m.Run()
+	remove()
+	return code
 }
 
 // ---------------------------------------------------------------------------

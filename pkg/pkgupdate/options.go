@@ -5,6 +5,7 @@ import (
 
 	"github.com/krm-merge/krm-merge/pkg/config"
 	"github.com/krm-merge/krm-merge/pkg/pkgupdate/internal/gitfetch"
+	"github.com/krm-merge/krm-merge/pkg/pkgupdate/internal/stage"
 	"github.com/krm-merge/krm-merge/pkg/vocab"
 )
 
@@ -91,3 +92,8 @@ var ErrTimeout = gitfetch.ErrTimeout
 // TimeoutEnv is the environment variable that sets the git time limit when
 // Options.GitTimeout is zero (a Go duration, as "5m").
 const TimeoutEnv = gitfetch.TimeoutEnv
+
+// LockDirEnv is the environment variable that names the directory of the per-user
+// lock files by which updates of one package tree wait for each other (else
+// ~/.cache/krm-merge/locks; docs/pkg-update.md).
+const LockDirEnv = stage.LockDirEnv

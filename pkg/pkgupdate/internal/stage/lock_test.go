@@ -12,6 +12,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/krm-merge/krm-merge/internal/testsupport"
 )
 
 func TestLockIsExclusive(t *testing.T) {
@@ -91,7 +93,10 @@ func TestMain(m *testing.M) {
 		unlock()
 		os.Exit(0)
 	}
-	os.Exit(m.Run())
+	remove := testsupport.PrivateDir(LockDirEnv)
+	code := m.Run()
+	remove()
+	os.Exit(code)
 }
 
 // holdLock runs a helper process holding Lock on dir until the test ends.
