@@ -44,7 +44,7 @@ func botBumped(t *testing.T, commit bool) (dir, c1, c2 string) {
 // After a bot set upstream.git.ref to v2, an update without a version merges from the
 // locked commit (upstreamLock, v1) to v2: the local customisation survives, upstream's
 // v1-to-v2 change is applied, and the lock moves to v2. kpt pkg update instead takes
-// the bumped ref as the original (kpt issue 3914) and drops upstream's change.
+// the bumped ref as the original and drops upstream's change.
 func TestUpdateAfterBotBump(t *testing.T) {
 	dir, c1, c2 := botBumped(t, true)
 	opts := options(dir, t)
