@@ -317,13 +317,20 @@ func (r *repo) lsRemote(ctx context.Context, names []string) (map[string]string,
 		return a.refs, a.err
 	}
 	refs, err := r.queryRemote(ctx, nil)
-	if ctx.Err() == nil { // an answer of the remote, not of this run's end
-		if r.f.remotes == nil {
-			r.f.remotes = map[string]remoteRefs{}
-		}
-		r.f.remotes[r.url] = remoteRefs{refs, err}
-	}
+	r.f.remember(ctx, r.url, refs, err)
 	return refs, err
+}
+
+// remember keeps the remote's answer at url (its refs, or its error) for the
+// Fetcher's life, unless ctx ended: that is this run's end, not an answer.
+func (f *Fetcher) remember(ctx context.Context, url string, refs map[string]string, err error) {
+	if ctx.Err() != nil {
+		return
+	}
+	if f.remotes == nil {
+		f.remotes = map[string]remoteRefs{}
+	}
+	f.remotes[url] = remoteRefs{refs, err}
 }
 
 // queryRemote runs `git ls-remote` for names (nil: every branch and tag).
@@ -337,23 +344,30 @@ func (r *repo) queryRemote(ctx context.Context, names []string) (map[string]stri
 	if err != nil {
 		return nil, err
 	}
-	refs := map[string]string{}
-	peeled := map[string]string{}
-	for _, line := range strings.Split(strings.TrimSpace(out), "\n") {
-		fields := strings.Fields(line)
-		if len(fields) != 2 {
+	return parseRefs(out), nil
+}
+
+// parseRefs reads `git ls-remote` output: a line "<commit>\t<ref>" each, refs maps
+// each full ref name (refs/...) to its commit, an annotated tag's peeled commit (its
+// "<ref>^{}" line) over the tag object's. Other lines (no tab, not a full commit id,
+// not under refs/) are skipped.
+func parseRefs(out string) map[string]string {
+	refs, peeled := map[string]string{}, map[string]string{}
+	for _, line := range strings.Split(out, "\n") {
+		id, name, ok := strings.Cut(line, "\t")
+		if !ok || !IsCommitID(id) || !strings.HasPrefix(name, "refs/") {
 			continue
 		}
-		if strings.HasSuffix(fields[1], "^{}") {
-			peeled[strings.TrimSuffix(fields[1], "^{}")] = fields[0]
+		if base, ok := strings.CutSuffix(name, "^{}"); ok {
+			peeled[base] = id
 		} else {
-			refs[fields[1]] = fields[0]
+			refs[name] = id
 		}
 	}
 	for k, v := range peeled {
 		refs[k] = v
 	}
-	return refs, nil
+	return refs
 }
 
 // fetch downloads refspecs from the remote into the cache, checking every object

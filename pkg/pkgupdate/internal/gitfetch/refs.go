@@ -34,17 +34,14 @@ func (f *Fetcher) ListRefs(ctx context.Context, url string, maxBytes int64) (map
 		return a.refs, a.err
 	}
 	refs, err := r.listRefs(ctx, maxBytes)
-	if f.OneQueryPerRemote && ctx.Err() == nil {
-		if f.remotes == nil {
-			f.remotes = map[string]remoteRefs{}
-		}
-		f.remotes[r.url] = remoteRefs{refs, err}
+	if f.OneQueryPerRemote {
+		f.remember(ctx, r.url, refs, err)
 	}
 	return refs, err
 }
 
 // listRefs runs `git ls-remote --heads --tags` with its output capped at maxBytes (0:
-// DefaultMaxRefsSize) and parses it as queryRemote does.
+// DefaultMaxRefsSize) and parses it as queryRemote does (parseRefs).
 func (r *repo) listRefs(ctx context.Context, maxBytes int64) (map[string]string, error) {
 	if maxBytes <= 0 {
 		maxBytes = DefaultMaxRefsSize
@@ -65,22 +62,7 @@ func (r *repo) listRefs(ctx context.Context, maxBytes int64) (map[string]string,
 	if err := r.f.gitError(ctx, tctx, args, stderr.String(), err); err != nil {
 		return nil, err
 	}
-	refs, peeled := map[string]string{}, map[string]string{}
-	for _, line := range strings.Split(out.sb.String(), "\n") {
-		id, name, ok := strings.Cut(line, "\t")
-		if !ok || !IsCommitID(id) || !strings.HasPrefix(name, "refs/") {
-			continue
-		}
-		if base, ok := strings.CutSuffix(name, "^{}"); ok {
-			peeled[base] = id
-		} else {
-			refs[name] = id
-		}
-	}
-	for k, v := range peeled {
-		refs[k] = v
-	}
-	return refs, nil
+	return parseRefs(out.sb.String()), nil
 }
 
 // cappedBuffer keeps what is written up to limit bytes; past it, it keeps no more,
