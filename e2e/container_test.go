@@ -15,7 +15,7 @@ import (
 // this). Without it the image cases skip, saying so, except under CI=true, where a
 // missing image fails the run: CI builds the image first (see .ci/run and the Makefile).
 // The runtime is KPT_FN_RUNTIME when set, else docker when a Docker engine answers, else
-// podman (here, after ../shared/tools/container/setup.sh).
+// podman.
 
 // requireImage returns the image under test and its runtime ("docker" or "podman"), or
 // skips the test (fails it under CI=true) when no image was given.
@@ -56,7 +56,7 @@ func containerRuntime(t *testing.T) string {
 		runtimeName = "podman"
 	})
 	if _, err := exec.LookPath(runtimeName); err != nil {
-		t.Fatalf("container runtime %s is not on PATH (here: bash ../shared/tools/container/setup.sh installs podman)", runtimeName)
+		t.Fatalf("container runtime %s is not on PATH: install podman (Debian package podman) or a Docker engine", runtimeName)
 	}
 	return runtimeName
 }
