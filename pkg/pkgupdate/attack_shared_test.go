@@ -3,30 +3,17 @@ package pkgupdate
 import (
 	"context"
 	"errors"
-	"net"
 	"os"
 	"path/filepath"
 	"reflect"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/krm-merge/krm-merge/internal/testsupport"
 )
 
 // Attacks of another user of a shared machine on `pkg update`, through Update.
-
-// chownAll gives every file under p (p included) to uid.
-func chownAll(t *testing.T, p string, uid int) {
-	t.Helper()
-	err := filepath.Walk(p, func(q string, _ os.FileInfo, err error) error {
-		if err != nil {
-			return err
-		}
-		return os.Lchown(q, uid, uid)
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
-}
 
 // Another user plants a .git in a shared parent of DIR (/tmp/.git) with a clean filter
 // for every file and an index entry for a file of DIR. Where git's ownership check is
@@ -53,7 +40,7 @@ func TestAttackDirtyCheckInAnotherUsersRepository(t *testing.T) {
 		git(t, shared, "update-index", "--add", "--cacheinfo", "100644,"+blob+",my-app/Kptfile")
 		git(t, shared, "config", "filter.x.clean", "touch "+sent+"; cat")
 		writeFiles(t, filepath.Join(shared, ".git", "info"), map[string]string{"attributes": "* filter=x\n"})
-		chownAll(t, filepath.Join(shared, ".git"), 4242)
+		testsupport.ChownTree(t, filepath.Join(shared, ".git"), 4242)
 		if topTheirs {
 			if err := os.Chown(shared, 4242, 4242); err != nil {
 				t.Fatal(err)
@@ -155,43 +142,13 @@ func TestAttackUpstreamShipsTheStateInAnotherCase(t *testing.T) {
 	}
 }
 
-// hungGitRemote listens on a local port, accepts and never answers; it returns a
-// git:// URL for it.
-func hungGitRemote(t *testing.T) string {
-	t.Helper()
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Skip("no local TCP:", err)
-	}
-	var conns []net.Conn
-	done := make(chan struct{})
-	go func() {
-		for {
-			c, err := l.Accept()
-			if err != nil {
-				close(done)
-				return
-			}
-			conns = append(conns, c)
-		}
-	}()
-	t.Cleanup(func() {
-		l.Close()
-		<-done
-		for _, c := range conns {
-			c.Close()
-		}
-	})
-	return "git://" + l.Addr().String() + "/x"
-}
-
 // A remote that never answers held the update for one git timeout per request (the
 // recorded commit, every branch and tag, each subpackage), with no limit on the whole:
 // the update has a deadline (ErrDeadline, nothing written), and a remote that did not
 // answer is not asked again in the same update.
 func TestAttackHungRemoteHasADeadline(t *testing.T) {
 	dir, url := localPackage(t, nil)
-	hung := hungGitRemote(t)
+	hung := testsupport.HungGitRemote(t)
 	kf := read(t, filepath.Join(dir, "Kptfile"))
 	writeFiles(t, dir, map[string]string{"Kptfile": strings.ReplaceAll(kf, "repo: "+url, "repo: "+hung)})
 	commitAll(t, dir, "a remote that never answers")

@@ -9,6 +9,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/krm-merge/krm-merge/internal/testsupport"
 )
 
 // The attacks of a hostile upstream (or a hostile user of a shared machine) on the
@@ -190,20 +192,6 @@ func TestNoHooksInTheCache(t *testing.T) {
 	notRun()
 }
 
-// chownTree gives every file under p to uid.
-func chownTree(t *testing.T, p string, uid int) {
-	t.Helper()
-	err := filepath.Walk(p, func(q string, _ os.FileInfo, err error) error {
-		if err != nil {
-			return err
-		}
-		return os.Lchown(q, uid, uid)
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
-}
-
 // A cache repository (or cache directory) another user created is refused unless
 // git's safe.directory lists it; a new cache directory is private.
 func TestCacheOfAnotherUserIsRefused(t *testing.T) {
@@ -224,7 +212,7 @@ func TestCacheOfAnotherUserIsRefused(t *testing.T) {
 	}
 	cache := cacheRepo(t, f)
 	hookScript(t, filepath.Join(cache, "hooks", "reference-transaction"), sent)
-	chownTree(t, cache, 4242)
+	testsupport.ChownTree(t, cache, 4242)
 	_, err := f.Resolve(ctx, "file://"+up, "/", "main")
 	if err == nil || !strings.Contains(err.Error(), cache) || !strings.Contains(err.Error(), "remove") ||
 		!strings.Contains(err.Error(), "4242") || !strings.Contains(err.Error(), "safe.directory") {
@@ -254,7 +242,7 @@ func TestCacheOfAnotherUserIsRefused(t *testing.T) {
 	if err := os.Mkdir(other, 0o755); err != nil {
 		t.Fatal(err)
 	}
-	chownTree(t, other, 4242)
+	testsupport.ChownTree(t, other, 4242)
 	g := &Fetcher{CacheDir: other}
 	if _, err := g.Resolve(ctx, "file://"+up, "/", "v1"); err == nil || !strings.Contains(err.Error(), other) {
 		t.Errorf("a cache directory of uid 4242: %v", err)

@@ -6,7 +6,6 @@ package gitfetch
 import (
 	"context"
 	"fmt"
-	"net"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -16,43 +15,15 @@ import (
 	"syscall"
 	"testing"
 	"time"
-)
 
-// hungRemote listens on a local port, accepts and never answers; it returns a git://
-// URL for it.
-func hungRemote(t *testing.T) string {
-	t.Helper()
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Skip("no local TCP:", err)
-	}
-	var conns []net.Conn
-	done := make(chan struct{})
-	go func() {
-		for {
-			c, err := l.Accept()
-			if err != nil {
-				close(done)
-				return
-			}
-			conns = append(conns, c)
-		}
-	}()
-	t.Cleanup(func() {
-		l.Close()
-		<-done
-		for _, c := range conns {
-			c.Close()
-		}
-	})
-	return "git://" + l.Addr().String() + "/x"
-}
+	"github.com/krm-merge/krm-merge/internal/testsupport"
+)
 
 // A remote that never answers: the git command is killed at the timeout, with an
 // error saying so and how to raise it.
 func TestHungRemoteTimesOut(t *testing.T) {
 	requireGit(t)
-	url := hungRemote(t)
+	url := testsupport.HungGitRemote(t)
 	f := &Fetcher{CacheDir: t.TempDir(), Timeout: time.Second}
 	err := within(t, "Resolve of a hung remote", func() error {
 		_, err := f.Resolve(context.Background(), url, "/", "v1")
@@ -188,7 +159,7 @@ func TestGitDiesWithKrmMerge(t *testing.T) {
 	if _, err := os.Stat("/proc/self/cmdline"); err != nil || runtime.GOOS != "linux" {
 		t.Skip("needs Linux's /proc (and its parent-death signal)")
 	}
-	url := hungRemote(t)
+	url := testsupport.HungGitRemote(t)
 	cmd := exec.Command(os.Args[0], "-test.run=^TestGitDiesWithKrmMerge$")
 	cmd.Env = append(os.Environ(), "GITFETCH_TEST_HUNG_URL="+url, "GITFETCH_TEST_CACHE="+t.TempDir())
 	if err := cmd.Start(); err != nil {

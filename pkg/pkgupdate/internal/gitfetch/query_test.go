@@ -5,6 +5,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/krm-merge/krm-merge/internal/testsupport"
 )
 
 // One update asks each remote once (OneQueryPerRemote): the refs of both releases and
@@ -25,7 +27,7 @@ func TestOneQueryPerRemote(t *testing.T) {
 	if f.Queries != 1 {
 		t.Errorf("%d ls-remote runs, want 1", f.Queries)
 	}
-	hung := hungRemote(t)
+	hung := testsupport.HungGitRemote(t)
 	g := &Fetcher{CacheDir: t.TempDir(), Timeout: time.Second, OneQueryPerRemote: true}
 	start := time.Now()
 	for _, ref := range []string{"v1", "v2", "main"} {
@@ -42,7 +44,7 @@ func TestOneQueryPerRemote(t *testing.T) {
 // update: a commit id of a hung remote costs one timeout, not one per fetch.
 func TestHungRemoteIsAskedOnce(t *testing.T) {
 	requireGit(t)
-	hung := hungRemote(t)
+	hung := testsupport.HungGitRemote(t)
 	f := &Fetcher{CacheDir: t.TempDir(), Timeout: time.Second, OneQueryPerRemote: true}
 	start := time.Now()
 	for i := 0; i < 2; i++ {

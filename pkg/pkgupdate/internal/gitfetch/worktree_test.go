@@ -7,6 +7,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/krm-merge/krm-merge/internal/testsupport"
 )
 
 func TestVersionAtLeast(t *testing.T) {
@@ -74,7 +76,7 @@ func TestWorkTreeStatusRunsOnlyInTheUsersRepository(t *testing.T) {
 	git(t, theirs, "--work-tree", top, "update-index", "--add", "--cacheinfo", "100644,"+git(t, theirs, "hash-object", "-w", filepath.Join(top, "pkg", "a.yaml"))+",pkg/a.yaml")
 	git(t, theirs, "config", "filter.x.clean", "touch "+sent+"; cat")
 	write(t, filepath.Join(theirs, ".git", "info", "attributes"), "* filter=x\n", 0o644)
-	chownTree(t, filepath.Join(theirs, ".git"), 4242)
+	testsupport.ChownTree(t, filepath.Join(theirs, ".git"), 4242)
 	wt, err = WorkTreeStatus(ctx, filepath.Join(top, "pkg"), time.Minute)
 	if err != nil || !strings.Contains(wt.Skipped, "4242") || !strings.Contains(wt.Skipped, top) {
 		t.Errorf("a .git file naming another user's git directory: %+v, %v", wt, err)
@@ -85,7 +87,7 @@ func TestWorkTreeStatusRunsOnlyInTheUsersRepository(t *testing.T) {
 	write(t, filepath.Join(shared, "pkg", "a.yaml"), "a: 1\n", 0o644)
 	git(t, shared, "init", "-q")
 	plantFilter(t, shared, "pkg/a.yaml", sent)
-	chownTree(t, filepath.Join(shared, ".git"), 4242)
+	testsupport.ChownTree(t, filepath.Join(shared, ".git"), 4242)
 	wt, err = WorkTreeStatus(ctx, filepath.Join(shared, "pkg"), time.Minute)
 	if err != nil || !strings.Contains(wt.Skipped, "4242") {
 		t.Errorf("a .git of another user under safe.directory=*: %+v, %v", wt, err)

@@ -12,6 +12,8 @@ import (
 	"strings"
 	"syscall"
 	"testing"
+
+	"github.com/krm-merge/krm-merge/internal/testsupport"
 )
 
 // outside makes a directory outside the package holding one file and returns it.
@@ -157,7 +159,7 @@ func TestRecoverRefusesAStagingDirectoryAnotherUserCouldHaveWritten(t *testing.T
 		spoil func(t *testing.T, s string)
 	}{
 		{"staging directory owned by another user", true, func(t *testing.T, s string) {
-			chownAll(t, s, 65534)
+			testsupport.ChownTree(t, s, 65534)
 		}},
 		{"journal owned by another user", true, func(t *testing.T, s string) {
 			if err := os.Chown(filepath.Join(s, journalFile), 65534, 65534); err != nil {
@@ -202,7 +204,7 @@ func TestRecoverRefusesAStagingDirectoryAnotherUserCouldHaveWritten(t *testing.T
 			if err := os.Remove(filepath.Join(s, journalFile)); err != nil {
 				t.Fatal(err)
 			}
-			chownAll(t, s, 65534)
+			testsupport.ChownTree(t, s, 65534)
 		}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
@@ -225,19 +227,6 @@ func TestRecoverRefusesAStagingDirectoryAnotherUserCouldHaveWritten(t *testing.T
 				t.Errorf("Apply changed the directory:\n%s", got)
 			}
 		})
-	}
-}
-
-func chownAll(t *testing.T, root string, uid int) {
-	t.Helper()
-	err := filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
-		if err != nil {
-			return err
-		}
-		return os.Lchown(p, uid, uid)
-	})
-	if err != nil {
-		t.Fatal(err)
 	}
 }
 
@@ -452,7 +441,7 @@ func TestPlantedSiblingStagingBlocksNothing(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(sibling, journalFile), []byte(`{"dir":"`+dir+`","entries":[{"path":"README.md","existed":true}]}`), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	chownAll(t, sibling, 65534)
+	testsupport.ChownTree(t, sibling, 65534)
 	if got, err := Recover(dir); err != nil || got != Nothing {
 		t.Fatalf("Recover with a planted sibling: %v, %v", got, err)
 	}
