@@ -20,8 +20,20 @@ import (
 // recover (e.g. the function's, which turns it into an error result) sees it as in a
 // serial run.
 func ForEach(n, serialBelow int, f func(i int)) {
-	workers := min(runtime.GOMAXPROCS(0), n)
-	if workers <= 1 || n < serialBelow {
+	if n < serialBelow {
+		Workers(n, 1, f)
+		return
+	}
+	Workers(n, runtime.GOMAXPROCS(0), f)
+}
+
+// Workers calls f(i) for every i in [0, n) as ForEach does, on up to workers goroutines
+// (fewer than 1 counts as 1), whatever GOMAXPROCS is: for work that mostly waits (on
+// git, on the disk), whose parallelism the caller chooses. One worker runs the calls in
+// order on the caller's goroutine. A panic reaches the caller as in ForEach.
+func Workers(n, workers int, f func(i int)) {
+	workers = min(workers, n)
+	if workers <= 1 {
 		for i := 0; i < n; i++ {
 			f(i)
 		}

@@ -1,8 +1,11 @@
 package parallel
 
 import (
+	"fmt"
+	"sync"
 	"sync/atomic"
 	"testing"
+	"time"
 )
 
 func TestForEachCallsEveryIndexOnce(t *testing.T) {
@@ -53,5 +56,37 @@ func TestForEachPanicReachesTheCaller(t *testing.T) {
 		if got == nil {
 			t.Errorf("serialBelow %d: the panic was lost", serialBelow)
 		}
+	}
+}
+
+// TestWorkersBoundsTheGoroutines: Workers calls every index once, never more than
+// workers at a time, and one worker runs them in order.
+func TestWorkersBoundsTheGoroutines(t *testing.T) {
+	var mu sync.Mutex
+	running, most := 0, 0
+	seen := make([]int, 50)
+	Workers(len(seen), 3, func(i int) {
+		mu.Lock()
+		running++
+		most = max(most, running)
+		seen[i]++
+		mu.Unlock()
+		time.Sleep(time.Millisecond)
+		mu.Lock()
+		running--
+		mu.Unlock()
+	})
+	for i, n := range seen {
+		if n != 1 {
+			t.Errorf("index %d called %d times", i, n)
+		}
+	}
+	if most > 3 {
+		t.Errorf("%d calls at once, want at most 3", most)
+	}
+	var order []int
+	Workers(5, 1, func(i int) { order = append(order, i) })
+	if fmt.Sprint(order) != "[0 1 2 3 4]" {
+		t.Errorf("one worker ran %v", order)
 	}
 }
