@@ -8,7 +8,6 @@ import (
 	"path"
 	"path/filepath"
 	"sort"
-	"strconv"
 	"strings"
 	"syscall"
 
@@ -37,10 +36,8 @@ type source struct {
 // the packages fetched so far say about the next: the local repositories their
 // releases ship subpackages from, the root's upstream.
 type fetcher struct {
-	opts Options
-	git  *gitfetch.Fetcher
-	tmp  string // the update's temporary directory, where releases are exported
-	n    int    // exports made under tmp
+	opts     Options
+	releases *releases // resolves and exports the releases, once each
 	// shipped maps a subpackage (relative to the root) to the local repositories its
 	// Kptfile names as shipped by its parent's upstream, each to the release that
 	// shipped it (noteShipped).
@@ -50,11 +47,10 @@ type fetcher struct {
 	rootGit *kptfile.Git
 }
 
-// newFetcher is the fetch step of an update with opts, exporting releases under tmp
-// through the git cache (opts.CacheDir), each remote asked for its refs once.
-func newFetcher(opts Options, tmp string) *fetcher {
-	return &fetcher{opts: opts, tmp: tmp, git: &gitfetch.Fetcher{CacheDir: opts.CacheDir, Timeout: opts.GitTimeout,
-		Log: opts.Log, MaxFileSize: opts.MaxFileSize, MaxFetchSize: opts.MaxFetchSize, OneQueryPerRemote: true}}
+// newFetcher is the fetch step of an update with opts, through r (the update's own, or
+// a fleet run's shared by its packages).
+func newFetcher(opts Options, r *releases) *fetcher {
+	return &fetcher{opts: opts, releases: r}
 }
 
 // dir is the directory of the package at rel (relative to the update's directory).
@@ -243,9 +239,8 @@ func (f *fetcher) fetch(ctx context.Context, rel string, src *source, pr *Packag
 		tree   **pkgio.Tree
 		commit string
 	}{{&t.original, from.Commit}, {&t.updated, to.Commit}} {
-		f.n++
-		out := filepath.Join(f.tmp, strconv.Itoa(f.n))
-		if err := f.git.Export(ctx, src.repo, v.commit, src.directory, out); err != nil {
+		out, err := f.releases.export(ctx, src.repo, v.commit, src.directory)
+		if err != nil {
 			if errors.Is(err, gitfetch.ErrTooLarge) {
 				err = tooLarge{err}
 			}
@@ -326,7 +321,7 @@ func (f *fetcher) resolve(ctx context.Context, src *source, ref, commit string) 
 	if commit != "" {
 		want = commit
 	}
-	r, err := f.git.Resolve(ctx, src.repo, src.directory, want)
+	r, err := f.releases.resolve(ctx, src.repo, src.directory, want)
 	if err != nil {
 		return r, fmt.Errorf("upstream %s: %w", src.repo, err)
 	}

@@ -70,6 +70,10 @@ type Options struct {
 	// (waiting for another run's lock on the git cache or on the package tree), one
 	// line each, without "\n".
 	Log func(string)
+
+	// releases, when set, is a fleet run's fetch step shared by its packages
+	// (UpdateFleet); nil: the update resolves and exports its own.
+	releases *releases
 }
 
 // functionConfig is the function's config for the merges of an update with merge

@@ -133,12 +133,16 @@ func Update(ctx context.Context, opts Options) (*Report, error) {
 			opts.Log(skipped)
 		}
 	}
-	tmp, err := os.MkdirTemp("", "krm-merge-pkg-update-")
-	if err != nil {
-		return nil, err
+	rels := opts.releases
+	if rels == nil {
+		tmp, err := os.MkdirTemp("", "krm-merge-pkg-update-")
+		if err != nil {
+			return nil, err
+		}
+		defer os.RemoveAll(tmp)
+		rels = newReleases(opts, tmp)
 	}
-	defer os.RemoveAll(tmp)
-	u := &updater{cfg: cfg, plan: opts.Plan, marking: &marking{}, fetcher: newFetcher(opts, tmp)}
+	u := &updater{cfg: cfg, plan: opts.Plan, marking: &marking{}, fetcher: newFetcher(opts, rels)}
 	if err := u.pkg(ctx, ".", opts.Version, true); err != nil {
 		return nil, overdue(err)
 	}
