@@ -26,6 +26,7 @@ var ErrTooManyDirs = errors.New("too many directories")
 // found is one directory with a Kptfile naming a git upstream, as the walk finds it.
 type found struct {
 	dir  string            // as reported: the DIR given joined with the path under it
+	rel  string            // the path under the DIR given ("." for the DIR itself)
 	real string            // absolute, for the walk's dedup and nesting
 	kf   *kptfile.Upstream // nil with err
 	pkg  *OutdatedPackage  // its row, or the row it goes with
@@ -70,7 +71,7 @@ func discover(dirs []string, limit int64, maxDirs int) ([]*found, error) {
 			}
 			seen[p] = true
 			rel, _ := filepath.Rel(root, p)
-			f := &found{dir: path.Join(filepath.ToSlash(given), filepath.ToSlash(rel)), real: p}
+			f := &found{dir: path.Join(filepath.ToSlash(given), filepath.ToSlash(rel)), rel: filepath.ToSlash(rel), real: p}
 			if f.kf, f.err = readUpstream(p, path.Join(f.dir, kptfile.Name), limit); f.kf != nil || f.err != nil {
 				out = append(out, f)
 			}
