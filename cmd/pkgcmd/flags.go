@@ -98,8 +98,9 @@ func orList(items []string) string {
 
 // concludeFlags are the flags --continue and --abort take (pkgupdate.Continue and
 // Abort read only the directory, the file size limit, the lock's time limit and the
-// log); every other flag given with them is refused (givenFlags, runConclude).
-var concludeFlags = []string{"continue", "abort", "output", "max-file-size", "lock-timeout"}
+// log; over several packages, the fleet's flags choose them); every other flag given
+// with them is refused (givenFlags, runConclude, runFleetUpdate).
+var concludeFlags = []string{"continue", "abort", "output", "max-file-size", "lock-timeout", "all", "jobs", "shard"}
 
 // givenFlags returns the flags of fs given on the command line, as "--name", in the
 // flag set's order (sorted by name).

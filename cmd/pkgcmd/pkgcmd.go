@@ -38,6 +38,9 @@ type updateFlags struct {
 	config, onConflict, output string
 	plan, allowDirty           bool
 	cont, abort                bool
+	all                        bool   // --all: args are roots to look under
+	jobs                       int    // --jobs: packages at once (0: the CPUs)
+	shard                      string // --shard K/N
 	showSecretValues           bool
 	repo, directory, from, to  string
 	cacheDir                   string
@@ -91,6 +94,16 @@ A directory without a Kptfile upstream (a kustomize base or plain manifests vend
 from git) is updated with --repo, --from and the new version (DIR@VERSION or --to);
 nothing is recorded.
 
+Several packages: give several DIRs, or --all [ROOT...] for every package under each
+ROOT (default the current directory; a package inside another goes with it). Each
+distinct upstream release is fetched once; --jobs packages are updated at once, each
+all or nothing as one alone, and a failure or a conflict in one never stops or touches
+another. --to VERSION is every package's version; --shard K/N takes a fixed part of the
+packages, for a CI matrix or a Kubernetes Indexed Job (docs/fleet.md). The report has a
+line per package and a summary; --output json writes a JSON Lines record per package
+(the shards' outputs concatenate), --output markdown a pull request's body. --continue
+and --abort take several packages, or --all, too.
+
 In DIR@VERSION, an existing directory decides where the @ splits: a@2/pkg is the
 directory a@2/pkg, pkg@release/1.2 is pkg at the branch release/1.2 (--to VERSION
 is never ambiguous). DIR may be reached
@@ -103,7 +116,8 @@ escaped (\x1b); binary files are never printed.
 Exit status: 0 when the update is done (or planned, or concluded); 2 when it stopped at
 conflict markers (--on-conflict mark, the default): everything else is written, resolve
 the markers and run --continue, or --abort; 1 on an error, including conflicts under
---on-conflict error (then nothing is written).
+--on-conflict error (then nothing is written). Over several packages: 1 when one
+failed, else 2 when one stopped at conflict markers, else 0.
 
 git must be installed; the krm-merge container image has none.`
 
@@ -125,6 +139,12 @@ const updateExample = `  # take release v0.4.4 of the package fetched into my-pr
   # upstream wins every conflict, as kpt pkg update does
   krm-merge pkg update my-project@v2 --on-conflict updated
 
+  # every package under clusters/ to v2, a JSON Lines record each
+  krm-merge pkg update --all clusters --to v2 --output json
+
+  # this worker's quarter of the fleet (a Kubernetes Indexed Job of 4)
+  krm-merge pkg update --all . --shard "$JOB_COMPLETION_INDEX/4" --output markdown
+
   # a kustomize base vendored from git without a Kptfile
   krm-merge pkg update bases --repo https://github.com/fluxcd/flux2 \
       --directory /manifests/bases --from v2.7.0 --to v2.9.4`
@@ -132,11 +152,16 @@ const updateExample = `  # take release v0.4.4 of the package fetched into my-pr
 func updateCommand() *cobra.Command {
 	f := &updateFlags{}
 	cmd := &cobra.Command{
-		Use:           "update DIR[@VERSION]",
-		Short:         "Update a package to a new upstream release with krm-merge's 3-way merge",
-		Long:          updateLong,
-		Example:       updateExample,
-		Args:          cobra.ExactArgs(1),
+		Use:     "update DIR[@VERSION]... | --all [ROOT...]",
+		Short:   "Update a package to a new upstream release with krm-merge's 3-way merge",
+		Long:    updateLong,
+		Example: updateExample,
+		Args: func(c *cobra.Command, args []string) error {
+			if len(args) == 0 && !f.all {
+				return fmt.Errorf("give a package directory (DIR[@VERSION]), several, or --all [ROOT...]")
+			}
+			return nil
+		},
 		SilenceUsage:  true,
 		SilenceErrors: true,
 		RunE: func(c *cobra.Command, args []string) error {
@@ -144,9 +169,15 @@ func updateCommand() *cobra.Command {
 			defer stop()
 			f.log = func(msg string) { fmt.Fprintln(c.ErrOrStderr(), scrub.Escape(msg)) }
 			f.given = givenFlags(c.Flags())
-			err := runUpdate(ctx, f, args[0], c.OutOrStdout())
+			var err error
+			if isFleet(f, args) {
+				err = runFleetUpdate(ctx, f, args, c.OutOrStdout())
+			} else {
+				err = runUpdate(ctx, f, args[0], c.OutOrStdout())
+			}
 			var marked *pkgupdate.MarkedError
-			if err != nil && f.output != "json" && !errors.As(err, &marked) { // the report says how to go on
+			var fleet *pkgupdate.FleetError
+			if err != nil && f.output != "json" && !errors.As(err, &marked) && !errors.As(err, &fleet) { // the report says how to go on
 				printError(c.ErrOrStderr(), err)
 			}
 			return err
@@ -158,7 +189,10 @@ func updateCommand() *cobra.Command {
 	fl.BoolVar(&f.showSecretValues, "show-secret-values", false, showSecretValuesUsage())
 	fl.BoolVar(&f.cont, "continue", false, "conclude an update stopped at conflict markers, once they are resolved: record the new release")
 	fl.BoolVar(&f.abort, "abort", false, "undo an update stopped at conflict markers: DIR exactly as before it")
-	fl.StringVar(&f.output, "output", "text", "output format: text or json")
+	fl.StringVar(&f.output, "output", "text", "output format: text, json (over several packages: a JSON Lines record per package) or markdown (a pull request's body, over several packages)")
+	fl.BoolVar(&f.all, "all", false, "update every package under each ROOT given (default the current directory); a package inside another goes with it")
+	fl.IntVar(&f.jobs, "jobs", 0, "how many packages to update at once (default the number of CPUs)")
+	fl.StringVar(&f.shard, "shard", "", "update only shard K of N (K/N, K from 0; e.g. a Kubernetes Indexed Job's $JOB_COMPLETION_INDEX): a fixed part of the packages that no other package's addition moves (default none: every package)")
 	fl.BoolVar(&f.plan, "plan", false, "print what the update would change and change nothing")
 	fl.BoolVar(&f.allowDirty, "allow-dirty", false, "update a package with uncommitted changes in git")
 	fl.StringVar(&f.repo, "repo", "", "upstream repository of a directory without a Kptfile upstream (default none: a Kptfile's upstream names it, and --repo is refused there)")
@@ -238,7 +272,7 @@ func runUpdate(ctx context.Context, f *updateFlags, arg string, out io.Writer) e
 		ctx = context.Background()
 	}
 	if f.output != "text" && f.output != "json" {
-		return fmt.Errorf("--output %q: want text or json", f.output)
+		return fmt.Errorf("--output %q: want text or json (or markdown, over several packages)", f.output)
 	}
 	if f.cont || f.abort {
 		return runConclude(ctx, f, arg, out)
@@ -251,33 +285,17 @@ func runUpdate(ctx context.Context, f *updateFlags, arg string, out io.Writer) e
 	if err != nil {
 		return fmt.Errorf("--max-file-size %w", err)
 	}
-	maxFetchSize, err := parseSize(f.maxFetchSize)
-	if err != nil {
-		return fmt.Errorf("--max-fetch-size %w", err)
-	}
 	if f.to != "" {
 		if version != "" {
 			return fmt.Errorf("the version is given twice (%s@%s and --to %s)", dir, version, f.to)
 		}
 		version = f.to
 	}
-	cfg, configSets, err := loadConfig(f.config)
-	if err != nil {
-		return err
-	}
-	if cfg.OnConflict, err = conflictPolicy(f.onConflict, cfg.OnConflict, configSets); err != nil {
-		return err
-	}
-	cfg.ShowSecretValues = cfg.ShowSecretValues || f.showSecretValues
+	opts := pkgupdate.Options{Dir: dir, Version: version, Repo: f.repo, Directory: f.directory, From: f.from,
+		MaxFileSize: maxFileSize, LockTimeout: f.lockTimeout, Log: f.log}
 	var rep *pkgupdate.Report
-	merge, err := mergeSettings(cfg)
-	if err == nil {
-		rep, err = pkgupdate.Update(ctx, pkgupdate.Options{
-			Dir: dir, Version: version, Repo: f.repo, Directory: f.directory, From: f.from,
-			Merge: merge, Plan: f.plan || cfg.Plan, AllowDirty: f.allowDirty, CacheDir: f.cacheDir,
-			MaxFileSize: maxFileSize, MaxFetchSize: maxFetchSize, LockTimeout: f.lockTimeout, GitTimeout: f.gitTimeout,
-			Timeout: f.timeout, Log: f.log,
-		})
+	if err = updateSettings(f, &opts); err == nil {
+		rep, err = pkgupdate.Update(ctx, opts)
 	}
 	if errors.Is(err, pkgupdate.ErrTimeout) {
 		err = fmt.Errorf("%w (raise the limit with --git-timeout or %s)", err, pkgupdate.TimeoutEnv)

@@ -42,6 +42,22 @@ func writeEscapedJSON(out io.Writer, v any) error {
 	if err != nil {
 		return err
 	}
+	return writeEscaped(out, b)
+}
+
+// writeEscapedJSONLine writes v as JSON on one line and a newline (a JSON Lines
+// record), escaped as writeEscapedJSON escapes. Errors: encoding/json's, and out's.
+func writeEscapedJSONLine(out io.Writer, v any) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+	return writeEscaped(out, b)
+}
+
+// writeEscaped writes the JSON document b and a newline, every character a terminal
+// could act on escaped (writeEscapedJSON).
+func writeEscaped(out io.Writer, b []byte) error {
 	var w bytes.Buffer
 	for _, r := range string(b) { // valid UTF-8: encoding/json replaced invalid bytes
 		switch {
@@ -55,7 +71,7 @@ func writeEscapedJSON(out io.Writer, v any) error {
 		}
 	}
 	w.WriteByte('\n')
-	_, err = out.Write(w.Bytes())
+	_, err := out.Write(w.Bytes())
 	return err
 }
 
