@@ -523,7 +523,7 @@ func TestDirtyCheckTakesNoIndexLock(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := checkClean(context.Background(), dir, time.Minute); err != nil {
+	if _, err := checkClean(context.Background(), dir, time.Minute, nil); err != nil {
 		t.Fatalf("a clean package: %v", err)
 	}
 	after, err := os.ReadFile(index)

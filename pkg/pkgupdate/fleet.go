@@ -7,6 +7,7 @@ import (
 	"os"
 	"runtime"
 	"sync"
+	"time"
 
 	"github.com/krm-merge/krm-merge/internal/parallel"
 	"github.com/krm-merge/krm-merge/internal/scrub"
@@ -39,9 +40,10 @@ type FleetOptions struct {
 	MaxDirs int
 	// Update is what each package's update takes (Options): the merge settings, Plan,
 	// AllowDirty, the git cache and the limits (each package has its own Timeout),
-	// Log (each line prefixed with the package's directory). Its Dir, Version, Repo,
-	// Directory and From must be empty: the packages say them. ContinueFleet and
-	// AbortFleet read what Continue and Abort read.
+	// Log (each line prefixed with the package's directory), Trace (called for one
+	// package at a time). Its Dir, Version, Repo, Directory and From must be empty:
+	// the packages say them. ContinueFleet and AbortFleet read what Continue and Abort
+	// read.
 	Update Options
 }
 
@@ -187,7 +189,7 @@ func AbortFleet(ctx context.Context, opts FleetOptions) (*FleetReport, error) {
 // runFleet runs act on every package of opts.
 func runFleet(ctx context.Context, opts FleetOptions, act action) (*FleetReport, error) {
 	u := opts.Update
-	if u.Dir != "" || u.Version != "" || u.Repo != "" || u.Directory != "" || u.From != "" || u.releases != nil {
+	if u.Dir != "" || u.Version != "" || u.Repo != "" || u.Directory != "" || u.From != "" || u.releases != nil || u.statuses != nil {
 		return nil, fmt.Errorf("FleetOptions.Update: Dir, Version, Repo, Directory and From are each package's own; leave them empty")
 	}
 	if act != actUpdate && opts.To != "" {
@@ -221,8 +223,17 @@ func runFleet(ctx context.Context, opts FleetOptions, act action) (*FleetReport,
 		}
 		defer os.RemoveAll(tmp)
 		u.releases = newReleases(u, tmp)
+		u.statuses = &gitfetch.StatusCache{Timeout: u.GitTimeout}
 	}
 	u.Log = syncLog(u.Log)
+	if trace := u.Trace; trace != nil {
+		var mu sync.Mutex
+		u.Trace = func(step string, d time.Duration) {
+			mu.Lock()
+			defer mu.Unlock()
+			trace(step, d)
+		}
+	}
 	rows := make([]*FleetPackage, len(units))
 	parallel.Workers(len(units), opts.Jobs, func(i int) {
 		rows[i] = runUnit(ctx, u, units[i], act)

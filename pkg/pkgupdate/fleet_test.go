@@ -11,6 +11,7 @@ import (
 	"sort"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/krm-merge/krm-merge/pkg/config"
 )
@@ -259,5 +260,46 @@ func TestFleetRefusesNestedTargets(t *testing.T) {
 	}
 	if _, err := UpdateFleet(context.Background(), FleetOptions{Targets: []Target{{Dir: a}}, Update: Options{Dir: a}}); err == nil {
 		t.Error("Update.Dir taken")
+	}
+}
+
+// TestFleetDirtyPackageFailsAlone: a package with uncommitted changes fails with
+// ErrDirty (the fleet's one status of the work tree says so), and the others update.
+func TestFleetDirtyPackageFailsAlone(t *testing.T) {
+	work, pkgs := fleetWork(t, 3, -1)
+	writeFiles(t, filepath.Join(work, pkgs[1]), map[string]string{"notes.txt": "uncommitted\n"})
+	rep, err := UpdateFleet(context.Background(), FleetOptions{Roots: []string{work}, To: "v2",
+		Update: Options{CacheDir: filepath.Join(t.TempDir(), "cache")}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i, row := range rep.Packages {
+		dirty := errors.Is(row.Err, ErrDirty)
+		if (i == 1) != dirty || (i != 1 && row.Status != StatusUpdated) {
+			t.Errorf("%s: %s, %v", row.Dir, row.Status, row.Err)
+		}
+	}
+	if !strings.Contains(rep.Packages[1].Error, pkgs[1]+"/notes.txt") {
+		t.Errorf("the error does not name the file: %s", rep.Packages[1].Error)
+	}
+}
+
+// TestTraceTellsEachStep: Options.Trace hears each step of an update once, in order,
+// with a fleet run's packages added up by the caller.
+func TestTraceTellsEachStep(t *testing.T) {
+	work, _ := fleetWork(t, 2, -1)
+	var steps []string
+	_, err := UpdateFleet(context.Background(), FleetOptions{Roots: []string{work}, To: "v2", Jobs: 2,
+		Update: Options{CacheDir: filepath.Join(t.TempDir(), "cache"), Trace: func(step string, d time.Duration) {
+			if d <= 0 {
+				t.Errorf("%s took %v", step, d)
+			}
+			steps = append(steps, step)
+		}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := strings.Join(steps, " "); got != "check fetch prepare merge write check fetch prepare merge write" {
+		t.Errorf("steps %s", got)
 	}
 }

@@ -70,10 +70,21 @@ type Options struct {
 	// (waiting for another run's lock on the git cache or on the package tree), one
 	// line each, without "\n".
 	Log func(string)
+	// Trace, when set, is told how long each step of the update took, once per step
+	// when the update ends (but on an early error): "check" (the lock, an interrupted
+	// update's recovery, the check for uncommitted changes), "fetch" (resolving and
+	// exporting both releases, reading the three trees), "prepare" (kpt pkg get's
+	// bookkeeping on the releases), "merge" and "write" (staging and the
+	// all-or-nothing write), the subpackages' steps added to their package's. For
+	// benchmarks (bench/README.md, "Fleet"); it never changes what the update does.
+	Trace func(step string, d time.Duration)
 
 	// releases, when set, is a fleet run's fetch step shared by its packages
 	// (UpdateFleet); nil: the update resolves and exports its own.
 	releases *releases
+	// statuses, when set, is a fleet run's dirty check: one git status per work tree
+	// for all its packages; nil: the update runs its own.
+	statuses *gitfetch.StatusCache
 }
 
 // functionConfig is the function's config for the merges of an update with merge

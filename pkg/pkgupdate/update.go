@@ -101,6 +101,8 @@ func Update(ctx context.Context, opts Options) (*Report, error) {
 	if err := gitfetch.CheckGit(); err != nil {
 		return nil, err
 	}
+	steps := &stepTimes{}
+	steps.start("check")
 	unlock, err := stage.LockWait(ctx, opts.Dir, opts.LockTimeout, opts.Log)
 	if err != nil {
 		return nil, overdue(err)
@@ -126,7 +128,7 @@ func Update(ctx context.Context, opts Options) (*Report, error) {
 	// The changes of an interrupted update just finished are this command's own.
 	var skipped string // the dirty check's, when the repository is another user's
 	if !opts.AllowDirty && recovered != stage.RolledForward {
-		if skipped, err = checkClean(ctx, opts.Dir, opts.GitTimeout); err != nil {
+		if skipped, err = checkClean(ctx, opts.Dir, opts.GitTimeout, opts.statuses); err != nil {
 			return nil, overdue(err)
 		}
 		if skipped != "" && opts.Log != nil {
@@ -142,7 +144,7 @@ func Update(ctx context.Context, opts Options) (*Report, error) {
 		defer os.RemoveAll(tmp)
 		rels = newReleases(opts, tmp)
 	}
-	u := &updater{cfg: cfg, plan: opts.Plan, marking: &marking{}, fetcher: newFetcher(opts, rels)}
+	u := &updater{cfg: cfg, plan: opts.Plan, marking: &marking{}, fetcher: newFetcher(opts, rels), steps: steps}
 	if err := u.pkg(ctx, ".", opts.Version, true); err != nil {
 		return nil, overdue(err)
 	}
@@ -155,7 +157,10 @@ func Update(ctx context.Context, opts Options) (*Report, error) {
 		root.Warnings = append([]Note{{Message: skipped}}, root.Warnings...)
 	}
 	s := &stager{opts: opts, cfg: u.cfg, changes: u.changes, marking: u.marking}
-	return s.stage(absDir, given, rep) // stage.go
+	steps.start("write")
+	rep, err = s.stage(absDir, given, rep) // stage.go
+	steps.report(opts.Trace)
+	return rep, err
 }
 
 // withDefaults checks opts' limits and fills in the defaults of those left 0
@@ -223,10 +228,16 @@ func resolveDir(dir string) (string, error) {
 
 // checkClean refuses a package with uncommitted changes in its git working tree (none
 // when dir is not in one), as gitfetch.WorkTreeStatus reads them: git runs only in a
-// repository that is the user's, within timeout. skipped, when not "", is the warning
-// that the check was skipped (the repository is another user's).
-func checkClean(ctx context.Context, dir string, timeout time.Duration) (skipped string, err error) {
-	wt, err := gitfetch.WorkTreeStatus(ctx, dir, timeout)
+// repository that is the user's, within timeout; with statuses (a fleet run's), from
+// its one status of the work tree. skipped, when not "", is the warning that the check
+// was skipped (the repository is another user's).
+func checkClean(ctx context.Context, dir string, timeout time.Duration, statuses *gitfetch.StatusCache) (skipped string, err error) {
+	var wt gitfetch.WorkTree
+	if statuses != nil {
+		wt, err = statuses.Status(ctx, dir)
+	} else {
+		wt, err = gitfetch.WorkTreeStatus(ctx, dir, timeout)
+	}
 	if err != nil || wt.Skipped != "" {
 		return wt.Skipped, err
 	}
@@ -249,6 +260,7 @@ type updater struct {
 	fetcher *fetcher
 	reports []*PackageReport
 	changes []fileChange
+	steps   *stepTimes // Options.Trace's
 	// marking collects, under onConflict mark, what the update marks (mark.go).
 	marking *marking
 }
@@ -265,14 +277,17 @@ func (u *updater) pkg(ctx context.Context, rel, version string, root bool) error
 	}
 	pr := &PackageReport{Path: rel, Repo: src.repo, Directory: src.directory,
 		Conflicts: []Conflict{}, Resources: []ResourceChange{}}
+	u.steps.start("fetch")
 	f, err := u.fetcher.fetch(ctx, rel, src, pr)
 	if err != nil {
 		return err
 	}
+	u.steps.start("prepare")
 	rec, err := prepare(u.fetcher.dir(rel), rel, src, f, pr)
 	if err != nil {
 		return err
 	}
+	u.steps.start("merge")
 	m := &merger{cfg: u.cfg, plan: u.plan, rel: rel, src: src, pr: pr, recording: rec, marking: u.marking}
 	if err := m.merge(f.trees, f.subs); err != nil {
 		return err
@@ -285,4 +300,43 @@ func (u *updater) pkg(ctx context.Context, rel, version string, root bool) error
 		}
 	}
 	return nil
+}
+
+// stepTimes adds up the time of an update's steps for Options.Trace: each start ends
+// the step under way and begins the next.
+type stepTimes struct {
+	order []string
+	total map[string]time.Duration
+	step  string
+	since time.Time
+}
+
+// start ends the step under way, adding its time, and begins step.
+func (s *stepTimes) start(step string) {
+	now := time.Now()
+	if s.step != "" {
+		s.total[s.step] += now.Sub(s.since)
+	}
+	if s.total == nil {
+		s.total = map[string]time.Duration{}
+	}
+	if _, ok := s.total[step]; !ok {
+		s.order = append(s.order, step)
+		s.total[step] = 0
+	}
+	s.step, s.since = step, now
+}
+
+// report ends the step under way and tells trace (when set) each step's time, in the
+// order the steps first began.
+func (s *stepTimes) report(trace func(string, time.Duration)) {
+	s.start("")
+	if trace == nil {
+		return
+	}
+	for _, st := range s.order {
+		if st != "" {
+			trace(st, s.total[st])
+		}
+	}
 }

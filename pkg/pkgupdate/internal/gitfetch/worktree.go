@@ -46,22 +46,41 @@ type WorkTree struct {
 // Errors: git missing (ErrNoGit) or older than MinGitVersion; a git command failed or timed out (*GitError, wrapping ErrTimeout), naming
 // dir.
 func WorkTreeStatus(ctx context.Context, dir string, timeout time.Duration) (WorkTree, error) {
+	wt, git, err := openWorkTree(ctx, dir, timeout)
+	if git == nil {
+		return wt, err
+	}
+	out, err := git("status", "--porcelain", "--untracked-files=all", "--", ".")
+	if err != nil {
+		return WorkTree{}, fmt.Errorf("git status in %s: %w", dir, err)
+	}
+	if s := strings.TrimRight(out, "\n"); s != "" {
+		wt.Changes = strings.Split(s, "\n")
+	}
+	return wt, nil
+}
+
+// openWorkTree finds the work tree holding dir and makes the checks WorkTreeStatus
+// describes; git, when not nil, runs a git command in dir within timeout as
+// WorkTreeStatus runs its status. git is nil, with wt saying why (no work tree, or
+// Skipped), when git is not to run. Errors: WorkTreeStatus's.
+func openWorkTree(ctx context.Context, dir string, timeout time.Duration) (wt WorkTree, git func(args ...string) (string, error), err error) {
 	top, dotGit, found := findRepository(dir)
 	if !found || top == "" {
-		return WorkTree{}, nil // in no work tree (or in a bare repository: none)
+		return WorkTree{}, nil, nil // in no work tree (or in a bare repository: none)
 	}
 	f := &Fetcher{Timeout: timeout}
 	if err := f.setup(ctx); err != nil {
-		return WorkTree{}, err
+		return WorkTree{}, nil, err
 	}
-	wt := WorkTree{Top: top}
+	wt = WorkTree{Top: top}
 	listed := false
 	if why := foreignRepository(top, dotGit); why != "" {
 		if listed = f.listedSafe(ctx, top); !listed {
 			wt.Skipped = fmt.Sprintf("the check for uncommitted changes was skipped: the git repository at %s is not yours (%s), "+
 				"and its configuration could run commands as you; commit your changes before updating, or, if you trust the repository, "+
 				"list it in git's safe.directory (git config --global --add safe.directory %s)", top, why, top)
-			return wt, nil
+			return wt, nil, nil
 		}
 	}
 	o := runOpts{dir: dir, config: []string{"safe.directory="}, env: []string{"GIT_OPTIONAL_LOCKS=0"}}
@@ -74,18 +93,11 @@ func WorkTreeStatus(ctx context.Context, dir string, timeout time.Duration) (Wor
 	out, err := f.run(ctx, o, "rev-parse", "--show-toplevel")
 	if err != nil || filepath.Clean(strings.TrimSpace(out)) != top {
 		if ctx.Err() == nil && (err == nil || !isTimeout(err)) {
-			return WorkTree{}, nil // git reads no work tree there (a bare repository, core.bare)
+			return WorkTree{}, nil, nil // git reads no work tree there (a bare repository, core.bare)
 		}
-		return WorkTree{}, fmt.Errorf("git in %s: %w", dir, err)
+		return WorkTree{}, nil, fmt.Errorf("git in %s: %w", dir, err)
 	}
-	out, err = f.run(ctx, o, "status", "--porcelain", "--untracked-files=all", "--", ".")
-	if err != nil {
-		return WorkTree{}, fmt.Errorf("git status in %s: %w", dir, err)
-	}
-	if s := strings.TrimRight(out, "\n"); s != "" {
-		wt.Changes = strings.Split(s, "\n")
-	}
-	return wt, nil
+	return wt, func(args ...string) (string, error) { return f.run(ctx, o, args...) }, nil
 }
 
 // isTimeout reports whether err is a git command killed at its timeout.
