@@ -55,8 +55,9 @@ func botsPackage(t *testing.T, dir, repo, ref, commit string, files map[string]s
 // (bash --noprofile --norc -eo pipefail), with the built binary on PATH, on a repository
 // of three packages of one upstream: one behind without conflict (updated to the newest
 // release), one behind with a conflict (markers written, the lock left, the job's
-// output conflicts=true and the pull request body naming it with the update's report),
-// one current (left alone). Nothing is written outside the packages.
+// output conflicts=true and the pull request body, the run's Markdown report, naming
+// it with its conflict), one current (left alone). Nothing is written outside the
+// packages.
 func TestBotsDocCIJob(t *testing.T) {
 	for _, tool := range []string{"bash", "jq"} {
 		if _, err := exec.LookPath(tool); err != nil {
@@ -105,12 +106,13 @@ func TestBotsDocCIJob(t *testing.T) {
 		t.Errorf("GITHUB_OUTPUT %q, want conflicts=true", got)
 	}
 	body := readFile(t, filepath.Join(runner, "body.md"))
-	for _, want := range []string{"ok`: v1.0.0 -> v1.1.0\n", "clash`: v1.0.0 -> v1.1.0: **conflicts marked**", "Conflict markers:", "cm.yaml"} {
+	for _, want := range []string{"| ok | v1.0.0 → v1.1.0 | updated | 2 | 0 |\n", "| clash | v1.0.0 → v1.1.0 | marked | 1 | 1 |\n",
+		"### Conflicts to resolve", "| cm.yaml | v1 ConfigMap settings | data.a |", "krm-merge pkg update clash --continue"} {
 		if !strings.Contains(body, want) {
 			t.Errorf("pull request body lacks %q:\n%s", want, body)
 		}
 	}
-	if strings.Contains(body, "current`") || strings.Contains(body, "failed") {
+	if strings.Contains(body, "current") || strings.Contains(body, "failed") {
 		t.Errorf("pull request body names the current package or a failure:\n%s", body)
 	}
 	okCM, okKf := readFile(t, filepath.Join(work, "ok", "cm.yaml")), readFile(t, filepath.Join(work, "ok", "Kptfile"))

@@ -62,9 +62,9 @@ func runFleetUpdate(ctx context.Context, f *updateFlags, args []string, out io.W
 			}
 		}
 	case "markdown":
-		writeFleetMarkdown(out, rep, fleetCommand(f, args))
+		writeFleetMarkdown(out, rep)
 	default:
-		printFleet(out, rep, f.plan, fleetCommand(f, args))
+		printFleet(out, rep, f.plan)
 	}
 	return rep.Err()
 }
@@ -136,23 +136,15 @@ func updateSettings(f *updateFlags, u *pkgupdate.Options) error {
 	return nil
 }
 
-// fleetCommand is the command that concludes the run's packages left at markers, as
-// the report prints it: `krm-merge pkg update` with the packages as given (--all and
-// its roots, --shard) and --continue.
-func fleetCommand(f *updateFlags, args []string) string {
+// concludeCommand is the command that concludes the packages of rep left at conflict
+// markers, as the report prints it: `krm-merge pkg update` with those packages'
+// directories, shell-quoted (the caller adds --continue or --abort).
+func concludeCommand(rep *pkgupdate.FleetReport) string {
 	parts := []string{"krm-merge", "pkg", "update"}
-	if f.all {
-		parts = append(parts, "--all")
-	}
-	for _, a := range args {
-		dir, _, err := splitArg(a)
-		if err != nil {
-			dir = a
+	for _, p := range rep.Packages {
+		if p.Status == pkgupdate.StatusMarked {
+			parts = append(parts, shellQuote(p.Dir))
 		}
-		parts = append(parts, shellQuote(dir))
-	}
-	if f.shard != "" {
-		parts = append(parts, "--shard", shellQuote(f.shard))
 	}
 	return strings.Join(parts, " ")
 }

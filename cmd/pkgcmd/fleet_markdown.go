@@ -13,12 +13,12 @@ import (
 // (GitHub-flavoured Markdown): the summary; a table with a row per package; what
 // changed in each package (its files and the resources added and deleted, folded);
 // the conflicts left at markers, package by package, with their files, resources,
-// fields and marker lines, and the commands that conclude them (cont, the run's
-// command without --continue); the conflicts a policy settled; the packages that
+// fields and marker lines, and the commands that conclude them (concludeCommand); the
+// conflicts a policy settled; the packages that
 // failed with their errors. Every name and message comes from the packages or their
 // upstream and is escaped (mdText): it can neither act on a terminal nor change the
 // document's structure.
-func writeFleetMarkdown(w io.Writer, rep *pkgupdate.FleetReport, cont string) {
+func writeFleetMarkdown(w io.Writer, rep *pkgupdate.FleetReport) {
 	fmt.Fprintf(w, "## krm-merge pkg update\n\n%s.\n\n", mdText(fleetSummary(rep)))
 	if len(rep.Packages) == 0 {
 		return
@@ -30,10 +30,10 @@ func writeFleetMarkdown(w io.Writer, rep *pkgupdate.FleetReport, cont string) {
 		if p.Report != nil {
 			files, conflicts = fmt.Sprint(len(p.Report.Files)), fmt.Sprint(p.Report.Conflicts())
 		}
-		fmt.Fprintf(w, "| %s | %s | %s | %s | %s |\n", mdText(p.Dir), mdText(versions(p)), p.Status, files, conflicts)
+		fmt.Fprintf(w, "| %s | %s | %s | %s | %s |\n", mdText(p.Dir), strings.Replace(versions(p, mdText), " -> ", " → ", 1), p.Status, files, conflicts)
 	}
 	writeMarkdownChanges(w, rep)
-	writeMarkdownMarked(w, rep, cont)
+	writeMarkdownMarked(w, rep)
 	var settled, failed []*pkgupdate.FleetPackage
 	for _, p := range rep.Packages {
 		switch {
@@ -87,11 +87,12 @@ func writeMarkdownChanges(w io.Writer, rep *pkgupdate.FleetReport) {
 
 // writeMarkdownMarked writes the packages left at conflict markers: each one's
 // conflicts and marker lines, then the commands that conclude or undo them.
-func writeMarkdownMarked(w io.Writer, rep *pkgupdate.FleetReport, cont string) {
+func writeMarkdownMarked(w io.Writer, rep *pkgupdate.FleetReport) {
 	if rep.Count(pkgupdate.StatusMarked) == 0 {
 		return
 	}
 	fmt.Fprintln(w, "\n### Conflicts to resolve")
+	cont := scrub.Escape(concludeCommand(rep))
 	for _, p := range rep.Packages {
 		if p.Status != pkgupdate.StatusMarked || p.Report == nil {
 			continue
@@ -104,7 +105,7 @@ func writeMarkdownMarked(w io.Writer, rep *pkgupdate.FleetReport, cont string) {
 		}
 	}
 	fmt.Fprintf(w, "\nResolve each conflict in its file (an editor's merge tool reads the markers), then record the new releases:\n\n"+
-		"```sh\n%s --continue\n```\n\nor put those packages back as they were:\n\n```sh\n%s --abort\n```\n", scrub.Escape(cont), scrub.Escape(cont))
+		"```sh\n%s --continue\n```\n\nor put those packages back as they were:\n\n```sh\n%s --abort\n```\n", cont, cont)
 }
 
 // writeMarkdownConflicts writes r's conflicts as a table: file (with the lines of a

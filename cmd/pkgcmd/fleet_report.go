@@ -46,16 +46,16 @@ func count(n int, thing string) string {
 }
 
 // versions is "from -> to" of a package's row (its root package's refs), "to" when
-// they are the same, "" without a report.
-func versions(p *pkgupdate.FleetPackage) string {
+// they are the same, "" without a report; each ref passed through quote.
+func versions(p *pkgupdate.FleetPackage, quote func(string) string) string {
 	if p.Report == nil || len(p.Report.Packages) == 0 {
 		return ""
 	}
 	root := p.Report.Packages[0]
 	if root.From.Ref == root.To.Ref && root.From.Commit == root.To.Commit {
-		return root.To.Ref
+		return quote(root.To.Ref)
 	}
-	return root.From.Ref + " -> " + root.To.Ref
+	return quote(root.From.Ref) + " -> " + quote(root.To.Ref)
 }
 
 // markedFiles are the files holding markers of a row left at them.
@@ -93,9 +93,9 @@ func rowDetail(p *pkgupdate.FleetPackage) string {
 
 // printFleet writes the fleet's report for a person: under --plan each package's
 // report first, then a line per package (status, directory, versions, what changed or
-// the error), the summary, and the command that concludes the packages left at
-// markers (cont). Names and messages are escaped.
-func printFleet(w io.Writer, rep *pkgupdate.FleetReport, plan bool, cont string) {
+// the error), the summary, and the commands that conclude the packages left at
+// markers (concludeCommand). Names and messages are escaped.
+func printFleet(w io.Writer, rep *pkgupdate.FleetReport, plan bool) {
 	esc := scrub.Escape
 	if plan {
 		for _, p := range rep.Packages {
@@ -107,8 +107,8 @@ func printFleet(w io.Writer, rep *pkgupdate.FleetReport, plan bool, cont string)
 	}
 	for _, p := range rep.Packages {
 		line := fmt.Sprintf("%-11s %s", p.Status, esc(p.Dir))
-		if v := versions(p); v != "" {
-			line += "  " + esc(v)
+		if v := versions(p, esc); v != "" {
+			line += "  " + v
 		}
 		if d := rowDetail(p); d != "" {
 			lines := strings.Split(d, "\n")
@@ -121,6 +121,7 @@ func printFleet(w io.Writer, rep *pkgupdate.FleetReport, plan bool, cont string)
 	}
 	fmt.Fprintln(w, "Summary: "+fleetSummary(rep)+".")
 	if rep.Count(pkgupdate.StatusMarked) > 0 {
+		cont := concludeCommand(rep)
 		fmt.Fprintf(w, "Resolve the conflict markers (an editor's merge tool reads them), then record the new releases with\n  %s --continue\n"+
 			"or put those packages back as they were with\n  %s --abort\n", esc(cont), esc(cont))
 	}
