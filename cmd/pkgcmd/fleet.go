@@ -17,8 +17,9 @@ func isFleet(f *updateFlags, args []string) bool {
 
 // runFleetUpdate runs `pkg update` over a fleet (isFleet): the packages args name
 // (DIR[@VERSION] each, or the roots of --all, "." when none), --continue and --abort
-// over them too, and writes the fleet's report to out as --output says (text, json:
-// a JSON Lines record per package, markdown: a pull request's body). Its error is the
+// over them too, and writes the fleet's report to out as --output says (text: a line
+// per package as it is done, then the summary; json: a JSON Lines record per package
+// as it is done; markdown: a pull request's body, at the end). Its error is the
 // report's (*pkgupdate.FleetError, whose exit status is 1 or 2) or the run's.
 func runFleetUpdate(ctx context.Context, f *updateFlags, args []string, out io.Writer) error {
 	if f.output != "text" && f.output != "json" && f.output != "markdown" {
@@ -30,6 +31,19 @@ func runFleetUpdate(ctx context.Context, f *updateFlags, args []string, out io.W
 	opts, err := fleetOptions(f, args)
 	if err != nil {
 		return err
+	}
+	var writeErr error
+	if f.output != "markdown" { // each row as it comes; its report is not needed after
+		opts.Each = func(p *pkgupdate.FleetPackage) {
+			if f.output == "json" {
+				if err := writeEscapedJSONLine(out, p); err != nil && writeErr == nil {
+					writeErr = err
+				}
+			} else {
+				printFleetRow(out, p, f.plan)
+			}
+			p.Report = nil
+		}
 	}
 	var rep *pkgupdate.FleetReport
 	switch {
@@ -56,15 +70,13 @@ func runFleetUpdate(ctx context.Context, f *updateFlags, args []string, out io.W
 	}
 	switch f.output {
 	case "json":
-		for _, p := range rep.Packages {
-			if err := writeEscapedJSONLine(out, p); err != nil {
-				return err
-			}
+		if writeErr != nil {
+			return writeErr
 		}
 	case "markdown":
 		writeFleetMarkdown(out, rep)
 	default:
-		printFleet(out, rep, f.plan)
+		printFleetSummary(out, rep)
 	}
 	return rep.Err()
 }

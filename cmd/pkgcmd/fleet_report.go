@@ -91,38 +91,36 @@ func rowDetail(p *pkgupdate.FleetPackage) string {
 	return ""
 }
 
-// printFleet writes the fleet's report for a person: under --plan each package's
-// report first, then a line per package (status, directory, versions, what changed or
-// the error), the summary, and the commands that conclude the packages left at
-// markers (concludeCommand). Names and messages are escaped.
-func printFleet(w io.Writer, rep *pkgupdate.FleetReport, plan bool) {
+// printFleetRow writes a package's line for a person (status, directory, versions,
+// what changed or the error), under --plan after its report. Names and messages are
+// escaped.
+func printFleetRow(w io.Writer, p *pkgupdate.FleetPackage, plan bool) {
 	esc := scrub.Escape
-	if plan {
-		for _, p := range rep.Packages {
-			if p.Report != nil && len(p.Report.Files) > 0 {
-				fmt.Fprintf(w, "== %s\n", esc(p.Dir))
-				printReport(w, p.Report, p.Err)
-			}
-		}
+	if plan && p.Report != nil && len(p.Report.Files) > 0 {
+		fmt.Fprintf(w, "== %s\n", esc(p.Dir))
+		printReport(w, p.Report, p.Err)
 	}
-	for _, p := range rep.Packages {
-		line := fmt.Sprintf("%-11s %s", p.Status, esc(p.Dir))
-		if v := versions(p, esc); v != "" {
-			line += "  " + v
-		}
-		if d := rowDetail(p); d != "" {
-			lines := strings.Split(d, "\n")
-			for i := range lines {
-				lines[i] = esc(lines[i])
-			}
-			line += ": " + strings.Join(lines, "\n    ")
-		}
-		fmt.Fprintln(w, line)
+	line := fmt.Sprintf("%-11s %s", p.Status, esc(p.Dir))
+	if v := versions(p, esc); v != "" {
+		line += "  " + v
 	}
+	if d := rowDetail(p); d != "" {
+		lines := strings.Split(d, "\n")
+		for i := range lines {
+			lines[i] = esc(lines[i])
+		}
+		line += ": " + strings.Join(lines, "\n    ")
+	}
+	fmt.Fprintln(w, line)
+}
+
+// printFleetSummary writes the fleet's summary and, when packages stopped at markers,
+// the commands that conclude or undo them (concludeCommand).
+func printFleetSummary(w io.Writer, rep *pkgupdate.FleetReport) {
 	fmt.Fprintln(w, "Summary: "+fleetSummary(rep)+".")
 	if rep.Count(pkgupdate.StatusMarked) > 0 {
-		cont := concludeCommand(rep)
+		cont := scrub.Escape(concludeCommand(rep))
 		fmt.Fprintf(w, "Resolve the conflict markers (an editor's merge tool reads them), then record the new releases with\n  %s --continue\n"+
-			"or put those packages back as they were with\n  %s --abort\n", esc(cont), esc(cont))
+			"or put those packages back as they were with\n  %s --abort\n", cont, cont)
 	}
 }

@@ -63,6 +63,16 @@ func fleetSetup(t *testing.T, names []string, conflicted ...string) (tree string
 // package up to date (exit 0).
 func TestFleetCommand(t *testing.T) {
 	tree, cache := fleetSetup(t, []string{"a", "b", "c"}, "b")
+	readmeB := filepath.Join(tree, "sites", "b", "README.md")
+	before, _ := os.ReadFile(readmeB)
+	stdout, _, err := run(t, append([]string{"update", "--all", tree, "--to", "v2", "--plan"}, cache...)...)
+	if err != nil || !strings.Contains(stdout, "== "+tree+"/sites/b\n") || !strings.Contains(stdout, "+Install it with kpt.") ||
+		!strings.Contains(stdout, "planned     "+tree+"/sites/b  v1 -> v2: 2 files would change\n") || !strings.Contains(stdout, "Summary: 3 packages: 3 would change.") {
+		t.Fatalf("plan: %v\n%s", err, stdout)
+	}
+	if after, _ := os.ReadFile(readmeB); string(after) != string(before) {
+		t.Fatal("the plan wrote")
+	}
 	stdout, stderr, err := run(t, append([]string{"update", "--all", tree, "--to", "v2", "--jobs", "2"}, cache...)...)
 	if ExitCode(err) != ExitMarked || stderr != "" {
 		t.Fatalf("exit %d (%v), stderr %q, want %d and nothing:\n%s", ExitCode(err), err, stderr, ExitMarked, stdout)

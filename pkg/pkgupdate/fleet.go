@@ -38,6 +38,11 @@ type FleetOptions struct {
 	// MaxDirs bounds the directories walked under Roots; 0 is DefaultMaxOutdatedDirs.
 	// Past it the run fails before updating anything (ErrTooManyDirs).
 	MaxDirs int
+	// Each, when set, is called with each package's row as soon as that package and
+	// every one before it in the report's order are done, one call at a time and in
+	// that order (to print a long run's rows as they come); a package the run leaves
+	// out (ContinueFleet's, not in progress) is not passed.
+	Each func(*FleetPackage)
 	// Update is what each package's update takes (Options): the merge settings, Plan,
 	// AllowDirty, the git cache and the limits (each package has its own Timeout),
 	// Log (each line prefixed with the package's directory), Trace (called for one
@@ -235,8 +240,14 @@ func runFleet(ctx context.Context, opts FleetOptions, act action) (*FleetReport,
 		}
 	}
 	rows := make([]*FleetPackage, len(units))
+	emit := inOrder(len(units), func(i int) {
+		if rows[i] != nil && opts.Each != nil {
+			opts.Each(rows[i])
+		}
+	})
 	parallel.Workers(len(units), opts.Jobs, func(i int) {
 		rows[i] = runUnit(ctx, u, units[i], act)
+		emit(i)
 	})
 	rep := &FleetReport{Packages: []*FleetPackage{}}
 	for _, r := range rows {
@@ -245,6 +256,23 @@ func runFleet(ctx context.Context, opts FleetOptions, act action) (*FleetReport,
 		}
 	}
 	return rep, nil
+}
+
+// inOrder returns done, to be called once for each i in [0, n) in any order and from
+// any goroutine: it calls f(i) for every i in order, each as soon as i and every index
+// before it are done, one call at a time.
+func inOrder(n int, f func(i int)) (done func(i int)) {
+	var mu sync.Mutex
+	finished := make([]bool, n)
+	next := 0
+	return func(i int) {
+		mu.Lock()
+		defer mu.Unlock()
+		finished[i] = true
+		for ; next < n && finished[next]; next++ {
+			f(next)
+		}
+	}
 }
 
 // runUnit runs act on one package with the run's options u, and returns its row (nil

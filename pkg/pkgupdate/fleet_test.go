@@ -92,10 +92,14 @@ func TestFleetIsEachPackageAlone(t *testing.T) {
 	cache := filepath.Join(t.TempDir(), "cache")
 	ctx := context.Background()
 
+	var each []*FleetPackage
 	rep, err := UpdateFleet(ctx, FleetOptions{Roots: []string{work}, To: "v2", Jobs: 3,
-		Update: Options{CacheDir: cache, Merge: markSettings()}})
+		Update: Options{CacheDir: cache, Merge: markSettings()}, Each: func(p *FleetPackage) { each = append(each, p) }})
 	if err != nil {
 		t.Fatal(err)
+	}
+	if !reflect.DeepEqual(each, rep.Packages) {
+		t.Errorf("Each was called with %d rows, not the report's %d in order", len(each), len(rep.Packages))
 	}
 	want := map[string]Status{}
 	for i, p := range pkgs {
