@@ -18,6 +18,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/krm-merge/krm-merge/internal/testsupport"
 )
 
 // fleetSites is the number of variants in the e2e fleet; fleetBroken is the broken
@@ -57,16 +59,6 @@ func fleetTree(t *testing.T) (work string, sites []string) {
 	}
 	commitAll(t, work, "sites")
 	return work, sites
-}
-
-// copyWork copies a work repository, .git included, to a new directory.
-func copyWork(t *testing.T, work string) string {
-	t.Helper()
-	to := filepath.Join(t.TempDir(), "work")
-	if err := os.CopyFS(to, os.DirFS(work)); err != nil {
-		t.Fatal(err)
-	}
-	return to
 }
 
 // fleetRow is a JSON Lines record of the fleet's report.
@@ -116,7 +108,7 @@ func sameTrees(t *testing.T, what, a, b string) {
 // side take disjoint parts whose union is the fleet and leave the same bytes.
 func TestFleetUpdate(t *testing.T) {
 	work, sites := fleetTree(t)
-	alone, shards := copyWork(t, work), copyWork(t, work)
+	alone, shards := testsupport.CopyWork(t, work), testsupport.CopyWork(t, work)
 	cache := t.TempDir()
 	all := pkgUpdate(t, work, cache, "--all", "sites", "--to", bpNew, "--output", "json")
 	if all.code != 1 {
@@ -182,7 +174,7 @@ func TestFleetUpdate(t *testing.T) {
 // leaves it.
 func TestFleetKilled(t *testing.T) {
 	work, sites := fleetTree(t)
-	whole := copyWork(t, work)
+	whole := testsupport.CopyWork(t, work)
 	cache := t.TempDir()
 	pkgUpdate(t, whole, cache, "--all", "sites", "--to", bpNew)
 	before := map[string]map[string]string{}

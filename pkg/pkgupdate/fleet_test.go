@@ -13,6 +13,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/krm-merge/krm-merge/internal/testsupport"
 	"github.com/krm-merge/krm-merge/pkg/config"
 )
 
@@ -52,16 +53,6 @@ func fleetWork(t *testing.T, n, broken int) (work string, pkgs []string) {
 	return work, pkgs
 }
 
-// copyWork copies a work tree (its .git too) to a new directory and returns it.
-func copyWork(t *testing.T, work string) string {
-	t.Helper()
-	to := filepath.Join(t.TempDir(), "work")
-	if err := os.CopyFS(to, os.DirFS(work)); err != nil {
-		t.Fatal(err)
-	}
-	return to
-}
-
 // withoutStates leaves the state directories of every package out of a snapshot: a
 // state records when its update ran.
 func withoutStates(snap map[string]string) map[string]string {
@@ -88,7 +79,7 @@ func markSettings() *config.MergeSettings {
 // the failure touching no other package.
 func TestFleetIsEachPackageAlone(t *testing.T) {
 	work, pkgs := fleetWork(t, 7, 4)
-	alone := copyWork(t, work)
+	alone := testsupport.CopyWork(t, work)
 	cache := filepath.Join(t.TempDir(), "cache")
 	ctx := context.Background()
 
@@ -159,7 +150,7 @@ func TestFleetIsEachPackageAlone(t *testing.T) {
 // the tree as one run over the whole fleet does.
 func TestFleetShardsAreDisjointAndWhole(t *testing.T) {
 	work, pkgs := fleetWork(t, 9, -1)
-	whole := copyWork(t, work)
+	whole := testsupport.CopyWork(t, work)
 	cache := filepath.Join(t.TempDir(), "cache")
 	ctx := context.Background()
 	opts := func(root string, s Shard) FleetOptions {
