@@ -246,19 +246,22 @@ func (f *fetcher) fetch(ctx context.Context, rel string, src *source, pr *Packag
 			}
 			return nil, err
 		}
-		reserved := ""
-		skipUpstream := func(p string, isDir bool) bool {
-			if reserved == "" && reservedName(path.Base(p)) {
-				reserved = p
+		read, err := f.releases.tree(out, annotationPrefix(rel), subs, func() (*pkgio.Tree, error) {
+			reserved := ""
+			skipUpstream := func(p string, isDir bool) bool {
+				if reserved == "" && reservedName(path.Base(p)) {
+					reserved = p
+				}
+				return skip(p, isDir)
 			}
-			return skip(p, isDir)
-		}
-		read, err := pkgio.Read(out, pkgio.Options{PathPrefix: annotationPrefix(rel), Skip: skipUpstream,
-			MaxFileSize: f.opts.MaxFileSize, RefuseGitPaths: true})
-		if err == nil && reserved != "" {
-			err = fmt.Errorf("%s: the name of krm-merge's own state or staging directory (%s, %s), to a case-insensitive file system; "+
-				"an upstream may not ship it", scrub.Escape(reserved), stateDirName, ".krm-merge-update")
-		}
+			read, err := pkgio.Read(out, pkgio.Options{PathPrefix: annotationPrefix(rel), Skip: skipUpstream,
+				MaxFileSize: f.opts.MaxFileSize, RefuseGitPaths: true})
+			if err == nil && reserved != "" {
+				err = fmt.Errorf("%s: the name of krm-merge's own state or staging directory (%s, %s), to a case-insensitive file system; "+
+					"an upstream may not ship it", scrub.Escape(reserved), stateDirName, ".krm-merge-update")
+			}
+			return read, err
+		})
 		if err != nil {
 			return nil, fmt.Errorf("upstream %s at %s: %w", src.repo, v.commit, err)
 		}

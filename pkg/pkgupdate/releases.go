@@ -4,9 +4,11 @@ import (
 	"context"
 	"path/filepath"
 	"strconv"
+	"strings"
 	"sync"
 
 	"github.com/krm-merge/krm-merge/pkg/pkgupdate/internal/gitfetch"
+	"github.com/krm-merge/krm-merge/pkg/pkgupdate/internal/pkgio"
 )
 
 // releases is the fetch step's git, for one update or shared by the updates of a fleet
@@ -25,6 +27,21 @@ type releases struct {
 	failed   map[releaseKey]error // resolutions that failed, other than by a context's end
 	exported map[releaseKey]exportResult
 	n        int // exports made under dir
+	// trees are the releases read (tree), the latest maxTrees, oldest first.
+	trees []readTree
+}
+
+// maxTrees is how many read releases a run keeps for the packages that read them
+// again: a fleet's packages mostly share a few releases, and a run over packages of
+// many upstreams keeps no more than this many in memory.
+const maxTrees = 8
+
+// readTree is one release as tree read it: its key (the export, the path prefix, the
+// subpackages left out), the tree, or the read's error.
+type readTree struct {
+	key  string
+	tree *pkgio.Tree
+	err  error
 }
 
 // releaseKey names a version of an upstream: the repository as the Kptfile names it,
@@ -97,4 +114,35 @@ func (r *releases) export(ctx context.Context, repo, commit, directory string) (
 		r.exported[k] = exportResult{out, err}
 	}
 	return out, err
+}
+
+// tree returns a copy of the tree read (read: pkgio.Read of the export out, with the
+// path prefix and the subpackages subs left out) on the first call for that export,
+// prefix and subs, or that call's error: each package gets a tree of its own to
+// prepare and merge (mark.go's copyTree), without parsing the release again. read runs
+// under the lock, once per release (again once more than maxTrees others were read
+// since).
+func (r *releases) tree(out, prefix string, subs []string, read func() (*pkgio.Tree, error)) (*pkgio.Tree, error) {
+	key := out + "\x00" + prefix + "\x00" + strings.Join(subs, "\x00")
+	r.mu.Lock()
+	var hit *readTree
+	for i := range r.trees {
+		if r.trees[i].key == key {
+			hit = &r.trees[i]
+		}
+	}
+	if hit == nil {
+		t, err := read()
+		if len(r.trees) == maxTrees {
+			r.trees = r.trees[1:]
+		}
+		r.trees = append(r.trees, readTree{key, t, err})
+		hit = &r.trees[len(r.trees)-1]
+	}
+	t, err := hit.tree, hit.err
+	r.mu.Unlock()
+	if err != nil {
+		return nil, err
+	}
+	return copyTree(t), nil
 }
