@@ -92,6 +92,11 @@ func TestFleetIsEachPackageAlone(t *testing.T) {
 	if !reflect.DeepEqual(each, rep.Packages) {
 		t.Errorf("Each was called with %d rows, not the report's %d in order", len(each), len(rep.Packages))
 	}
+	for _, row := range rep.Packages { // the run downloaded both releases, whichever package asked first
+		if r := row.Report; r != nil && (r.Packages[0].From.Cached || r.Packages[0].To.Cached) {
+			t.Errorf("%s: the releases from the git cache, on a cold cache", row.Dir)
+		}
+	}
 	want := map[string]Status{}
 	for i, p := range pkgs {
 		opts := Options{Dir: filepath.Join(alone, p), Version: "v2", CacheDir: cache, Merge: markSettings()}

@@ -70,15 +70,14 @@ func newGitFetcher(opts Options) *gitfetch.Fetcher {
 
 // resolve is gitfetch.Fetcher.Resolve of want (a ref or a commit id) in the repository
 // repo at directory, once per run: a later call for the same version returns the first
-// answer, marked Cached (nothing was downloaded for it), or the first error. An error
-// from a context that ended is not kept, so that one package's deadline does not fail
-// the others.
+// answer as it is (Cached says whether the run downloaded it, the same for every
+// package, whichever of them asked first), or the first error. An error from a context
+// that ended is not kept, so that one package's deadline does not fail the others.
 func (r *releases) resolve(ctx context.Context, repo, directory, want string) (gitfetch.Resolved, error) {
 	k := releaseKey{repo, directory, want}
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	if res, ok := r.resolved[k]; ok {
-		res.Cached = true
 		return res, nil
 	}
 	if err, ok := r.failed[k]; ok {
