@@ -26,6 +26,7 @@
 //
 //	go run ./bench/cmd/krm-merge-fleet-bench            # 500 sites (and 100), about 10 minutes
 //	go run ./bench/cmd/krm-merge-fleet-bench -quick     # 20 sites, one round, no verdicts, under a minute
+//	go run ./bench/cmd/krm-merge-fleet-bench -cpuprofile cpu.out   # and a CPU profile of the in-process rounds
 //
 // It needs git and kpt on PATH. Timings are only comparable within one run: run
 // nothing else meanwhile.
@@ -40,6 +41,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"runtime"
+	"runtime/pprof"
 	"strings"
 	"time"
 )
@@ -56,6 +58,7 @@ type bench struct {
 	n, rounds, kptEvery, conflictEvery int
 	quick, kptLoop, krmLoop            bool
 	work, krm, cacheDir, kptHome       string
+	cpuProfile                         string   // -cpuprofile: the in-process rounds' CPU profile
 	env                                []string // krm-merge's environment: its git cache
 	progress                           io.Writer
 }
@@ -92,6 +95,7 @@ func runBench(args []string, out, progress io.Writer) error {
 	fs.BoolVar(&b.kptLoop, "kpt-loop", true, "run the kpt pkg update loop")
 	fs.BoolVar(&b.krmLoop, "krm-loop", true, "run the loop of one krm-merge process per package")
 	workdir := fs.String("workdir", "", "work directory (default: a new temporary one, removed at the end)")
+	fs.StringVar(&b.cpuProfile, "cpuprofile", "", "write a CPU profile of the in-process rounds (UpdateFleet) to this file")
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
@@ -188,6 +192,17 @@ func (b *bench) measureAll(res *results) error {
 		res.ranKpt = true
 	}
 	b.logf("pkgupdate.UpdateFleet in process, %d sites", b.n)
+	if b.cpuProfile != "" {
+		f, err := os.Create(b.cpuProfile)
+		if err != nil {
+			return err
+		}
+		defer f.Close()
+		if err := pprof.StartCPUProfile(f); err != nil {
+			return err
+		}
+		defer pprof.StopCPUProfile()
+	}
 	res.split, err = splitRun(b, res.big, b.rounds, 0)
 	return err
 }
