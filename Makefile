@@ -7,7 +7,7 @@ IMAGE ?= ghcr.io/krm-merge/krm-merge:$(VERSION)
 
 export GOTOOLCHAIN := local
 
-.PHONY: help build install test unit e2e vet demo tools image image-test bench bench-smoke fuzz fuzz-smoke clean
+.PHONY: help build install test unit e2e vet demo tools image image-test bench bench-fleet bench-smoke fuzz fuzz-smoke clean
 
 help: ## list the targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | sed 's/:.*## /\t/' | column -t -s $$'\t'
@@ -53,6 +53,11 @@ image-test: image tools ## the whole e2e suite against the image (kpt --image, r
 bench: ## benchmark krm-merge against kyaml: ~10 min, ~11 GB at the peak; prints markdown tables (with inline sources against path roles on kube-prometheus); then memory per input byte and node (BenchmarkMemory)
 	go run ./bench/cmd/krm-merge-bench
 	go test -run '^$$' -bench BenchmarkMemory -benchtime 1x ./bench
+	$(MAKE) --no-print-directory bench-fleet
+
+bench-fleet: ## pkg update --all on 500 kpt packages against a kpt pkg update loop (needs kpt): ~10 min; then outdated on 500 packages of 5 upstreams (BenchmarkOutdated500)
+	go run ./bench/cmd/krm-merge-fleet-bench
+	go test -run '^$$' -bench BenchmarkOutdated500 -benchtime 3x ./pkg/pkgupdate
 
 bench-smoke: ## the same at small sizes, under a minute, no goal verdicts
 	go run ./bench/cmd/krm-merge-bench -quick
