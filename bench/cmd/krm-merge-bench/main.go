@@ -41,6 +41,7 @@ import (
 
 	"github.com/krm-merge/krm-merge/bench"
 	"github.com/krm-merge/krm-merge/bench/gen"
+	"github.com/krm-merge/krm-merge/bench/internal/benchproc"
 )
 
 type result struct {
@@ -108,7 +109,7 @@ func run(quick bool, only, workdir string, out io.Writer) error {
 		defer os.RemoveAll(d)
 		dir = d
 	}
-	root, err := moduleRoot()
+	root, err := benchproc.ModuleRoot()
 	if err != nil {
 		return err
 	}

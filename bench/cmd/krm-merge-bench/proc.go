@@ -10,6 +10,8 @@ import (
 	"strings"
 	"syscall"
 	"time"
+
+	"github.com/krm-merge/krm-merge/bench/internal/benchproc"
 )
 
 // runOnce runs bin with the file at path on stdin and its output discarded, and
@@ -61,7 +63,7 @@ func runCommand(args []string, stdinPath, stdoutPath string, limit time.Duration
 		var peak int64
 		status := fmt.Sprintf("/proc/%d/status", cmd.Process.Pid)
 		for {
-			if kb := vmHWM(status); kb > peak {
+			if kb := benchproc.VmHWM(status); kb > peak {
 				peak = kb
 			}
 			select {
@@ -96,36 +98,7 @@ func runCommand(args []string, stdinPath, stdoutPath string, limit time.Duration
 	return result{wall: wall, peakKB: peakKB}, nil
 }
 
-// vmHWM reads the VmHWM line (peak resident set, kB) of a /proc/PID/status file; 0 when
-// it cannot.
-func vmHWM(status string) int64 {
-	b, err := os.ReadFile(status)
-	if err != nil {
-		return 0
-	}
-	for _, line := range strings.Split(string(b), "\n") {
-		if rest, ok := strings.CutPrefix(line, "VmHWM:"); ok {
-			var kb int64
-			fmt.Sscanf(strings.TrimSpace(rest), "%d", &kb)
-			return kb
-		}
-	}
-	return 0
-}
-
 func lastLines(s string) string {
 	lines := strings.Split(strings.TrimSpace(s), "\n")
 	return strings.Join(lines[max(0, len(lines)-5):], "\n")
-}
-
-func moduleRoot() (string, error) {
-	out, err := exec.Command("go", "env", "GOMOD").Output()
-	if err != nil {
-		return "", err
-	}
-	gomod := strings.TrimSpace(string(out))
-	if gomod == "" || gomod == os.DevNull {
-		return "", errors.New("run inside the krm-merge module")
-	}
-	return filepath.Dir(gomod), nil
 }

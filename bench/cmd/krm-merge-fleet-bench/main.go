@@ -44,6 +44,8 @@ import (
 	"runtime/pprof"
 	"strings"
 	"time"
+
+	"github.com/krm-merge/krm-merge/bench/internal/benchproc"
 )
 
 func main() {
@@ -110,7 +112,7 @@ func runBench(args []string, out, progress io.Writer) error {
 			return fmt.Errorf("%s is not on PATH (kpt pkg get makes the fleet)", tool)
 		}
 	}
-	root, err := moduleRoot()
+	root, err := benchproc.ModuleRoot()
 	if err != nil {
 		return err
 	}
@@ -218,17 +220,4 @@ func loadAvg() string {
 		return "?"
 	}
 	return strings.Join(f[:3], " ")
-}
-
-// moduleRoot is the directory of the krm-merge module's go.mod.
-func moduleRoot() (string, error) {
-	out, err := exec.Command("go", "env", "GOMOD").Output()
-	if err != nil {
-		return "", err
-	}
-	gomod := strings.TrimSpace(string(out))
-	if gomod == "" || gomod == os.DevNull {
-		return "", errors.New("run inside the krm-merge module")
-	}
-	return filepath.Dir(gomod), nil
 }

@@ -8,6 +8,8 @@ import (
 	"strings"
 	"syscall"
 	"time"
+
+	"github.com/krm-merge/krm-merge/bench/internal/benchproc"
 )
 
 // run is one measured process: its wall time, peak resident set, exit status and
@@ -41,7 +43,7 @@ func measure(dir string, env []string, ok []int, args ...string) (run, error) {
 	go func() {
 		var peak int64
 		for {
-			if kb := vmHWM(status); kb > peak {
+			if kb := benchproc.VmHWM(status); kb > peak {
 				peak = kb
 			}
 			select {
@@ -69,23 +71,6 @@ func measure(dir string, env []string, ok []int, args ...string) (run, error) {
 		}
 	}
 	return r, fmt.Errorf("%s: exit status %d:\n%s%s", strings.Join(args, " "), r.exit, lastLines(out.String()), lastLines(errOut.String()))
-}
-
-// vmHWM reads the VmHWM line (peak resident set, kB) of a /proc/PID/status file; 0 when
-// it cannot.
-func vmHWM(status string) int64 {
-	b, err := os.ReadFile(status)
-	if err != nil {
-		return 0
-	}
-	for _, line := range strings.Split(string(b), "\n") {
-		if rest, found := strings.CutPrefix(line, "VmHWM:"); found {
-			var kb int64
-			fmt.Sscanf(strings.TrimSpace(rest), "%d", &kb)
-			return kb
-		}
-	}
-	return 0
 }
 
 // lastLines is the last five lines of s, each ending in "\n" ("" for none).
