@@ -17,7 +17,11 @@
 // of whole items at the item boundaries of the top-level `items:` list, each run is
 // decoded as `items:` followed by its own lines (the same text in the same context, so
 // the same nodes), and each run of output items is encoded as `items:` with those items
-// and spliced between the list's head and tail.
+// and spliced between the list's head and tail. A functionConfig's inline sources (a
+// ResourceMerge's spec.original, spec.updated and spec.src, which can be most of the
+// input) are cut at their elements and decoded the same way, on the same rules, and put
+// in place in the list's other fields, decoded without them (inline.go): the same nodes,
+// line numbers included. Where they cannot be cut so, those fields are decoded whole.
 //
 // Input the cut could read differently from a whole-document decode is not read fast:
 // Read returns ErrUnsupported and the caller uses kyaml's path. That is: anything but a

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"strings"
 
 	"sigs.k8s.io/kustomize/kyaml/kio"
 	"sigs.k8s.io/kustomize/kyaml/yaml"
@@ -33,8 +34,8 @@ type List struct {
 	in *inputs
 }
 
-// runBytes is the size of input text decoded as one run.
-const runBytes = 256 << 10
+// runBytes is the size of input text decoded as one run (a variable for tests).
+var runBytes = 256 << 10
 
 // Read decodes a ResourceList as kyaml's ByteReader does (no reader annotations are set
 // on ResourceList items). Errors: ErrUnsupported for input the fast path does not read
@@ -46,16 +47,13 @@ func Read(data []byte) (*List, error) {
 		bytes.HasPrefix(data, []byte("%")) || bytes.HasPrefix(data, []byte("...")) {
 		return nil, ErrUnsupported
 	}
-	lay, err := layout(data)
+	lay, err := layout(data, 0, len(data), 0, "items", true)
 	if err != nil {
 		return nil, err
 	}
-	// The list without its items, for its other fields.
-	skeleton := make([]byte, 0, len(data)-(lay.end-lay.start))
-	skeleton = append(skeleton, data[:lay.start]...)
-	skeleton = append(skeleton, data[lay.end:]...)
-	doc := &yaml.Node{}
-	if err := yaml.NewDecoder(bytes.NewReader(skeleton)).Decode(doc); err != nil {
+	// The list without its items, for its other fields (inline.go).
+	doc, err := decodeHead(data, lay)
+	if err != nil {
 		return nil, ErrUnsupported
 	}
 	root := yaml.NewRNode(doc)
@@ -79,9 +77,13 @@ func Read(data []byte) (*List, error) {
 	if f := root.Field("results"); f != nil {
 		l.Results = f.Value
 	}
-	items, aliases, err := decodeItems(data, lay)
+	list, aliases, err := decodeItems(data, lay, nil)
 	if err != nil {
 		return nil, err
+	}
+	items := make([]*yaml.RNode, len(list.Content))
+	for i, n := range list.Content {
+		items[i] = yaml.NewRNode(n)
 	}
 	heads := make([]*yaml.Node, len(items))
 	for i, it := range items {
@@ -106,23 +108,30 @@ func Read(data []byte) (*List, error) {
 	return l, nil
 }
 
-// itemsLayout locates the items block: bytes [start, end) hold the item lines, and
-// starts[i] is where item i's dash line begins.
+// itemsLayout locates a map entry's value block: bytes [start, end) hold its lines,
+// after the line `key:`. For a list, starts[i] is where element i's dash line begins.
 type itemsLayout struct {
 	start, end int
 	starts     []int
-	dash       int // column of the items' dashes
+	dash       int // column of the elements' dashes
+	col        int // column of the key
+	key        string
 }
 
-// layout scans the lines of data for the top-level items block.
-func layout(data []byte) (*itemsLayout, error) {
-	lay := &itemsLayout{start: -1}
+// layout scans the lines [from, to) of data, the entries of a block map at column col,
+// for the entry whose key line is `key:` alone, and returns where its value's lines
+// are; with list, the value must be a block list, whose elements it locates (the items
+// block is the top-level `items`). Errors: ErrUnsupported for no such entry, or lines
+// the cut at the elements could read differently from a whole-document decode (the
+// package documentation lists them).
+func layout(data []byte, from, to, col int, key string, list bool) (*itemsLayout, error) {
+	lay := &itemsLayout{start: -1, col: col}
 	inItems := false
 	trailingComment := false
-	for pos := 0; pos < len(data); {
-		nl := bytes.IndexByte(data[pos:], '\n')
-		end := len(data)
-		next := len(data)
+	for pos := from; pos < to; {
+		nl := bytes.IndexByte(data[pos:to], '\n')
+		end := to
+		next := to
 		if nl >= 0 {
 			end = pos + nl
 			next = end + 1
@@ -139,9 +148,11 @@ func layout(data []byte) (*itemsLayout, error) {
 		}
 		switch {
 		case blank:
-		case indent == 0 && !comment && line[0] != '-':
-			// a top-level key (or a document marker or directive, unsupported)
-			if line[0] == '%' || line[0] == '\t' {
+		case indent < col && !comment: // left of the map's keys
+			return nil, ErrUnsupported
+		case indent == col && !comment && line[col] != '-':
+			// a key of the map (or a document marker or directive, unsupported)
+			if line[col] == '%' || line[col] == '\t' {
 				return nil, ErrUnsupported
 			}
 			if inItems {
@@ -151,7 +162,7 @@ func layout(data []byte) (*itemsLayout, error) {
 				inItems = false
 				lay.end = pos
 			}
-			if string(line) == "items:" {
+			if string(line[col:]) == key+":" {
 				if lay.start >= 0 {
 					return nil, ErrUnsupported // twice
 				}
@@ -160,7 +171,9 @@ func layout(data []byte) (*itemsLayout, error) {
 				lay.dash = -1
 			}
 		case !inItems:
-			// inside another top-level field
+			// inside another entry
+		case !list:
+			// inside the entry's value
 		case comment:
 			if lay.dash < 0 || indent <= lay.dash {
 				return nil, ErrUnsupported
@@ -189,19 +202,23 @@ func layout(data []byte) (*itemsLayout, error) {
 		if trailingComment {
 			return nil, ErrUnsupported
 		}
-		lay.end = len(data)
+		lay.end = to
 	}
-	if lay.start < 0 || len(lay.starts) == 0 {
-		return nil, ErrUnsupported
-	}
-	if lay.starts[0] < lay.start {
+	if lay.start < 0 || list && (len(lay.starts) == 0 || lay.starts[0] < lay.start) {
 		return nil, ErrUnsupported
 	}
 	return lay, nil
 }
 
-// decodeItems decodes the items in runs of about runBytes, on all cores.
-func decodeItems(data []byte, lay *itemsLayout) ([]*yaml.RNode, bool, error) {
+// decodeItems decodes a list's elements in runs of about runBytes, on all cores: each
+// run as `key:` at the key's column followed by its own lines, the same text in the
+// same context. It returns the list node (the first run's, holding every element in
+// order) and whether an element holds an alias. With line set, each run's nodes have
+// their line numbers moved to line(p)'s numbering, p being where the run starts (its
+// first line is line 2 of the run's text); without, they are the run's. Errors:
+// ErrUnsupported for a run that does not decode, does not give exactly the elements
+// counted, or holds an element whose head repeats a key (bounds.HeadRepeated).
+func decodeItems(data []byte, lay *itemsLayout, line func(p int) int) (*yaml.Node, bool, error) {
 	type run struct{ from, to int } // item indexes [from, to)
 	var runs []run
 	for i := 0; i < len(lay.starts); {
@@ -212,7 +229,9 @@ func decodeItems(data []byte, lay *itemsLayout) ([]*yaml.RNode, bool, error) {
 		runs = append(runs, run{i, j})
 		i = j
 	}
-	items := make([]*yaml.RNode, len(lay.starts))
+	items := make([]*yaml.Node, len(lay.starts))
+	lists := make([]*yaml.Node, len(runs))
+	prefix := []byte(strings.Repeat(" ", lay.col) + "items:\n")
 	// Text before the first dash (blank lines) belongs to no item; start at the dash.
 	itemEnd := func(i int) int {
 		if i+1 < len(lay.starts) {
@@ -226,7 +245,7 @@ func decodeItems(data []byte, lay *itemsLayout) ([]*yaml.RNode, bool, error) {
 		r := runs[k]
 		text := data[lay.starts[r.from]:itemEnd(r.to-1)]
 		doc := &yaml.Node{}
-		dec := yaml.NewDecoder(io.MultiReader(bytes.NewReader([]byte("items:\n")), bytes.NewReader(text)))
+		dec := yaml.NewDecoder(io.MultiReader(bytes.NewReader(prefix), bytes.NewReader(text)))
 		if err := dec.Decode(doc); err != nil {
 			errs[k] = ErrUnsupported
 			return
@@ -245,8 +264,12 @@ func decodeItems(data []byte, lay *itemsLayout) ([]*yaml.RNode, bool, error) {
 				errs[k] = ErrUnsupported
 				return
 			}
-			items[r.from+i] = yaml.NewRNode(n)
+			items[r.from+i] = n
 		}
+		if line != nil {
+			shiftLines(m.Content[1], 0, line(lay.starts[r.from])-2)
+		}
+		lists[k] = m.Content[1]
 		aliases[k] = bounds.HasAlias(m)
 	})
 	anyAlias := false
@@ -256,7 +279,19 @@ func decodeItems(data []byte, lay *itemsLayout) ([]*yaml.RNode, bool, error) {
 		}
 		anyAlias = anyAlias || aliases[k]
 	}
-	return items, anyAlias, nil
+	lists[0].Content = items
+	return lists[0], anyAlias, nil
+}
+
+// shiftLines adds by to the line of every node of the tree n (aliases' targets are
+// walked where they stand) at or after line from.
+func shiftLines(n *yaml.Node, from, by int) {
+	if n.Line >= from {
+		n.Line += by
+	}
+	for _, c := range n.Content {
+		shiftLines(c, from, by)
+	}
 }
 
 // String describes the layout for error messages in tests.
