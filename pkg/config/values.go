@@ -8,6 +8,7 @@ import (
 
 	"sigs.k8s.io/kustomize/kyaml/yaml"
 
+	"github.com/krm-merge/krm-merge/internal/parallel"
 	"github.com/krm-merge/krm-merge/pkg/roles"
 	"github.com/krm-merge/krm-merge/pkg/schema"
 	"github.com/krm-merge/krm-merge/pkg/vocab"
@@ -208,19 +209,20 @@ func (l *loader) setAssociativeKeys(list []string) {
 	}
 }
 
-// setInline copies the resources of spec.original, spec.updated or spec.src. Problems
-// with the list or its items were reported by the schema.
+// setInline copies the resources of spec.original, spec.updated or spec.src, on all
+// cores (each copy only reads its resource). Problems with the list or its items were
+// reported by the schema.
 func (l *loader) setInline(name string, list *yaml.Node) {
 	if list.Kind != yaml.SequenceNode {
 		return
 	}
-	out := make([]*yaml.RNode, 0, len(list.Content))
 	for _, item := range list.Content {
 		if item.Kind != yaml.MappingNode {
 			return
 		}
-		out = append(out, yaml.NewRNode(item).Copy())
 	}
+	out := make([]*yaml.RNode, len(list.Content))
+	parallel.ForEach(len(out), 16, func(i int) { out[i] = yaml.NewRNode(list.Content[i]).Copy() })
 	switch name {
 	case KeyOriginal:
 		l.cfg.Original = out

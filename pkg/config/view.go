@@ -4,6 +4,8 @@ import (
 	"strings"
 
 	"sigs.k8s.io/kustomize/kyaml/yaml"
+
+	"github.com/krm-merge/krm-merge/internal/parallel"
 )
 
 // The typed form's inline resources (spec.original, spec.updated, spec.src) can be the
@@ -37,12 +39,16 @@ func typedView(node *yaml.Node) (view *yaml.Node, whole bool) {
 		}
 		cutList := shallowCopy(list)
 		cutList.Content = make([]*yaml.Node, len(list.Content))
+		ready := make([]bool, len(list.Content))
+		parallel.ForEach(len(list.Content), 16, func(j int) { // each walk only reads its resource
+			ready[j] = list.Content[j].Kind != yaml.MappingNode || jsonReady(list.Content[j])
+		})
 		for j, item := range list.Content {
 			cutList.Content[j] = item
 			if item.Kind != yaml.MappingNode {
 				continue
 			}
-			if !jsonReady(item) {
+			if !ready[j] {
 				whole = false
 			}
 			cutList.Content[j] = cutMap(item, "apiVersion", "kind", "metadata")
