@@ -111,8 +111,10 @@ func Write(w io.Writer, l *List) error {
 			items[i] = nil
 		}
 	}
-	if _, err := bw.Write(tail); err != nil {
-		return err
+	for _, t := range tail {
+		if _, err := bw.Write(t); err != nil {
+			return err
+		}
 	}
 	return bw.Flush()
 }
@@ -147,11 +149,11 @@ func listDoc(l *List, items []*yaml.Node) *yaml.Node {
 	return &yaml.Node{Kind: yaml.DocumentNode, Content: []*yaml.Node{list}}
 }
 
-// frame encodes the list with one placeholder item and returns the text before and
-// after it. A functionConfig yamlenc writes (functionConfigText) is encoded by it, not
+// frame encodes the list with one placeholder item and returns the text before it and
+// the text after it, in pieces to write in order. A functionConfig yamlenc writes (functionConfigText) is encoded by it, not
 // in the frame's document: yaml.v3's emitter keeps every event of a document, so a
 // functionConfig holding megabytes of inline resources would cost it seconds.
-func frame(l *List) (head, tail []byte, err error) {
+func frame(l *List) (head []byte, tail [][]byte, err error) {
 	doc := listDoc(l, []*yaml.Node{{Kind: yaml.ScalarNode, Value: sentinel}})
 	fcText, fast := functionConfigText(l.FunctionConfig)
 	if fast {
@@ -176,16 +178,16 @@ func frame(l *List) (head, tail []byte, err error) {
 	if i < 0 || bytes.Count(out, []byte(sentinel)) != 1 || !bytes.HasSuffix(out[:i+1], []byte("\nitems:\n")) {
 		return nil, nil, fmt.Errorf("resourcelist: unexpected list frame")
 	}
-	head, tail = out[:i+1], out[i+len(mark):]
+	head, rest := out[:i+1], out[i+len(mark):]
 	if fast {
 		fcMark := []byte("\nfunctionConfig: " + fcSentinel + "\n")
-		j := bytes.Index(out, fcMark) - (i + len(mark)) // in tail, which starts a line
+		j := bytes.Index(out, fcMark) - (i + len(mark)) // in rest, which starts a line
 		if j < -1 || bytes.Count(out, []byte(fcSentinel)) != 1 {
 			return nil, nil, fmt.Errorf("resourcelist: unexpected list frame")
 		}
-		tail = append(append(append(append([]byte(nil), tail[:j+1]...), "functionConfig:\n"...), fcText...), tail[j+len(fcMark):]...)
+		return head, [][]byte{rest[:j+1], []byte("functionConfig:\n"), fcText, rest[j+len(fcMark):]}, nil
 	}
-	return head, tail, nil
+	return head, [][]byte{rest}, nil
 }
 
 // textSize estimates the bytes of n's YAML text: its scalars' text and 16 bytes a node
@@ -202,9 +204,9 @@ func textSize(n *yaml.Node) int {
 const fcSentinel = "krm-merge-resourcelist-function-config-5e1b2d"
 
 // functionConfigText returns the lines yaml.v3 writes for fc as the value of the list's
-// functionConfig key (after "functionConfig:\n"), through yamlenc, and true; false
-// when yamlenc declines it or fc is not a non-empty block map (the frame's encoder
-// then writes it). A block map's lines are the same as a value and as a list item
+// functionConfig key (after "functionConfig:\n"), through yamlenc (its long lists on all
+// cores), and true; false when yamlenc declines it or fc is not a non-empty block map
+// (the frame's encoder then writes it). A block map's lines are the same as a value and as a list item
 // (yamlenc.AppendItem), indented by two, but for the item's leading "- ".
 func functionConfigText(fc *yaml.RNode) ([]byte, bool) {
 	if fc == nil {
@@ -214,8 +216,9 @@ func functionConfigText(fc *yaml.RNode) ([]byte, bool) {
 	if n.Kind != yaml.MappingNode || len(n.Content) == 0 || n.Style&yaml.FlowStyle != 0 {
 		return nil, false
 	}
-	// sized ahead: appending megabytes grows the slice by a quarter at a time
-	b, ok := yamlenc.AppendItem(make([]byte, 0, textSize(n)), n)
+	// sized ahead: appending megabytes grows the slice by a quarter at a time; inline
+	// sources' lists written on all cores
+	b, ok := yamlenc.AppendItemOnAllCores(make([]byte, 0, textSize(n)), n)
 	if !ok || !bytes.HasPrefix(b, []byte("- ")) {
 		return nil, false
 	}

@@ -68,6 +68,7 @@
 // generated values in every style and context). The writers (pkg/function/internal/resourcelist,
 // package function for every host) call it before encoding.
 //
-// Only pkg/function/internal/resourcelist calls AppendItem, for each output item; it falls back to
-// yaml.v3 where AppendItem declines.
+// Only pkg/function/internal/resourcelist calls AppendItem, for each output item, and
+// AppendItemOnAllCores, for the functionConfig; it falls back to yaml.v3 where they
+// decline.
 package yamlenc

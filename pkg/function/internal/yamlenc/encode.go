@@ -1,9 +1,12 @@
 package yamlenc
 
 import (
+	"runtime"
 	"unicode/utf8"
 
 	"sigs.k8s.io/kustomize/kyaml/yaml"
+
+	"github.com/krm-merge/krm-merge/internal/parallel"
 )
 
 // maxDepth bounds the recursion; deeper items are declined (yaml.v3 writes them).
@@ -25,6 +28,7 @@ type encoder struct {
 	col int  // column, while ind is set
 	ws  bool // whitespace: the last character written was a space or indentation
 	ind bool // indention: only indentation and indicators like "-" on this line so far
+	par bool // long block sequences are written on all cores (elements)
 }
 
 // AppendItem appends to dst exactly the bytes kyaml's encoder writes for item n as one
@@ -36,12 +40,24 @@ type encoder struct {
 // The bytes of a run of items are the concatenation of theirs: {items: [a, b]} is
 // "items:\n" followed by AppendItem's bytes for a, then for b.
 func AppendItem(dst []byte, n *yaml.Node) ([]byte, bool) {
+	return appendItem(dst, n, false)
+}
+
+// AppendItemOnAllCores is AppendItem, the same bytes and answer, with the elements of
+// n's long block sequences (parallelElements or more) written on all cores: for one
+// large node, such as a functionConfig holding two releases' resources in lists.
+func AppendItemOnAllCores(dst []byte, n *yaml.Node) ([]byte, bool) {
+	return appendItem(dst, n, true)
+}
+
+// appendItem is AppendItem, with long sequences' elements on all cores when par is set.
+func appendItem(dst []byte, n *yaml.Node, par bool) ([]byte, bool) {
 	if n == nil {
 		return dst, false
 	}
 	// The state after "items:" and the break yaml_emitter_write_indent writes before
 	// the first "-".
-	e := encoder{buf: dst, col: 0, ws: true, ind: true}
+	e := encoder{buf: dst, col: 0, ws: true, ind: true, par: par}
 	e.indicator("-", true, false, true)
 	if !e.node(n, 0, true, 0) {
 		return dst, false
@@ -115,6 +131,9 @@ func (e *encoder) node(n *yaml.Node, indent int, inSeq bool, depth int) bool {
 		in := indent
 		if inSeq {
 			in += 2
+		}
+		if e.par && len(n.Content) >= parallelElements {
+			return e.elements(n.Content, in, depth+1)
 		}
 		for _, c := range n.Content {
 			if c == nil {
@@ -198,6 +217,50 @@ func (e *encoder) scalar(n *yaml.Node, indent int, simpleKey bool) bool {
 		e.writeDouble(v)
 	case literalStyle:
 		e.writeLiteral(v, indent)
+	}
+	return true
+}
+
+// parallelElements is the length from which AppendItemOnAllCores writes a block
+// sequence's elements on all cores.
+const parallelElements = 16
+
+// elements writes the elements of a block sequence at indentation in, as node's loop
+// does, in runs of consecutive elements on all cores, each run with its own encoder.
+// After writeIndent(in) the state is the same whatever was written before (column in,
+// whitespace and indention set), so a run's bytes from its first "-" on do not depend
+// on what precedes it; the writeIndent before each run, which does, is written here
+// in order, and the state after the run is taken from its encoder. Runs do not nest.
+func (e *encoder) elements(list []*yaml.Node, in, depth int) bool {
+	runs := min(len(list), 4*runtime.GOMAXPROCS(0))
+	encs := make([]encoder, runs)
+	ok := make([]bool, runs)
+	parallel.ForEach(runs, 0, func(r int) {
+		from, to := r*len(list)/runs, (r+1)*len(list)/runs
+		ok[r] = true
+		encs[r] = encoder{col: in, ws: true, ind: true}
+		for i, c := range list[from:to] {
+			if c == nil {
+				ok[r] = false
+				return
+			}
+			if i > 0 {
+				encs[r].writeIndent(in)
+			}
+			encs[r].indicator("-", true, false, true)
+			if !encs[r].node(c, in, true, depth) {
+				ok[r] = false
+				return
+			}
+		}
+	})
+	for r := range encs {
+		if !ok[r] {
+			return false
+		}
+		e.writeIndent(in)
+		e.buf = append(e.buf, encs[r].buf...)
+		e.col, e.ws, e.ind = encs[r].col, encs[r].ws, encs[r].ind
 	}
 	return true
 }

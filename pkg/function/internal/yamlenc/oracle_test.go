@@ -59,13 +59,17 @@ func oracle(items ...*yaml.Node) (out []byte, err error) {
 
 // check runs AppendItem on n (after a prefix, which must survive) and, when it
 // accepts, compares its bytes with the oracle's; it reports whether AppendItem
-// accepted n and fails t on any difference.
+// accepted n and fails t on any difference, or where AppendItemOnAllCores does not
+// answer as AppendItem does.
 func check(t testing.TB, what string, n *yaml.Node) bool {
 	t.Helper()
 	const prefix = "prefix\n"
 	dst := make([]byte, len(prefix), len(prefix)+8)
 	copy(dst, prefix)
 	got, ok := AppendItem(dst, n)
+	if all, allOK := AppendItemOnAllCores([]byte(prefix), n); allOK != ok || !bytes.Equal(all, got) {
+		t.Fatalf("%s: AppendItemOnAllCores differs from AppendItem (accepted %v, %v)\n%s", what, allOK, ok, diff(all, got))
+	}
 	if !ok {
 		if len(got) != len(prefix) || string(got) != prefix {
 			t.Fatalf("%s: declined but dst changed to %q", what, got)
