@@ -150,9 +150,10 @@ func listDoc(l *List, items []*yaml.Node) *yaml.Node {
 }
 
 // frame encodes the list with one placeholder item and returns the text before it and
-// the text after it, in pieces to write in order. A functionConfig yamlenc writes (functionConfigText) is encoded by it, not
-// in the frame's document: yaml.v3's emitter keeps every event of a document, so a
-// functionConfig holding megabytes of inline resources would cost it seconds.
+// the text after it, in pieces to write in order. A functionConfig yamlenc writes
+// (functionConfigText) is encoded by it, not in the frame's document: yaml.v3's
+// emitter keeps every event of a document, so a functionConfig holding megabytes of
+// inline resources would cost it seconds.
 func frame(l *List) (head []byte, tail [][]byte, err error) {
 	doc := listDoc(l, []*yaml.Node{{Kind: yaml.ScalarNode, Value: sentinel}})
 	fcText, fast := functionConfigText(l.FunctionConfig)
@@ -185,30 +186,22 @@ func frame(l *List) (head []byte, tail [][]byte, err error) {
 		if j < -1 || bytes.Count(out, []byte(fcSentinel)) != 1 {
 			return nil, nil, fmt.Errorf("resourcelist: unexpected list frame")
 		}
-		return head, [][]byte{rest[:j+1], []byte("functionConfig:\n"), fcText, rest[j+len(fcMark):]}, nil
+		tail = append([][]byte{rest[:j+1], []byte("functionConfig:\n")}, fcText...)
+		return head, append(tail, rest[j+len(fcMark):]), nil
 	}
 	return head, [][]byte{rest}, nil
-}
-
-// textSize estimates the bytes of n's YAML text: its scalars' text and 16 bytes a node
-// for indentation, keys' colons and list dashes.
-func textSize(n *yaml.Node) int {
-	size := len(n.Value) + 16
-	for _, c := range n.Content {
-		size += textSize(c)
-	}
-	return size
 }
 
 // fcSentinel stands for the functionConfig while the frame is encoded without it.
 const fcSentinel = "krm-merge-resourcelist-function-config-5e1b2d"
 
 // functionConfigText returns the lines yaml.v3 writes for fc as the value of the list's
-// functionConfig key (after "functionConfig:\n"), through yamlenc (its long lists on all
-// cores), and true; false when yamlenc declines it or fc is not a non-empty block map
-// (the frame's encoder then writes it). A block map's lines are the same as a value and as a list item
+// functionConfig key (after "functionConfig:\n"), through yamlenc, in pieces to write in
+// order (yamlenc.ItemOnAllCores: its long lists written on all cores), and true; false
+// when yamlenc declines it or fc is not a non-empty block map (the frame's encoder then
+// writes it). A block map's lines are the same as a value and as a list item
 // (yamlenc.AppendItem), indented by two, but for the item's leading "- ".
-func functionConfigText(fc *yaml.RNode) ([]byte, bool) {
+func functionConfigText(fc *yaml.RNode) ([][]byte, bool) {
 	if fc == nil {
 		return nil, false
 	}
@@ -216,13 +209,11 @@ func functionConfigText(fc *yaml.RNode) ([]byte, bool) {
 	if n.Kind != yaml.MappingNode || len(n.Content) == 0 || n.Style&yaml.FlowStyle != 0 {
 		return nil, false
 	}
-	// sized ahead: appending megabytes grows the slice by a quarter at a time; inline
-	// sources' lists written on all cores
-	b, ok := yamlenc.AppendItemOnAllCores(make([]byte, 0, textSize(n)), n)
-	if !ok || !bytes.HasPrefix(b, []byte("- ")) {
+	b, ok := yamlenc.ItemOnAllCores(n)
+	if !ok || len(b) == 0 || !bytes.HasPrefix(b[0], []byte("- ")) {
 		return nil, false
 	}
-	b[0] = ' '
+	b[0][0] = ' '
 	return b, true
 }
 

@@ -8,12 +8,12 @@ import (
 	"sigs.k8s.io/kustomize/kyaml/yaml"
 )
 
-// TestAppendItemOnAllCores: a map holding block sequences of every length around
+// TestItemOnAllCores: a map holding block sequences of every length around
 // parallelElements, whose elements end in every state the next "-" depends on (a
 // plain or quoted scalar, a literal block keeping its final line breaks, an empty
 // map, a nested sequence, a map), at several depths, is written as yaml.v3 writes
 // it, and as AppendItem writes it (check); a declined element declines it all.
-func TestAppendItemOnAllCores(t *testing.T) {
+func TestItemOnAllCores(t *testing.T) {
 	elements := []string{
 		"plain", "'quoted: x'", "|+\n  kept\n\n", "|-\n  stripped", "{}", "[]", "- - nested\n  - x",
 		"k: v\nl: |\n  block\n\n  text\n", "k:\n- a\n- b: |+\n    x\n\n",
@@ -50,7 +50,7 @@ func TestAppendItemOnAllCores(t *testing.T) {
 			// a comment in the last element declines it all
 			last := doc.Content[0].Content[3].Content[1]
 			last.Content[len(last.Content)-1].HeadComment = "# no"
-			if _, ok := AppendItemOnAllCores(nil, doc.Content[0]); ok {
+			if _, ok := ItemOnAllCores(doc.Content[0]); ok {
 				t.Errorf("%d elements, shift %d: accepted with a comment", n, shift)
 			}
 		}

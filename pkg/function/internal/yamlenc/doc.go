@@ -69,6 +69,6 @@
 // package function for every host) call it before encoding.
 //
 // Only pkg/function/internal/resourcelist calls AppendItem, for each output item, and
-// AppendItemOnAllCores, for the functionConfig; it falls back to yaml.v3 where they
+// ItemOnAllCores, for the functionConfig; it falls back to yaml.v3 where they
 // decline.
 package yamlenc

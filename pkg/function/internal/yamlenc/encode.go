@@ -24,11 +24,12 @@ const maxSimpleKey = 128
 // every writer of a scalar's characters turns indention off. So the scalar writers
 // do not count characters.
 type encoder struct {
-	buf []byte
-	col int  // column, while ind is set
-	ws  bool // whitespace: the last character written was a space or indentation
-	ind bool // indention: only indentation and indicators like "-" on this line so far
-	par bool // long block sequences are written on all cores (elements)
+	buf  []byte
+	col  int      // column, while ind is set
+	ws   bool     // whitespace: the last character written was a space or indentation
+	ind  bool     // indention: only indentation and indicators like "-" on this line so far
+	par  bool     // long block sequences are written on all cores (elements)
+	done [][]byte // with par, the pieces written before buf, in order
 }
 
 // AppendItem appends to dst exactly the bytes kyaml's encoder writes for item n as one
@@ -40,31 +41,41 @@ type encoder struct {
 // The bytes of a run of items are the concatenation of theirs: {items: [a, b]} is
 // "items:\n" followed by AppendItem's bytes for a, then for b.
 func AppendItem(dst []byte, n *yaml.Node) ([]byte, bool) {
-	return appendItem(dst, n, false)
-}
-
-// AppendItemOnAllCores is AppendItem, the same bytes and answer, with the elements of
-// n's long block sequences (parallelElements or more) written on all cores: for one
-// large node, such as a functionConfig holding two releases' resources in lists.
-func AppendItemOnAllCores(dst []byte, n *yaml.Node) ([]byte, bool) {
-	return appendItem(dst, n, true)
-}
-
-// appendItem is AppendItem, with long sequences' elements on all cores when par is set.
-func appendItem(dst []byte, n *yaml.Node, par bool) ([]byte, bool) {
-	if n == nil {
+	e := encoder{buf: dst}
+	if !e.item(n) {
 		return dst, false
+	}
+	return e.buf, true
+}
+
+// ItemOnAllCores is AppendItem for one large node, such as a functionConfig holding
+// two releases' resources in lists: the same answer, and the same bytes in pieces to
+// write in order (their concatenation is AppendItem's bytes), with the elements of
+// n's long block sequences (parallelElements or more) written on all cores, in runs
+// that are pieces of their own (nothing is copied to join them).
+func ItemOnAllCores(n *yaml.Node) ([][]byte, bool) {
+	e := encoder{par: true}
+	if !e.item(n) {
+		return nil, false
+	}
+	return append(e.done, e.buf), true
+}
+
+// item writes n as AppendItem does, after e's buf.
+func (e *encoder) item(n *yaml.Node) bool {
+	if n == nil {
+		return false
 	}
 	// The state after "items:" and the break yaml_emitter_write_indent writes before
 	// the first "-".
-	e := encoder{buf: dst, col: 0, ws: true, ind: true, par: par}
+	e.col, e.ws, e.ind = 0, true, true
 	e.indicator("-", true, false, true)
 	if !e.node(n, 0, true, 0) {
-		return dst, false
+		return false
 	}
 	// The document end (or the next item) starts a line at indentation 0.
 	e.writeIndent(0)
-	return e.buf, true
+	return true
 }
 
 // node writes n as the emitter does: indent is the indentation of the enclosing
@@ -221,7 +232,7 @@ func (e *encoder) scalar(n *yaml.Node, indent int, simpleKey bool) bool {
 	return true
 }
 
-// parallelElements is the length from which AppendItemOnAllCores writes a block
+// parallelElements is the length from which ItemOnAllCores writes a block
 // sequence's elements on all cores.
 const parallelElements = 16
 
@@ -230,7 +241,8 @@ const parallelElements = 16
 // After writeIndent(in) the state is the same whatever was written before (column in,
 // whitespace and indention set), so a run's bytes from its first "-" on do not depend
 // on what precedes it; the writeIndent before each run, which does, is written here
-// in order, and the state after the run is taken from its encoder. Runs do not nest.
+// in order, and the state after the run is taken from its encoder. Each run's bytes are
+// a piece of e.done, after the bytes before it. Runs do not nest.
 func (e *encoder) elements(list []*yaml.Node, in, depth int) bool {
 	runs := min(len(list), 4*runtime.GOMAXPROCS(0))
 	encs := make([]encoder, runs)
@@ -259,7 +271,8 @@ func (e *encoder) elements(list []*yaml.Node, in, depth int) bool {
 			return false
 		}
 		e.writeIndent(in)
-		e.buf = append(e.buf, encs[r].buf...)
+		e.done = append(e.done, e.buf, encs[r].buf)
+		e.buf = nil
 		e.col, e.ws, e.ind = encs[r].col, encs[r].ws, encs[r].ind
 	}
 	return true
