@@ -5,6 +5,8 @@ import (
 	"sort"
 
 	"sigs.k8s.io/kustomize/kyaml/yaml"
+
+	"github.com/krm-merge/krm-merge/internal/parallel"
 )
 
 // A functionConfig can hold most of the input: a typed ResourceMerge's inline sources
@@ -74,10 +76,16 @@ func inlineLists(data []byte, items *itemsLayout) []*itemsLayout {
 	if col = childColumn(data, spec); col <= spec.col {
 		return nil
 	}
+	found := make([]*itemsLayout, len(inlineKeys))
+	parallel.ForEach(len(inlineKeys), 0, func(i int) { // each scan reads the whole spec
+		if l, err := layout(data, spec.start, spec.end, col, inlineKeys[i], true); err == nil {
+			l.key = inlineKeys[i]
+			found[i] = l
+		}
+	})
 	var lists []*itemsLayout
-	for _, key := range inlineKeys {
-		if l, err := layout(data, spec.start, spec.end, col, key, true); err == nil {
-			l.key = key
+	for _, l := range found {
+		if l != nil {
 			lists = append(lists, l)
 		}
 	}

@@ -51,35 +51,23 @@ func Read(data []byte) (*List, error) {
 	if err != nil {
 		return nil, err
 	}
-	// The list without its items, for its other fields (inline.go).
-	doc, err := decodeHead(data, lay)
-	if err != nil {
-		return nil, ErrUnsupported
-	}
-	root := yaml.NewRNode(doc)
-	meta, err := root.GetMeta()
-	if err != nil && err != yaml.ErrMissingMetadata {
-		return nil, ErrUnsupported
-	}
-	if meta.Kind != kio.ResourceListKind || root.YNode().Kind != yaml.MappingNode || bounds.BadHead(root.YNode()) != nil {
-		return nil, ErrUnsupported
-	}
-	l := &List{APIVersion: meta.APIVersion, Kind: meta.Kind}
-	if f := root.Field("items"); f == nil || !yaml.IsMissingOrNull(f.Value) {
-		return nil, ErrUnsupported // items must be the block we cut out
-	}
-	if f := root.Field("functionConfig"); f != nil {
-		if bounds.AliasOutside(f.Value.YNode()) != "" {
-			return nil, ErrUnsupported // written back, the alias has no anchor: the caller reports it
+	// The list's own fields and its items at once: the one's work on one core (finding
+	// a functionConfig's inline lists, decoding the rest) beside the other's runs.
+	var l *List
+	var list *yaml.Node
+	var aliases bool
+	errs := make([]error, 2)
+	parallel.ForEach(2, 0, func(k int) {
+		if k == 0 {
+			l, errs[0] = readHead(data, lay)
+		} else {
+			list, aliases, errs[1] = decodeItems(data, lay, nil)
 		}
-		l.FunctionConfig = f.Value
-	}
-	if f := root.Field("results"); f != nil {
-		l.Results = f.Value
-	}
-	list, aliases, err := decodeItems(data, lay, nil)
-	if err != nil {
-		return nil, err
+	})
+	for _, err := range errs {
+		if err != nil {
+			return nil, err
+		}
 	}
 	items := make([]*yaml.RNode, len(list.Content))
 	for i, n := range list.Content {
@@ -104,6 +92,37 @@ func Read(data []byte) (*List, error) {
 				l.in.text[i] = t[:len(t):len(t)]
 			}
 		}
+	}
+	return l, nil
+}
+
+// readHead reads the list without its items block lay: its own fields (decodeHead).
+// Errors: ErrUnsupported for a list the fast path does not read (Read).
+func readHead(data []byte, lay *itemsLayout) (*List, error) {
+	doc, err := decodeHead(data, lay)
+	if err != nil {
+		return nil, ErrUnsupported
+	}
+	root := yaml.NewRNode(doc)
+	meta, err := root.GetMeta()
+	if err != nil && err != yaml.ErrMissingMetadata {
+		return nil, ErrUnsupported
+	}
+	if meta.Kind != kio.ResourceListKind || root.YNode().Kind != yaml.MappingNode || bounds.BadHead(root.YNode()) != nil {
+		return nil, ErrUnsupported
+	}
+	l := &List{APIVersion: meta.APIVersion, Kind: meta.Kind}
+	if f := root.Field("items"); f == nil || !yaml.IsMissingOrNull(f.Value) {
+		return nil, ErrUnsupported // items must be the block we cut out
+	}
+	if f := root.Field("functionConfig"); f != nil {
+		if bounds.AliasOutside(f.Value.YNode()) != "" {
+			return nil, ErrUnsupported // written back, the alias has no anchor: the caller reports it
+		}
+		l.FunctionConfig = f.Value
+	}
+	if f := root.Field("results"); f != nil {
+		l.Results = f.Value
 	}
 	return l, nil
 }
