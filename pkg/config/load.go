@@ -173,7 +173,9 @@ type loader struct {
 	// data is the typed form as JSON values, as the schema sees it (nil for the
 	// ConfigMap form).
 	data interface{}
-	errs Errors
+	// copies are the inline resources' copies, made while the form is read.
+	copies *inlineCopies
+	errs   Errors
 }
 
 // fail records a problem.
@@ -209,9 +211,10 @@ func (l *loader) checkConfigMap(node *yaml.Node) {
 	l.pairs = l.keys(data)
 }
 
-// checkTyped checks the typed form's keys (top level and under spec, kept in pairs)
-// and reads it as JSON values (data) for the schema, the inline resources cut down to
-// what the schema checks (typedView; view is what decode hands over). It reports
+// checkTyped checks the typed form's keys (top level and under spec, kept in pairs),
+// starts copying the inline resources (copyInline, for Default), and reads the form as
+// JSON values (data) for the schema, the inline resources cut down to what the schema
+// checks (typedView; view is what decode hands over). It reports
 // whether the form can be decoded: unknown or repeated keys stop the load (a repeated
 // key would also fail the decoding), and so does a node without a JSON form, "cannot
 // read the ResourceMerge", with the error of reading the whole node.
@@ -224,6 +227,7 @@ func (l *loader) checkTyped(node *yaml.Node) (view *yaml.Node, ok bool) {
 	if len(l.errs) > 0 {
 		return nil, false
 	}
+	l.copies = copyInline(l.pairs)
 	view, whole := typedView(node)
 	if whole && readJSON(view, &l.data) == nil {
 		return view, true

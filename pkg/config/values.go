@@ -209,20 +209,17 @@ func (l *loader) setAssociativeKeys(list []string) {
 	}
 }
 
-// setInline copies the resources of spec.original, spec.updated or spec.src, on all
-// cores (each copy only reads its resource). Problems with the list or its items were
-// reported by the schema.
+// setInline sets the copies of the resources of spec.original, spec.updated or
+// spec.src (inlineCopies; a list holding anything but maps is not taken). Problems with
+// the list or its items were reported by the schema.
 func (l *loader) setInline(name string, list *yaml.Node) {
-	if list.Kind != yaml.SequenceNode {
+	if l.copies == nil {
+		l.copies = copyInline(l.pairs)
+	}
+	out := l.copies.of(list)
+	if out == nil {
 		return
 	}
-	for _, item := range list.Content {
-		if item.Kind != yaml.MappingNode {
-			return
-		}
-	}
-	out := make([]*yaml.RNode, len(list.Content))
-	parallel.ForEach(len(out), 16, func(i int) { out[i] = yaml.NewRNode(list.Content[i]).Copy() })
 	switch name {
 	case KeyOriginal:
 		l.cfg.Original = out
@@ -231,6 +228,48 @@ func (l *loader) setInline(name string, list *yaml.Node) {
 	case KeySrc:
 		l.cfg.Src = out
 	}
+}
+
+// inlineCopies are the copies of the inline resource lists, made in the background
+// (copyInline) while the rest of the functionConfig is read.
+type inlineCopies struct {
+	done     chan struct{}
+	lists    map[*yaml.Node][]*yaml.RNode
+	panicked any
+}
+
+// copyInline starts copying the resources of the inline lists among pairs (spec's keys
+// and values) whose elements are all maps, on all cores (each copy only reads its
+// resource), and returns at once.
+func copyInline(pairs [][2]*yaml.Node) *inlineCopies {
+	c := &inlineCopies{done: make(chan struct{}), lists: map[*yaml.Node][]*yaml.RNode{}}
+	var lists []*yaml.Node
+	for _, kv := range pairs {
+		if isInlineKey(kv[0].Value) && kv[1].Kind == yaml.SequenceNode &&
+			!slices.ContainsFunc(kv[1].Content, func(n *yaml.Node) bool { return n.Kind != yaml.MappingNode }) {
+			lists = append(lists, kv[1])
+		}
+	}
+	go func() {
+		defer close(c.done)
+		defer func() { c.panicked = recover() }()
+		for _, list := range lists {
+			out := make([]*yaml.RNode, len(list.Content))
+			parallel.ForEach(len(out), 16, func(i int) { out[i] = yaml.NewRNode(list.Content[i]).Copy() })
+			c.lists[list] = out
+		}
+	}()
+	return c
+}
+
+// of waits for the copies and returns list's, nil when list was not copied. A panic
+// while copying is raised here, on the caller's goroutine.
+func (c *inlineCopies) of(list *yaml.Node) []*yaml.RNode {
+	<-c.done
+	if c.panicked != nil {
+		panic(c.panicked)
+	}
+	return c.lists[list]
 }
 
 // pathField returns the Config field a *Path key sets.
