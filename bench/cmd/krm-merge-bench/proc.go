@@ -8,7 +8,6 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
-	"syscall"
 	"time"
 
 	"github.com/krm-merge/krm-merge/bench/internal/benchproc"
@@ -24,9 +23,7 @@ func runOnce(bin, path string, limit time.Duration) (result, error) {
 // output written to the file at stdoutPath (discarded when ""), and returns its wall
 // time and peak RSS. A run past limit is killed and reported skipped.
 //
-// Peak RSS is the child's VmHWM from /proc, polled while it runs: the rusage of a
-// child started from a large process also counts the parent's RSS at the fork (Linux
-// keeps the pre-exec high-water mark), so rusage is used only without /proc.
+// Peak RSS is benchproc.Start's: the child's VmHWM from /proc, polled every 10 ms.
 func runCommand(args []string, stdinPath, stdoutPath string, limit time.Duration) (result, error) {
 	ctx, cancel := context.WithTimeout(context.Background(), limit)
 	defer cancel()
@@ -53,35 +50,12 @@ func runCommand(args []string, stdinPath, stdoutPath string, limit time.Duration
 	defer stdout.Close()
 	var stderr strings.Builder
 	cmd.Stdout, cmd.Stderr = stdout, &stderr
-	start := time.Now()
-	if err := cmd.Start(); err != nil {
+	wait, err := benchproc.Start(cmd, 10*time.Millisecond)
+	if err != nil {
 		return result{}, err
 	}
-	hwm := make(chan int64)
-	stopPoll := make(chan struct{})
-	go func() {
-		var peak int64
-		status := fmt.Sprintf("/proc/%d/status", cmd.Process.Pid)
-		for {
-			if kb := benchproc.VmHWM(status); kb > peak {
-				peak = kb
-			}
-			select {
-			case <-stopPoll:
-				hwm <- peak
-				return
-			case <-time.After(10 * time.Millisecond):
-			}
-		}
-	}()
-	werr := cmd.Wait()
-	wall := time.Since(start)
-	state := cmd.ProcessState
-	close(stopPoll)
-	peakKB := <-hwm
-	if ru, ok := state.SysUsage().(*syscall.Rusage); ok && peakKB == 0 {
-		peakKB = ru.Maxrss
-	}
+	m := wait()
+	werr, wall, peakKB, state := m.WaitErr, m.Wall, m.PeakKB, cmd.ProcessState
 	if ctx.Err() != nil {
 		return result{skipped: fmt.Sprintf("killed after %s", limit)}, nil
 	}

@@ -6,7 +6,6 @@ import (
 	"os"
 	"os/exec"
 	"strings"
-	"syscall"
 	"time"
 
 	"github.com/krm-merge/krm-merge/bench/internal/benchproc"
@@ -25,42 +24,19 @@ type run struct {
 // wall time, peak RSS and output. An exit status outside ok is an error with the
 // output's last lines.
 //
-// The peak is the child's VmHWM from /proc, read every 5 ms while it runs (a child of
-// a Go process is started with the parent's memory shared until exec, so rusage's
-// Maxrss can count the parent's resident set); rusage's Maxrss without /proc.
+// The peak is benchproc.Start's, /proc read every 5 ms.
 func measure(dir string, env []string, ok []int, args ...string) (run, error) {
 	cmd := exec.Command(args[0], args[1:]...)
 	cmd.Dir, cmd.Env = dir, append(os.Environ(), env...)
 	var out, errOut bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &errOut
-	start := time.Now()
-	if err := cmd.Start(); err != nil {
+	wait, err := benchproc.Start(cmd, 5*time.Millisecond)
+	if err != nil {
 		return run{}, err
 	}
-	status := fmt.Sprintf("/proc/%d/status", cmd.Process.Pid)
-	done := make(chan int64)
-	stop := make(chan struct{})
-	go func() {
-		var peak int64
-		for {
-			if kb := benchproc.VmHWM(status); kb > peak {
-				peak = kb
-			}
-			select {
-			case <-stop:
-				done <- peak
-				return
-			case <-time.After(5 * time.Millisecond):
-			}
-		}
-	}()
-	werr := cmd.Wait()
-	wall := time.Since(start)
-	close(stop)
-	r := run{wall: wall, peakKB: <-done, stdout: out.Bytes()}
-	if ru, isRusage := cmd.ProcessState.SysUsage().(*syscall.Rusage); isRusage && r.peakKB == 0 {
-		r.peakKB = ru.Maxrss
-	}
+	m := wait()
+	werr := m.WaitErr
+	r := run{wall: m.Wall, peakKB: m.PeakKB, stdout: out.Bytes()}
 	if _, isExit := werr.(*exec.ExitError); werr != nil && !isExit {
 		return r, werr
 	}
