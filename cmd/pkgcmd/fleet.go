@@ -48,11 +48,8 @@ func runFleetUpdate(ctx context.Context, f *updateFlags, args []string, out io.W
 	var rep *pkgupdate.FleetReport
 	switch {
 	case f.cont || f.abort:
-		if f.cont && f.abort {
-			return fmt.Errorf("--continue and --abort: give one")
-		}
-		if bad := refusedWithConclude(f.given); len(bad) > 0 {
-			return fmt.Errorf("--continue and --abort take no %s: they conclude each update in progress as it was started", strings.Join(bad, ", "))
+		if _, err := concludeFlag(f); err != nil {
+			return err
 		}
 		if f.cont {
 			rep, err = pkgupdate.ContinueFleet(ctx, opts)

@@ -323,15 +323,9 @@ func runUpdate(ctx context.Context, f *updateFlags, arg string, out io.Writer) e
 // runConclude runs --continue or --abort of the update stopped at conflict markers in
 // DIR (arg: no version; no flag but concludeFlags).
 func runConclude(ctx context.Context, f *updateFlags, arg string, out io.Writer) error {
-	flag := "--continue"
-	if f.abort {
-		flag = "--abort"
-	}
-	if f.cont && f.abort {
-		return fmt.Errorf("--continue and --abort: give one")
-	}
-	if bad := refusedWithConclude(f.given); len(bad) > 0 {
-		return fmt.Errorf("%s takes no %s: it concludes the update in progress as it was started", flag, strings.Join(bad, ", "))
+	flag, err := concludeFlag(f)
+	if err != nil {
+		return err
 	}
 	if dir, version, err := splitArg(arg); err == nil && version != "" {
 		return fmt.Errorf("%s takes DIR without a version (%s@%s): the update in progress records the release it was started for", flag, dir, version)
@@ -374,6 +368,22 @@ func runConclude(ctx context.Context, f *updateFlags, arg string, out io.Writer)
 		fmt.Fprintf(out, "Update of %s aborted: the package is as it was before it.\n", scrub.Escape(arg))
 	}
 	return err
+}
+
+// concludeFlag is "--continue" or "--abort", whichever f gives. Errors: both given;
+// a flag given that they refuse (refusedWithConclude), naming it.
+func concludeFlag(f *updateFlags) (string, error) {
+	flag := "--continue"
+	if f.abort {
+		flag = "--abort"
+	}
+	if f.cont && f.abort {
+		return "", fmt.Errorf("--continue and --abort: give one")
+	}
+	if bad := refusedWithConclude(f.given); len(bad) > 0 {
+		return "", fmt.Errorf("%s takes no %s: it concludes the update in progress as it was started", flag, strings.Join(bad, ", "))
+	}
+	return flag, nil
 }
 
 // mergeSettings are pkg update's merge settings from the loaded functionConfig cfg

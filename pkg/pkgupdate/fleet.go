@@ -194,7 +194,7 @@ func AbortFleet(ctx context.Context, opts FleetOptions) (*FleetReport, error) {
 // runFleet runs act on every package of opts.
 func runFleet(ctx context.Context, opts FleetOptions, act action) (*FleetReport, error) {
 	u := opts.Update
-	if u.Dir != "" || u.Version != "" || u.Repo != "" || u.Directory != "" || u.From != "" || u.releases != nil || u.statuses != nil {
+	if u.Dir != "" || u.Version != "" || u.Repo != "" || u.Directory != "" || u.From != "" {
 		return nil, fmt.Errorf("FleetOptions.Update: Dir, Version, Repo, Directory and From are each package's own; leave them empty")
 	}
 	if act != actUpdate && opts.To != "" {
@@ -230,9 +230,15 @@ func runFleet(ctx context.Context, opts FleetOptions, act action) (*FleetReport,
 		u.releases = newReleases(u, tmp)
 		u.statuses = &gitfetch.StatusCache{Timeout: u.GitTimeout}
 	}
-	u.Log = syncLog(u.Log)
+	var mu sync.Mutex // the packages' Log and Trace, one call at a time
+	if log := u.Log; log != nil {
+		u.Log = func(msg string) {
+			mu.Lock()
+			defer mu.Unlock()
+			log(msg)
+		}
+	}
 	if trace := u.Trace; trace != nil {
-		var mu sync.Mutex
 		u.Trace = func(step string, d time.Duration) {
 			mu.Lock()
 			defer mu.Unlock()
@@ -327,18 +333,4 @@ func updateStatus(r *Report) Status {
 		return StatusPlanned
 	}
 	return StatusUpdated
-}
-
-// syncLog is log made safe to call from several packages' updates at once (nil
-// stays nil).
-func syncLog(log func(string)) func(string) {
-	if log == nil {
-		return nil
-	}
-	var mu sync.Mutex
-	return func(msg string) {
-		mu.Lock()
-		defer mu.Unlock()
-		log(msg)
-	}
 }

@@ -122,9 +122,6 @@ func Update(ctx context.Context, opts Options) (*Report, error) {
 	if err := checkNotInProgress(absDir, given); err != nil { // state.go
 		return nil, err
 	}
-	if err := gitfetch.CheckGit(); err != nil {
-		return nil, err
-	}
 	// The changes of an interrupted update just finished are this command's own.
 	var skipped string // the dirty check's, when the repository is another user's
 	if !opts.AllowDirty && recovered != stage.RolledForward {
@@ -311,7 +308,7 @@ type stepTimes struct {
 	since time.Time
 }
 
-// start ends the step under way, adding its time, and begins step.
+// start ends the step under way, adding its time, and begins step ("" for none).
 func (s *stepTimes) start(step string) {
 	now := time.Now()
 	if s.step != "" {
@@ -320,7 +317,7 @@ func (s *stepTimes) start(step string) {
 	if s.total == nil {
 		s.total = map[string]time.Duration{}
 	}
-	if _, ok := s.total[step]; !ok {
+	if _, ok := s.total[step]; !ok && step != "" {
 		s.order = append(s.order, step)
 		s.total[step] = 0
 	}
@@ -335,8 +332,6 @@ func (s *stepTimes) report(trace func(string, time.Duration)) {
 		return
 	}
 	for _, st := range s.order {
-		if st != "" {
-			trace(st, s.total[st])
-		}
+		trace(st, s.total[st])
 	}
 }
