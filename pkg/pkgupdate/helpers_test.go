@@ -40,7 +40,7 @@ func gitCommand(dir string, args ...string) *exec.Cmd {
 	return cmd
 }
 
-func git(t *testing.T, dir string, args ...string) string {
+func git(t testing.TB, dir string, args ...string) string {
 	t.Helper()
 	out, err := gitCommand(dir, args...).CombinedOutput()
 	if err != nil {

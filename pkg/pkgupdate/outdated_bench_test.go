@@ -19,24 +19,13 @@ func BenchmarkOutdated500(b *testing.B) {
 		b.Skip("git is not on PATH")
 	}
 	work := b.TempDir()
-	run := func(dir string, args ...string) string {
-		cmd := exec.Command("git", args...)
-		cmd.Dir = dir
-		cmd.Env = append(os.Environ(), "GIT_AUTHOR_NAME=t", "GIT_AUTHOR_EMAIL=t@example.com",
-			"GIT_COMMITTER_NAME=t", "GIT_COMMITTER_EMAIL=t@example.com", "GIT_CONFIG_GLOBAL=/dev/null")
-		out, err := cmd.CombinedOutput()
-		if err != nil {
-			b.Fatalf("git %v: %v\n%s", args, err, out)
-		}
-		return strings.TrimSpace(string(out))
-	}
 	var ups []string
 	var commit string
 	for u := 0; u < 5; u++ {
 		up := filepath.Join(work, fmt.Sprintf("up%d", u))
-		run(work, "init", "-q", "-b", "main", up)
-		run(up, "commit", "-q", "--allow-empty", "-m", "r")
-		commit = run(up, "rev-parse", "HEAD")
+		git(b, work, "init", "-q", "-b", "main", up)
+		git(b, up, "commit", "-q", "--allow-empty", "-m", "r")
+		commit = git(b, up, "rev-parse", "HEAD")
 		var refs strings.Builder
 		for i := 0; i < 300; i++ {
 			fmt.Fprintf(&refs, "%s refs/tags/v1.%d.%d\n", commit, i/10, i%10)
